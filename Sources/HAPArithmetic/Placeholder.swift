@@ -1,0 +1,2 @@
+/// Namespace for the big-number arithmetic used by SRP.
+public enum HAPArithmetic {}

@@ -1,0 +1,3 @@
+import HAP
+
+print("hearth")

@@ -1,0 +1,7 @@
+import Testing
+
+@testable import HAP
+
+@Test func packageBuilds() {
+    #expect(String(describing: HAPCore.self) == "HAPCore")
+}
