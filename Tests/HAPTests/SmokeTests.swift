@@ -1,7 +1,0 @@
-import Testing
-
-@testable import HAP
-
-@Test func packageBuilds() {
-    #expect(String(describing: HAPCore.self) == "HAPCore")
-}
