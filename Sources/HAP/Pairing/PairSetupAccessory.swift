@@ -1,0 +1,228 @@
+import Crypto
+
+/// The accessory side of pair-setup: one controller request in, one reply and what the server must record out.
+///
+/// The machine does no I/O. The server creates one per pair-setup attempt with the conditions it knows (paired
+/// already, failed attempts so far, another pair-setup running), feeds it each `/pair-setup` body, sends the reply,
+/// and carries out the events: persist the failure counter, store the new admin pairing, release the pair-setup
+/// slot. hap-protocol.md §3 describes the messages.
+public struct PairSetupAccessory: Sendable {
+    /// What the server knows when a pair-setup starts.
+    public struct Conditions: Sendable, Equatable {
+        /// Whether any controller is already paired.
+        public var isPaired: Bool
+        /// Failed setup-code attempts recorded so far (persisted across restarts).
+        public var failedAttempts: Int
+        /// Whether another connection owns a pair-setup that has not finished.
+        public var isAnotherPairSetupInProgress: Bool
+
+        /// Makes the conditions for a new attempt.
+        public init(isPaired: Bool, failedAttempts: Int, isAnotherPairSetupInProgress: Bool) {
+            self.isPaired = isPaired
+            self.failedAttempts = failedAttempts
+            self.isAnotherPairSetupInProgress = isAnotherPairSetupInProgress
+        }
+    }
+
+    /// Something the server must record or do besides sending the reply.
+    public enum Event: Sendable, Equatable {
+        /// This connection now owns pair-setup; others get ``PairingError/busy`` until it ends.
+        case started
+        /// The controller proved a wrong setup code: add one to the persisted failure count.
+        case wrongSetupCode
+        /// The controller proved the right setup code: reset the persisted failure count to 0.
+        case correctSetupCode
+        /// Pair-setup succeeded: store this admin pairing, then, after the reply is sent, update `sf` to paired.
+        case paired(Pairing)
+        /// The procedure ended without a pairing; the pair-setup slot is free again.
+        case failed(PairingError)
+    }
+
+    /// The answer to one request: the reply body to send and the events to carry out.
+    public struct Step: Sendable, Equatable {
+        /// The TLV8 body of the HTTP 200 response.
+        public var reply: TLV8
+        /// What the server must record, in order.
+        public var events: [Event]
+    }
+
+    /// hap-protocol.md §3.1: the SRP user name.
+    public static let username = "Pair-Setup"
+    /// hap-protocol.md §3.5: a controller identifier longer than this is refused at M5.
+    static let maximumIdentifierLength = 36
+    /// hap-protocol.md §12.2: from this many failed attempts on, pair-setup answers MaxTries.
+    public static let maximumFailedAttempts = 100
+
+    private enum State: Sendable {
+        case awaitingM1
+        case awaitingM3(SRPServer)
+        case awaitingM5(sessionKey: [UInt8])
+        case finished
+    }
+
+    private var state = State.awaitingM1
+    private let identity: AccessoryIdentity
+    private let verifier: SRPVerifier
+    private let conditions: Conditions
+    private let srpPrivateKey: [UInt8]?
+
+    /// Makes the machine for one attempt.
+    ///
+    /// - Parameters:
+    ///   - identity: the accessory's long-term identity, sent in M6.
+    ///   - verifier: the SRP salt and verifier of the current setup code.
+    ///   - conditions: what the server knows as the attempt starts.
+    ///   - srpPrivateKey: SRP's `b`, fixed by tests; `nil` draws a fresh random one.
+    public init(
+        identity: AccessoryIdentity,
+        verifier: SRPVerifier,
+        conditions: Conditions,
+        srpPrivateKey: [UInt8]? = nil
+    ) {
+        self.identity = identity
+        self.verifier = verifier
+        self.conditions = conditions
+        self.srpPrivateKey = srpPrivateKey
+    }
+
+    /// Whether the procedure has ended, in success or failure.
+    public var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    /// Takes one `/pair-setup` request body and answers it.
+    public mutating func receive(_ request: TLV8) -> Step {
+        let requestState = request[.state]
+        switch state {
+        case .awaitingM1:
+            guard requestState == [1] else { return fail(.unknown, atState: 2) }
+            return handleM1(request)
+        case .awaitingM3(let server):
+            guard requestState == [3] else { return fail(.unknown, atState: 4) }
+            return handleM3(request, server: server)
+        case .awaitingM5(let sessionKey):
+            guard requestState == [5] else { return fail(.unknown, atState: 6) }
+            return handleM5(request, sessionKey: sessionKey)
+        case .finished:
+            let next = requestState.flatMap { $0.count == 1 ? $0[0] &+ 1 : nil } ?? 2
+            return Step(reply: Self.errorReply(.unknown, state: next), events: [])
+        }
+    }
+
+    private mutating func handleM1(_ request: TLV8) -> Step {
+        // hap-protocol.md §2.3: accept Method 0 and 1; without an MFi chip, 1 is treated as 0.
+        guard let method = request[.method], method == [0] || method == [1] else {
+            return fail(.unknown, atState: 2)
+        }
+        // hap-protocol.md §3.5: the order of checks is ADK's.
+        if conditions.isPaired { return fail(.unavailable, atState: 2) }
+        if conditions.failedAttempts >= Self.maximumFailedAttempts { return fail(.maxTries, atState: 2) }
+        if conditions.isAnotherPairSetupInProgress { return fail(.busy, atState: 2) }
+        let server: SRPServer
+        if let srpPrivateKey {
+            server = SRPServer(verifier: verifier, privateKey: srpPrivateKey)
+        } else {
+            server = SRPServer(verifier: verifier)
+        }
+        state = .awaitingM3(server)
+        var reply = TLV8()
+        reply.append(.state, byte: 2)
+        reply.append(.salt, verifier.salt)
+        reply.append(.publicKey, server.publicKey)
+        return Step(reply: reply, events: [.started])
+    }
+
+    private mutating func handleM3(_ request: TLV8, server: SRPServer) -> Step {
+        guard let clientPublicKey = request[.publicKey], let proof = request[.proof],
+            !clientPublicKey.isEmpty, clientPublicKey.count <= verifier.group.byteCount, proof.count == 64
+        else {
+            return fail(.unknown, atState: 4)
+        }
+        let result: (serverProof: [UInt8], sessionKey: [UInt8])
+        do {
+            result = try server.verifyClient(publicKey: clientPublicKey, proof: proof)
+        } catch .invalidPublicKey {
+            return fail(.authentication, atState: 4)
+        } catch {
+            var step = fail(.authentication, atState: 4)
+            step.events.insert(.wrongSetupCode, at: 0)
+            return step
+        }
+        state = .awaitingM5(sessionKey: result.sessionKey)
+        var reply = TLV8()
+        reply.append(.state, byte: 4)
+        reply.append(.proof, result.serverProof)
+        return Step(reply: reply, events: [.correctSetupCode])
+    }
+
+    private mutating func handleM5(_ request: TLV8, sessionKey: [UInt8]) -> Step {
+        guard let encrypted = request[.encryptedData] else { return fail(.authentication, atState: 6) }
+        let encryptionKey = PairingCrypto.deriveKey(
+            from: sessionKey,
+            salt: "Pair-Setup-Encrypt-Salt",
+            info: "Pair-Setup-Encrypt-Info"
+        )
+        guard let plaintext = try? PairingCrypto.open(encrypted, using: encryptionKey, nonce: "PS-Msg05"),
+            let subTLV = try? TLV8(decoding: plaintext),
+            let controllerID = subTLV[.identifier], !controllerID.isEmpty,
+            controllerID.count <= Self.maximumIdentifierLength,
+            let controllerKey = subTLV[.publicKey], controllerKey.count == 32,
+            let signature = subTLV[.signature], signature.count == 64
+        else {
+            return fail(.authentication, atState: 6)
+        }
+        let controllerX = PairingCrypto.deriveBytes(
+            from: sessionKey,
+            salt: "Pair-Setup-Controller-Sign-Salt",
+            info: "Pair-Setup-Controller-Sign-Info"
+        )
+        guard PairingCrypto.isValidSignature(signature, of: controllerX + controllerID + controllerKey, by: controllerKey)
+        else {
+            return fail(.authentication, atState: 6)
+        }
+        let accessoryX = PairingCrypto.deriveBytes(
+            from: sessionKey,
+            salt: "Pair-Setup-Accessory-Sign-Salt",
+            info: "Pair-Setup-Accessory-Sign-Info"
+        )
+        let deviceID = Array(identity.deviceID.utf8)
+        let accessoryKey = identity.publicKey
+        guard let accessorySignature = try? identity.signingKey.signature(for: accessoryX + deviceID + accessoryKey)
+        else {
+            return fail(.unknown, atState: 6)
+        }
+        var inner = TLV8()
+        inner.append(.identifier, deviceID)
+        inner.append(.publicKey, accessoryKey)
+        inner.append(.signature, Array(accessorySignature))
+        guard let sealed = try? PairingCrypto.seal(inner.encoded(), using: encryptionKey, nonce: "PS-Msg06") else {
+            return fail(.unknown, atState: 6)
+        }
+        state = .finished
+        var reply = TLV8()
+        reply.append(.state, byte: 6)
+        reply.append(.encryptedData, sealed)
+        let pairing = Pairing(identifier: controllerID, publicKey: controllerKey, isAdmin: true)
+        return Step(reply: reply, events: [.paired(pairing)])
+    }
+
+    /// Ends the procedure with an error reply; `.failed` is reported only when this attempt had taken the slot.
+    private mutating func fail(_ error: PairingError, atState replyState: UInt8) -> Step {
+        let ownsSlot: Bool
+        switch state {
+        case .awaitingM3, .awaitingM5: ownsSlot = true
+        case .awaitingM1, .finished: ownsSlot = false
+        }
+        state = .finished
+        return Step(reply: Self.errorReply(error, state: replyState), events: ownsSlot ? [.failed(error)] : [])
+    }
+
+    /// An error answer: State and Error only, as aiohomekit expects (peers/README quirk 6).
+    static func errorReply(_ error: PairingError, state: UInt8) -> TLV8 {
+        var reply = TLV8()
+        reply.append(.state, byte: state)
+        reply.append(.error, byte: error.tlvErrorCode)
+        return reply
+    }
+}

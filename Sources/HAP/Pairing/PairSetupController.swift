@@ -1,0 +1,189 @@
+import Crypto
+
+/// The controller side of pair-setup: start with M1, feed each accessory reply, send what it returns next.
+///
+/// hap-protocol.md §3. On success the result is the accessory's device ID and long-term public key, which the
+/// caller stores with its own identity. The machine does no I/O; SRP's private key can be fixed by tests.
+public struct PairSetupController: Sendable {
+    /// What to do after a reply.
+    public enum Step: Sendable, Equatable {
+        /// Send this body to `/pair-setup` and feed the answer back.
+        case send(TLV8)
+        /// Pair-setup succeeded: store this accessory.
+        case paired(AccessoryPairing)
+    }
+
+    private enum State: Sendable {
+        case awaitingM2
+        case awaitingM4(SRPClient.Response)
+        case awaitingM6(sessionKey: [UInt8])
+        case finished
+    }
+
+    private var state = State.awaitingM2
+    private let setupCode: String
+    private let identity: ControllerIdentity
+    private let client: SRPClient
+
+    /// Makes the machine for one attempt.
+    ///
+    /// - Parameters:
+    ///   - setupCode: the accessory's setup code with dashes (`XXX-XX-XXX`), the SRP password.
+    ///   - identity: this controller's long-term identity, sent in M5.
+    ///   - srpPrivateKey: SRP's `a`, fixed by tests; `nil` draws a fresh random one.
+    public init(setupCode: String, identity: ControllerIdentity, srpPrivateKey: [UInt8]? = nil) {
+        self.setupCode = setupCode
+        self.identity = identity
+        if let srpPrivateKey {
+            client = SRPClient(username: PairSetupAccessory.username, password: setupCode, privateKey: srpPrivateKey)
+        } else {
+            client = SRPClient(username: PairSetupAccessory.username, password: setupCode)
+        }
+    }
+
+    /// The first request: State 1, Method 0 (pair-setup without MFi authentication).
+    public func start() -> TLV8 {
+        var request = TLV8()
+        request.append(.state, byte: 1)
+        request.append(.method, byte: 0)
+        return request
+    }
+
+    /// Takes the accessory's reply to the last request and says what to send next.
+    public mutating func receive(_ reply: TLV8) throws(PairingFailure) -> Step {
+        do {
+            switch state {
+            case .awaitingM2:
+                try Self.check(reply, expectedState: 2)
+                return try handleM2(reply)
+            case .awaitingM4(let response):
+                try Self.check(reply, expectedState: 4)
+                return try handleM4(reply, response: response)
+            case .awaitingM6(let sessionKey):
+                try Self.check(reply, expectedState: 6)
+                return try handleM6(reply, sessionKey: sessionKey)
+            case .finished:
+                throw PairingFailure.procedureFinished
+            }
+        } catch {
+            state = .finished
+            throw error
+        }
+    }
+
+    private mutating func handleM2(_ reply: TLV8) throws(PairingFailure) -> Step {
+        let salt: [UInt8]
+        let serverPublicKey: [UInt8]
+        do {
+            salt = try reply.require(.salt)
+            serverPublicKey = try reply.require(.publicKey)
+        } catch {
+            throw .malformedResponse(error)
+        }
+        let response: SRPClient.Response
+        do {
+            response = try client.respond(salt: salt, serverPublicKey: serverPublicKey)
+        } catch {
+            throw .invalidAccessoryProof
+        }
+        state = .awaitingM4(response)
+        var request = TLV8()
+        request.append(.state, byte: 3)
+        request.append(.publicKey, client.publicKey)
+        request.append(.proof, response.proof)
+        return .send(request)
+    }
+
+    private mutating func handleM4(_ reply: TLV8, response: SRPClient.Response) throws(PairingFailure) -> Step {
+        let proof: [UInt8]
+        do {
+            proof = try reply.require(.proof)
+        } catch {
+            throw .malformedResponse(error)
+        }
+        guard response.verifyServerProof(proof) else { throw .invalidAccessoryProof }
+        let sessionKey = response.sessionKey
+        let encryptionKey = PairingCrypto.deriveKey(
+            from: sessionKey,
+            salt: "Pair-Setup-Encrypt-Salt",
+            info: "Pair-Setup-Encrypt-Info"
+        )
+        let controllerX = PairingCrypto.deriveBytes(
+            from: sessionKey,
+            salt: "Pair-Setup-Controller-Sign-Salt",
+            info: "Pair-Setup-Controller-Sign-Info"
+        )
+        let pairingID = Array(identity.pairingID.utf8)
+        let publicKey = identity.publicKey
+        guard let signature = try? identity.signingKey.signature(for: controllerX + pairingID + publicKey) else {
+            throw .invalidSignature
+        }
+        var inner = TLV8()
+        inner.append(.identifier, pairingID)
+        inner.append(.publicKey, publicKey)
+        inner.append(.signature, Array(signature))
+        guard let sealed = try? PairingCrypto.seal(inner.encoded(), using: encryptionKey, nonce: "PS-Msg05") else {
+            throw .decryptionFailed
+        }
+        state = .awaitingM6(sessionKey: sessionKey)
+        var request = TLV8()
+        request.append(.state, byte: 5)
+        request.append(.encryptedData, sealed)
+        return .send(request)
+    }
+
+    private mutating func handleM6(_ reply: TLV8, sessionKey: [UInt8]) throws(PairingFailure) -> Step {
+        let encrypted: [UInt8]
+        do {
+            encrypted = try reply.require(.encryptedData)
+        } catch {
+            throw .malformedResponse(error)
+        }
+        let encryptionKey = PairingCrypto.deriveKey(
+            from: sessionKey,
+            salt: "Pair-Setup-Encrypt-Salt",
+            info: "Pair-Setup-Encrypt-Info"
+        )
+        guard let plaintext = try? PairingCrypto.open(encrypted, using: encryptionKey, nonce: "PS-Msg06") else {
+            throw .decryptionFailed
+        }
+        let inner: TLV8
+        let deviceID: [UInt8]
+        let accessoryKey: [UInt8]
+        let signature: [UInt8]
+        do {
+            inner = try TLV8(decoding: plaintext)
+            deviceID = try inner.require(.identifier)
+            accessoryKey = try inner.require(.publicKey, count: 32)
+            signature = try inner.require(.signature, count: 64)
+        } catch {
+            throw .malformedResponse(error)
+        }
+        let accessoryX = PairingCrypto.deriveBytes(
+            from: sessionKey,
+            salt: "Pair-Setup-Accessory-Sign-Salt",
+            info: "Pair-Setup-Accessory-Sign-Info"
+        )
+        guard PairingCrypto.isValidSignature(signature, of: accessoryX + deviceID + accessoryKey, by: accessoryKey)
+        else {
+            throw .invalidSignature
+        }
+        guard let deviceIDText = String(validating: deviceID, as: UTF8.self) else { throw .unexpectedAccessory }
+        state = .finished
+        return .paired(AccessoryPairing(deviceID: deviceIDText, publicKey: accessoryKey))
+    }
+
+    /// Checks a reply's State and turns an Error item into ``PairingFailure/accessoryRefused(_:state:)``.
+    static func check(_ reply: TLV8, expectedState: UInt8) throws(PairingFailure) {
+        let state: UInt8
+        do {
+            state = try reply.requireByte(.state)
+        } catch {
+            throw .malformedResponse(error)
+        }
+        if let error = reply[.error], let code = error.first {
+            throw .accessoryRefused(PairingError(tlvErrorCode: code), state: state)
+        }
+        guard state == expectedState else { throw .unexpectedState(expected: expectedState, received: state) }
+    }
+}
