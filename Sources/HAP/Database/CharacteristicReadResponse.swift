@@ -32,6 +32,10 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
         public var maxLength: Int?
         /// The longest data value, for `meta=1` (`maxDataLen`).
         public var maxDataLength: Int?
+        /// The only values allowed, for `meta=1` (`valid-values`).
+        public var validValues: [Int]?
+        /// The range values must lie in, for `meta=1` (`valid-values-range`).
+        public var validValuesRange: ClosedRange<Int>?
         /// A description for people, for `meta=1` (`description`).
         public var description: String?
 
@@ -48,6 +52,27 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
             self.value = value
             self.includesNullValue = includesNullValue
             self.status = status
+        }
+
+        /// Copies what `query` asks for from `characteristic`: metadata, permissions, type and subscription state.
+        ///
+        /// The value and status are left alone: reading them is the caller's job (see `Characteristic.readValue()`).
+        public mutating func addDetails(of characteristic: Characteristic, askedFor query: CharacteristicReadQuery) {
+            if query.includesMetadata {
+                format = characteristic.format
+                unit = characteristic.unit
+                minValue = characteristic.minValue
+                maxValue = characteristic.maxValue
+                minStep = characteristic.minStep
+                maxLength = characteristic.maxLength
+                maxDataLength = characteristic.maxDataLength
+                validValues = characteristic.validValues
+                validValuesRange = characteristic.validValuesRange
+                description = characteristic.description
+            }
+            if query.includesPermissions { permissions = characteristic.permissions }
+            if query.includesType { type = characteristic.type }
+            if query.includesEventState { isNotifying = characteristic.isNotifying ?? false }
         }
 
         /// The characteristic this item is about.
@@ -68,6 +93,8 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
             case minStep
             case maxLength = "maxLen"
             case maxDataLength = "maxDataLen"
+            case validValues = "valid-values"
+            case validValuesRange = "valid-values-range"
             case description
         }
 
@@ -104,6 +131,8 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
             minStep = try container.decodeIfPresent(Double.self, forKey: .minStep)
             maxLength = try container.decodeIfPresent(Int.self, forKey: .maxLength)
             maxDataLength = try container.decodeIfPresent(Int.self, forKey: .maxDataLength)
+            validValues = try container.decodeIfPresent([Int].self, forKey: .validValues)
+            validValuesRange = try Characteristic.decodeRange(container, forKey: .validValuesRange)
             description = try container.decodeIfPresent(String.self, forKey: .description)
         }
 
@@ -128,6 +157,10 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
             try container.encodeIfPresent(minStep, forKey: .minStep)
             try container.encodeIfPresent(maxLength, forKey: .maxLength)
             try container.encodeIfPresent(maxDataLength, forKey: .maxDataLength)
+            try container.encodeIfPresent(validValues, forKey: .validValues)
+            if let range = validValuesRange {
+                try container.encode([range.lowerBound, range.upperBound], forKey: .validValuesRange)
+            }
             try container.encodeIfPresent(description, forKey: .description)
         }
     }

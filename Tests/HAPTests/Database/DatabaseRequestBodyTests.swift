@@ -54,4 +54,29 @@ import Testing
         )
         #expect(text == #"{"pid":7,"ttl":2500}"#)
     }
+
+    @Test func addsOnlyTheDetailsAQueryAsksFor() throws {
+        let lock = Characteristic(
+            instanceID: 12,
+            type: HAPUUID(apple: 0x1E),
+            permissions: [.read, .write, .notify],
+            format: .uint8,
+            value: .uint(1),
+            unit: nil,
+            minValue: 0,
+            maxValue: 1,
+            minStep: 1,
+            validValues: [0, 1]
+        )
+        var bare = CharacteristicReadResponse.Item(accessoryID: 1, instanceID: 12, value: .uint(1))
+        bare.addDetails(of: lock, askedFor: try CharacteristicReadQuery(query: "id=1.12"))
+        #expect(bare == CharacteristicReadResponse.Item(accessoryID: 1, instanceID: 12, value: .uint(1)))
+        var full = bare
+        full.addDetails(of: lock, askedFor: try CharacteristicReadQuery(query: "id=1.12&meta=1&perms=1&type=1&ev=1"))
+        let text = String(decoding: try HAPJSON.encode(full), as: UTF8.self)
+        #expect(
+            text == #"{"aid":1,"ev":false,"format":"uint8","iid":12,"maxValue":1,"minStep":1,"minValue":0,"#
+                + #""perms":["pr","pw","ev"],"type":"1E","valid-values":[0,1],"value":1}"#
+        )
+    }
 }

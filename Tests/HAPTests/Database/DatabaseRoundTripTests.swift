@@ -192,6 +192,12 @@ struct DatabaseGenerator {
                 item.maxLength = maybe { $0.int(1...256) }
                 item.maxDataLength = maybe { $0.int(1...4096) }
                 item.description = maybe { $0.string() }
+                item.validValues = maybe { generator in (0..<generator.int(0...4)).map { _ in generator.int(-5...300) }
+                }
+                item.validValuesRange = maybe { generator in
+                    let low = generator.int(-100...100)
+                    return low...(low + generator.int(0...100))
+                }
             } else {
                 item.value = maybe { $0.formatFreeValue() }
             }
