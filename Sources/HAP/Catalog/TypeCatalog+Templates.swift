@@ -84,3 +84,17 @@ extension TypeCatalog {
         }
     }
 }
+
+extension TypeCatalog {
+    /// The identifiers of the characteristics `service` must have but lacks, in catalog order.
+    ///
+    /// Empty for a service whose type the catalog does not know (a custom service has no required list).
+    public func missingRequiredCharacteristics(in service: Service) -> [String] {
+        guard let type = self.service(for: service.type) else { return [] }
+        let present = Set(service.characteristics.map(\.type))
+        return type.requiredCharacteristics.filter { name in
+            guard let uuid = characteristic(named: name)?.uuid else { return true }
+            return !present.contains(uuid)
+        }
+    }
+}

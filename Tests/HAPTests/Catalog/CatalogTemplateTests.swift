@@ -83,3 +83,26 @@ import Testing
         }
     }
 }
+
+@Suite struct CatalogRequirementTests {
+    @Test func findsMissingRequiredCharacteristics() throws {
+        let catalog = try TypeCatalog.shared()
+        var thermostat = try catalog.makeService(named: "thermostat", instanceID: 20)
+        #expect(catalog.missingRequiredCharacteristics(in: thermostat).isEmpty)
+        thermostat.characteristics.removeAll { $0.type == HAPUUID(apple: 0x11) }
+        #expect(catalog.missingRequiredCharacteristics(in: thermostat) == ["currentTemperature"])
+        let database = try HAPJSON.decode(AccessoryDatabase.self, from: Data(DatabaseDecodingTests.specExample.utf8))
+        let information = try #require(database.accessories.first?.services.first)
+        #expect(
+            catalog.missingRequiredCharacteristics(in: information) == [
+                "model", "name", "serialNumber", "firmwareRevision",
+            ]
+        )
+        let custom = Service(
+            instanceID: 1,
+            type: try HAPUUID("E863F10D-079E-48FF-8F27-9C2605A29F52"),
+            characteristics: []
+        )
+        #expect(catalog.missingRequiredCharacteristics(in: custom).isEmpty)
+    }
+}
