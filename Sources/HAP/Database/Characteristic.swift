@@ -104,19 +104,7 @@ public struct Characteristic: Sendable, Equatable, Codable {
         }
         isNotifying = try container.decodeIfPresent(Bool.self, forKey: .isNotifying)
         description = try container.decodeIfPresent(String.self, forKey: .description)
-        // HAP-python style bodies may carry empty strings for absent fields.
-        if let unitText = try container.decodeIfPresent(String.self, forKey: .unit), !unitText.isEmpty {
-            guard let unit = Unit(rawValue: unitText) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .unit,
-                    in: container,
-                    debugDescription: "Unknown unit \(unitText)"
-                )
-            }
-            self.unit = unit
-        } else {
-            unit = nil
-        }
+        unit = try Self.decodeUnit(container, forKey: .unit)
         minValue = try container.decodeIfPresent(Double.self, forKey: .minValue)
         maxValue = try container.decodeIfPresent(Double.self, forKey: .maxValue)
         minStep = try container.decodeIfPresent(Double.self, forKey: .minStep)
@@ -146,6 +134,20 @@ public struct Characteristic: Sendable, Equatable, Codable {
         if let range = validValuesRange {
             try container.encode([range.lowerBound, range.upperBound], forKey: .validValuesRange)
         }
+    }
+
+    /// Reads a `unit`, treating an empty string as absent; an unknown unit is an error.
+    ///
+    /// HAP-python style bodies carry empty strings for absent fields.
+    static func decodeUnit<Key: CodingKey>(
+        _ container: KeyedDecodingContainer<Key>,
+        forKey key: Key
+    ) throws -> Unit? {
+        guard let text = try container.decodeIfPresent(String.self, forKey: key), !text.isEmpty else { return nil }
+        guard let unit = Unit(rawValue: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "Unknown unit \(text)")
+        }
+        return unit
     }
 
     static func decodeRange<Key: CodingKey>(

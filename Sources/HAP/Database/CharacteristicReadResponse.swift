@@ -125,7 +125,7 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
             isNotifying = try container.decodeIfPresent(Bool.self, forKey: .isNotifying)
             type = try container.decodeIfPresent(HAPUUID.self, forKey: .type)
             permissions = try container.decodeIfPresent([Permission].self, forKey: .permissions)
-            unit = try container.decodeIfPresent(Unit.self, forKey: .unit)
+            unit = try Characteristic.decodeUnit(container, forKey: .unit)
             minValue = try container.decodeIfPresent(Double.self, forKey: .minValue)
             maxValue = try container.decodeIfPresent(Double.self, forKey: .maxValue)
             minStep = try container.decodeIfPresent(Double.self, forKey: .minStep)

@@ -47,6 +47,14 @@ import Testing
         }
     }
 
+    @Test func readsAnEmptyUnitAsNoUnitInReadAnswers() throws {
+        let body = #"{"characteristics":[{"aid":1,"iid":2,"value":3,"unit":"","format":"uint8"}]}"#
+        let item = try #require(
+            try HAPJSON.decode(CharacteristicReadResponse.self, from: Data(body.utf8)).characteristics.first
+        )
+        #expect(item.unit == nil && item.value == .uint(3))
+    }
+
     @Test func encodesAPrepareBody() throws {
         let text = String(
             decoding: try HAPJSON.encode(PrepareWriteRequest(timeToLiveMilliseconds: 2500, preparedWriteID: 7)),
