@@ -1,0 +1,175 @@
+/// The body of a `GET /characteristics` answer, a 207 write answer, or an `EVENT`; hap-protocol.md §7.5–7.8.
+public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
+    /// One characteristic's result: a value, a status, and the metadata the query asked for.
+    public struct Item: Sendable, Equatable, Codable {
+        /// The accessory id (`aid`).
+        public var accessoryID: UInt64
+        /// The characteristic's instance id (`iid`).
+        public var instanceID: UInt64
+        /// The value read, or written back for `r:true` (`value`).
+        public var value: HAPValue?
+        /// Whether to send `"value":null` when `value` is nil (ProgrammableSwitchEvent reads, §7.5).
+        public var includesNullValue: Bool
+        /// The item's status; present on every item of a 207 answer, absent on a 200 (`status`).
+        public var status: HAPStatus?
+        /// Whether this connection is subscribed, for `ev=1` (`ev`).
+        public var isNotifying: Bool?
+        /// The type, for `type=1` (`type`).
+        public var type: HAPUUID?
+        /// The permissions, for `perms=1` (`perms`).
+        public var permissions: [Permission]?
+        /// The format, for `meta=1` (`format`).
+        public var format: Format?
+        /// The unit, for `meta=1` (`unit`).
+        public var unit: Unit?
+        /// The smallest value, for `meta=1` (`minValue`).
+        public var minValue: Double?
+        /// The largest value, for `meta=1` (`maxValue`).
+        public var maxValue: Double?
+        /// The step, for `meta=1` (`minStep`).
+        public var minStep: Double?
+        /// The longest string, for `meta=1` (`maxLen`).
+        public var maxLength: Int?
+        /// The longest data value, for `meta=1` (`maxDataLen`).
+        public var maxDataLength: Int?
+        /// The only values allowed, for `meta=1` (`valid-values`).
+        public var validValues: [Int]?
+        /// The range values must lie in, for `meta=1` (`valid-values-range`).
+        public var validValuesRange: ClosedRange<Int>?
+        /// A description for people, for `meta=1` (`description`).
+        public var description: String?
+
+        /// Makes an item with a value or a status; metadata can be set afterwards.
+        public init(
+            accessoryID: UInt64,
+            instanceID: UInt64,
+            value: HAPValue? = nil,
+            includesNullValue: Bool = false,
+            status: HAPStatus? = nil
+        ) {
+            self.accessoryID = accessoryID
+            self.instanceID = instanceID
+            self.value = value
+            self.includesNullValue = includesNullValue
+            self.status = status
+        }
+
+        /// Copies what `query` asks for from `characteristic`: metadata, permissions, type and subscription state.
+        ///
+        /// The value and status are left alone: reading them is the caller's job (see `Characteristic.readValue()`).
+        public mutating func addDetails(of characteristic: Characteristic, askedFor query: CharacteristicReadQuery) {
+            if query.includesMetadata {
+                format = characteristic.format
+                unit = characteristic.unit
+                minValue = characteristic.minValue
+                maxValue = characteristic.maxValue
+                minStep = characteristic.minStep
+                maxLength = characteristic.maxLength
+                maxDataLength = characteristic.maxDataLength
+                validValues = characteristic.validValues
+                validValuesRange = characteristic.validValuesRange
+                description = characteristic.description
+            }
+            if query.includesPermissions { permissions = characteristic.permissions }
+            if query.includesType { type = characteristic.type }
+            if query.includesEventState { isNotifying = characteristic.isNotifying ?? false }
+        }
+
+        /// The characteristic this item is about.
+        public var id: CharacteristicID { CharacteristicID(accessoryID: accessoryID, instanceID: instanceID) }
+
+        private enum CodingKeys: String, CodingKey {
+            case accessoryID = "aid"
+            case instanceID = "iid"
+            case value
+            case status
+            case isNotifying = "ev"
+            case type
+            case permissions = "perms"
+            case format
+            case unit
+            case minValue
+            case maxValue
+            case minStep
+            case maxLength = "maxLen"
+            case maxDataLength = "maxDataLen"
+            case validValues = "valid-values"
+            case validValuesRange = "valid-values-range"
+            case description
+        }
+
+        /// Reads an item; the value is decoded against `format` when the item carries one.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            accessoryID = try container.decode(UInt64.self, forKey: .accessoryID)
+            instanceID = try container.decode(UInt64.self, forKey: .instanceID)
+            format = try container.decodeIfPresent(Format.self, forKey: .format)
+            if container.contains(.value), try !container.decodeNil(forKey: .value) {
+                let valueDecoder = try container.superDecoder(forKey: .value)
+                value = try format.map { try HAPValue(from: valueDecoder, format: $0) } ?? HAPValue(from: valueDecoder)
+                includesNullValue = false
+            } else {
+                value = nil
+                includesNullValue = container.contains(.value)
+            }
+            if let code = try container.decodeIfPresent(Int.self, forKey: .status) {
+                guard let status = HAPStatus(code: code) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .status,
+                        in: container,
+                        debugDescription: "Unknown HAP status \(code)"
+                    )
+                }
+                self.status = status
+            }
+            isNotifying = try container.decodeIfPresent(Bool.self, forKey: .isNotifying)
+            type = try container.decodeIfPresent(HAPUUID.self, forKey: .type)
+            permissions = try container.decodeIfPresent([Permission].self, forKey: .permissions)
+            unit = try Characteristic.decodeUnit(container, forKey: .unit)
+            minValue = try container.decodeIfPresent(Double.self, forKey: .minValue)
+            maxValue = try container.decodeIfPresent(Double.self, forKey: .maxValue)
+            minStep = try container.decodeIfPresent(Double.self, forKey: .minStep)
+            maxLength = try container.decodeIfPresent(Int.self, forKey: .maxLength)
+            maxDataLength = try container.decodeIfPresent(Int.self, forKey: .maxDataLength)
+            validValues = try container.decodeIfPresent([Int].self, forKey: .validValues)
+            validValuesRange = try Characteristic.decodeRange(container, forKey: .validValuesRange)
+            description = try container.decodeIfPresent(String.self, forKey: .description)
+        }
+
+        /// Writes an item, leaving out every field that is `nil` (except a `null` value when asked for).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(accessoryID, forKey: .accessoryID)
+            try container.encode(instanceID, forKey: .instanceID)
+            if let value {
+                try container.encode(value, forKey: .value)
+            } else if includesNullValue {
+                try container.encodeNil(forKey: .value)
+            }
+            try container.encodeIfPresent(status, forKey: .status)
+            try container.encodeIfPresent(isNotifying, forKey: .isNotifying)
+            try container.encodeIfPresent(type, forKey: .type)
+            try container.encodeIfPresent(permissions, forKey: .permissions)
+            try container.encodeIfPresent(format, forKey: .format)
+            try container.encodeIfPresent(unit, forKey: .unit)
+            try container.encodeIfPresent(minValue, forKey: .minValue)
+            try container.encodeIfPresent(maxValue, forKey: .maxValue)
+            try container.encodeIfPresent(minStep, forKey: .minStep)
+            try container.encodeIfPresent(maxLength, forKey: .maxLength)
+            try container.encodeIfPresent(maxDataLength, forKey: .maxDataLength)
+            try container.encodeIfPresent(validValues, forKey: .validValues)
+            if let range = validValuesRange {
+                try container.encode([range.lowerBound, range.upperBound], forKey: .validValuesRange)
+            }
+            try container.encodeIfPresent(description, forKey: .description)
+        }
+    }
+
+    /// The results, one per characteristic asked about.
+    public var characteristics: [Item]
+
+    /// Makes a body of `characteristics`.
+    public init(characteristics: [Item]) {
+        self.characteristics = characteristics
+    }
+}
