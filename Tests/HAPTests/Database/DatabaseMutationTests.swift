@@ -8,7 +8,7 @@ import Testing
     static let seed: UInt64 = 0xF022_0000_0000_0001
 
     @Test func mutatedAccessoryBodiesDecodeOrThrow() {
-        var random = DatabaseSplitMix64(seed: Self.seed)
+        var random = SplitMix64(seed: Self.seed)
         let originals = [DatabaseDecodingTests.specExample, DatabaseDecodingTests.pythonStyle].map { Array($0.utf8) }
         let interesting = Array(#"{}[]",:0-19.eE"\ntfu"#.utf8) + [0, 0xFF, 0xC3]
         var decoded = 0
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func randomQueriesParseOrThrow() throws {
-        var random = DatabaseSplitMix64(seed: Self.seed)
+        var random = SplitMix64(seed: Self.seed)
         let pieces = ["id=", "1", ".", ",", "&", "meta=", "ev=", "0", "1", "2", "%2C", "=", "99999999999999999999", ""]
         for _ in 0..<2000 {
             let query = (0..<(random.next() % 8)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }

@@ -54,11 +54,11 @@ import Testing
     }
 }
 
-/// Random database values for property tests, driven by `DatabaseSplitMix64`.
+/// Random database values for property tests, driven by `SplitMix64`.
 struct DatabaseGenerator {
-    var random: DatabaseSplitMix64
+    var random: SplitMix64
 
-    init(seed: UInt64) { random = DatabaseSplitMix64(seed: seed) }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
     mutating func bool() -> Bool { Bool.random(using: &random) }

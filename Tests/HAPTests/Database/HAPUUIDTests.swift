@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func shortAndFullFormsRoundTripForRandomTypes() throws {
-        var random = DatabaseSplitMix64(seed: 0x5EED_0043)
+        var random = SplitMix64(seed: 0x5EED_0043)
         for _ in 0..<500 {
             let short = UInt32(truncatingIfNeeded: random.next())
             let apple = HAPUUID(apple: short)
