@@ -1,7 +1,7 @@
 /// The kind of accessory, shown as its icon during setup and sent as `ci` in mDNS and in the setup payload.
 ///
 /// hap-protocol.md §10: raw values 1–36; 33–36 come from HAP-NodeJS only (§14.11).
-public enum AccessoryCategory: UInt8, Sendable, CaseIterable, Codable {
+public enum AccessoryCategory: UInt8, Sendable, CaseIterable {
     /// An accessory of no listed kind.
     case other = 1
     /// A bridge that exposes other accessories.
