@@ -23,6 +23,8 @@ public struct SessionCipher: Sendable {
     public static let tagByteCount = 16
     /// The bytes a frame adds to its plaintext: length field and tag.
     public static let frameOverhead = lengthByteCount + tagByteCount
+    /// The ChaCha20-Poly1305 nonce size in bytes (RFC 8439).
+    private static let nonceByteCount = 12
 
     private let readKey: SymmetricKey
     private let writeKey: SymmetricKey
@@ -31,6 +33,8 @@ public struct SessionCipher: Sendable {
     /// Received bytes not yet decoded start at `readIndex`; the bytes before it are decoded and wait for compaction.
     private var buffer: [UInt8] = []
     private var readIndex = 0
+    /// Scratch space for one frame as nonce, ciphertext and tag, reused so opening a frame allocates less.
+    private var combined: [UInt8] = []
     private var failure: SessionCipherError?
 
     /// Creates the cipher for one side of a session, picking the read and write keys for `role`.
@@ -45,6 +49,7 @@ public struct SessionCipher: Sendable {
         precondition(readKey.bitCount == 256 && writeKey.bitCount == 256, "HAP session keys are 32 bytes")
         self.readKey = readKey
         self.writeKey = writeKey
+        combined.reserveCapacity(Self.nonceByteCount + Self.maximumFrameLength + Self.tagByteCount)
     }
 
     /// Whether a bad frame has been received; once true, `open` throws on every call.
@@ -132,8 +137,9 @@ public struct SessionCipher: Sendable {
             }
             frames.append(UInt8(truncatingIfNeeded: length))
             frames.append(UInt8(truncatingIfNeeded: length >> 8))
-            frames.append(contentsOf: box.ciphertext)
-            frames.append(contentsOf: box.tag)
+            // `combined` is nonce, ciphertext, tag: one append of ciphertext and tag, no Data slices.
+            let combined = box.combined
+            frames.append(contentsOf: combined[(combined.startIndex + Self.nonceByteCount)...])
         } catch {
             // The key size is checked in init and the nonce is always 12 bytes, so ChaChaPoly cannot fail here.
             preconditionFailure("ChaChaPoly.seal failed with a valid key and nonce: \(error)")
@@ -143,22 +149,30 @@ public struct SessionCipher: Sendable {
     /// Checks and decrypts the frame whose length field is at `start`; false when the tag does not match.
     private mutating func openFrame(at start: Int, length: Int, into plaintext: inout [UInt8]) -> Bool {
         let ciphertextStart = start + Self.lengthByteCount
-        let tagStart = ciphertextStart + length
-        let counter = readCounter
+        let frameEnd = ciphertextStart + length + Self.tagByteCount
+        // swift-crypto's SealedBox(nonce:ciphertext:tag:) concatenates three Data values, which measured slower
+        // than copying nonce, ciphertext and tag once into this reused buffer and taking it as `combined`.
+        combined.removeAll(keepingCapacity: true)
+        Self.appendNonce(readCounter, to: &combined)
+        combined.append(contentsOf: buffer[ciphertextStart..<frameEnd])
         do {
-            let opened = try Self.withNonce(counter) { nonce in
-                let box = try ChaChaPoly.SealedBox(
-                    nonce: nonce,
-                    ciphertext: buffer[ciphertextStart..<tagStart],
-                    tag: buffer[tagStart..<(tagStart + Self.tagByteCount)]
-                )
-                return try ChaChaPoly.open(box, using: readKey, authenticating: buffer[start..<ciphertextStart])
-            }
+            let box = try ChaChaPoly.SealedBox(combined: combined)
+            let opened = try ChaChaPoly.open(box, using: readKey, authenticating: buffer[start..<ciphertextStart])
             readCounter &+= 1
             plaintext.append(contentsOf: opened)
             return true
         } catch {
             return false
+        }
+    }
+
+    /// Appends the 12-byte nonce for a frame counter: 4 zero bytes, then the counter little-endian.
+    private static func appendNonce(_ counter: UInt64, to bytes: inout [UInt8]) {
+        for _ in 0..<4 {
+            bytes.append(0)
+        }
+        for shift in stride(from: 0, to: 64, by: 8) {
+            bytes.append(UInt8(truncatingIfNeeded: counter >> UInt64(shift)))
         }
     }
 
