@@ -16,7 +16,7 @@ public struct SetupHash: Sendable, Hashable {
 
     /// The hash in base64, the exact `sh` TXT value (8 characters with padding).
     public var base64: String {
-        Base64.encode(bytes)
+        Self.base64Encoded(bytes)
     }
 }
 
@@ -25,11 +25,11 @@ extension SetupHash: CustomStringConvertible {
     public var description: String { base64 }
 }
 
-/// Standard base64 with padding, enough for the setup hash without importing Foundation.
-enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+extension SetupHash {
+    private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    /// Standard base64 with padding, enough for the setup hash without importing Foundation.
+    static func base64Encoded(_ bytes: [UInt8]) -> String {
         var text = [UInt8]()
         text.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
@@ -39,10 +39,10 @@ enum Base64 {
             let second = remaining > 1 ? UInt32(bytes[index + 1]) : 0
             let third = remaining > 2 ? UInt32(bytes[index + 2]) : 0
             let group = first << 16 | second << 8 | third
-            text.append(alphabet[Int(group >> 18 & 0x3F)])
-            text.append(alphabet[Int(group >> 12 & 0x3F)])
-            text.append(remaining > 1 ? alphabet[Int(group >> 6 & 0x3F)] : UInt8(ascii: "="))
-            text.append(remaining > 2 ? alphabet[Int(group & 0x3F)] : UInt8(ascii: "="))
+            text.append(base64Alphabet[Int(group >> 18 & 0x3F)])
+            text.append(base64Alphabet[Int(group >> 12 & 0x3F)])
+            text.append(remaining > 1 ? base64Alphabet[Int(group >> 6 & 0x3F)] : UInt8(ascii: "="))
+            text.append(remaining > 2 ? base64Alphabet[Int(group & 0x3F)] : UInt8(ascii: "="))
             index += 3
         }
         return String(decoding: text, as: UTF8.self)

@@ -137,12 +137,26 @@ public struct SetupPayload: Sendable, Hashable {
     }
 }
 
-extension SetupPayload: CustomStringConvertible {
+extension SetupPayload: CustomStringConvertible, CustomReflectable {
     /// A summary for logs that leaves the setup code out.
     public var description: String {
         let transports = [supportsIP ? "IP" : nil, supportsBLE ? "BLE" : nil].compactMap { $0 }
         return "SetupPayload(category: \(category), transports: \(transports.joined(separator: "+")), "
             + "setupID: \(setupID?.rawValue ?? "none"), setupCode: \(setupCode == nil ? "none" : "redacted")"
             + "\(isPaired ? ", paired" : ""))"
+    }
+
+    /// The fields without the setup code, so `dump` and reflection cannot print it.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "setupID": setupID as Any,
+                "category": category,
+                "supportsIP": supportsIP,
+                "supportsBLE": supportsBLE,
+                "isPaired": isPaired,
+            ]
+        )
     }
 }

@@ -11,24 +11,24 @@ struct HAPKeyDerivationTests {
         + "f187433dd495b9bf205d13064fc0d61fa3cde0d7273e933fce42efd65be4a631"
 
     private static func hex(_ key: SymmetricKey) -> String {
-        key.withUnsafeBytes { Array($0) }.hexString
+        TestVector.hex(key.withUnsafeBytes { Array($0) })
     }
 
     @Test func derivesThePairSetupEncryptionKeyFromTheVector() throws {
-        let k = try [UInt8](hexString: Self.srpSessionKeyHex)
+        let k = try TestVector.bytes(hex: Self.srpSessionKeyHex)
         #expect(k.count == 64)
         let key = HAPKeyDerivation.pairSetupEncryptionKey(srpSessionKey: k)
         #expect(Self.hex(key) == "4334df142c5021d26d2803e338f4a28688193465b65cdf41eab9599f58df86b1")
     }
 
     @Test func derivesTheControllerSigningMaterialFromTheVector() throws {
-        let k = try [UInt8](hexString: Self.srpSessionKeyHex)
+        let k = try TestVector.bytes(hex: Self.srpSessionKeyHex)
         let key = HAPKeyDerivation.pairSetupControllerSigningKey(srpSessionKey: k)
         #expect(Self.hex(key) == "398e6a487f251b82e72fa87f2ee5939e048b201e65b4774f20bdf15ff85c48e5")
     }
 
     @Test func derivesTheAccessorySigningMaterialFromTheVector() throws {
-        let k = try [UInt8](hexString: Self.srpSessionKeyHex)
+        let k = try TestVector.bytes(hex: Self.srpSessionKeyHex)
         let key = HAPKeyDerivation.pairSetupAccessorySigningKey(srpSessionKey: k)
         #expect(Self.hex(key) == "e6268dfaeaf5a4d50f14e43b6b932887c6a11a261557095c228d6ce468421d96")
     }

@@ -260,7 +260,7 @@ struct SessionCipherTests {
 
     @Test func keepsKeysOutOfItsDescription() {
         let cipher = Self.pair().accessory
-        let keyHex = Self.keys.accessoryToController.withUnsafeBytes { Array($0) }.hexString
+        let keyHex = TestVector.hex(Self.keys.accessoryToController.withUnsafeBytes { Array($0) })
         #expect(!String(describing: cipher).lowercased().contains(keyHex))
         var dumped = ""
         dump(cipher, to: &dumped)

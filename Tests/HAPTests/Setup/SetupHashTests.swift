@@ -22,11 +22,11 @@ struct SetupHashTests {
     }
 
     @Test func encodesBase64WithPadding() {
-        #expect(Base64.encode([]) == "")
-        #expect(Base64.encode(Array("f".utf8)) == "Zg==")
-        #expect(Base64.encode(Array("fo".utf8)) == "Zm8=")
-        #expect(Base64.encode(Array("foo".utf8)) == "Zm9v")
-        #expect(Base64.encode(Array("foob".utf8)) == "Zm9vYg==")
-        #expect(Base64.encode([0xFF, 0xFE, 0xFD, 0xFC]) == "//79/A==")
+        #expect(SetupHash.base64Encoded([]) == "")
+        #expect(SetupHash.base64Encoded(Array("f".utf8)) == "Zg==")
+        #expect(SetupHash.base64Encoded(Array("fo".utf8)) == "Zm8=")
+        #expect(SetupHash.base64Encoded(Array("foo".utf8)) == "Zm9v")
+        #expect(SetupHash.base64Encoded(Array("foob".utf8)) == "Zm9vYg==")
+        #expect(SetupHash.base64Encoded([0xFF, 0xFE, 0xFD, 0xFC]) == "//79/A==")
     }
 }

@@ -116,6 +116,10 @@ struct SetupPayloadTests {
         let payload = SetupPayload(setupCode: try SetupCode("518-08-582"), setupID: nil, category: .bridge)
         #expect(!payload.description.contains("518"))
         #expect(payload.description.contains("redacted"))
+        var dumped = ""
+        dump(payload, to: &dumped)
+        #expect(!dumped.contains("518"))
+        #expect(dumped.contains("bridge"))
     }
 
     /// A payload URI built here, independently of `SetupPayload`, from the raw number and no setup ID.

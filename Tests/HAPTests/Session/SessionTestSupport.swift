@@ -15,10 +15,11 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-extension Array where Element == UInt8 {
+/// Hex helpers for the test vectors of hap-protocol.md, named so they cannot clash with other suites' helpers.
+enum TestVector {
     /// Bytes from a hex string in a test vector; two hex digits per byte, no separators.
-    init(hexString: String) throws {
-        let digits = Array(hexString.utf8)
+    static func bytes(hex: String) throws -> [UInt8] {
+        let digits = Array(hex.utf8)
         guard digits.count.isMultiple(of: 2) else { throw HexError() }
         var bytes = [UInt8]()
         bytes.reserveCapacity(digits.count / 2)
@@ -28,14 +29,14 @@ extension Array where Element == UInt8 {
             }
             bytes.append(byte)
         }
-        self = bytes
+        return bytes
     }
 
     /// The bytes as lower-case hex, for comparing against test vectors.
-    var hexString: String {
-        map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
-}
 
-/// A test vector's hex string did not parse.
-struct HexError: Error {}
+    /// A test vector's hex string did not parse.
+    struct HexError: Error {}
+}
