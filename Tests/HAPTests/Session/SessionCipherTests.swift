@@ -110,6 +110,31 @@ struct SessionCipherTests {
         #expect(opened == expected, "seed \(seed)")
     }
 
+    @Test func acceptsCollectionsWithoutContiguousStorage() throws {
+        var (accessory, controller) = Self.pair()
+        let plaintext = Self.message(length: 1500, seed: 3)
+        let sealed = accessory.seal(plaintext.lazy.map { $0 })
+        #expect(try controller.open(sealed.lazy.map { $0 }) == plaintext)
+        let repeated = accessory.seal(repeatElement(UInt8(0x2A), count: 2000))
+        #expect(try controller.open(repeated) == [UInt8](repeating: 0x2A, count: 2000))
+    }
+
+    @Test func holdsBackNoMoreThanOnePartialFrame() throws {
+        var (accessory, controller) = Self.pair()
+        var sealed = [UInt8]()
+        for _ in 0..<20 {
+            sealed += accessory.seal(Self.message(length: 1024))
+        }
+        var index = 0
+        while index < sealed.count {
+            let end = min(sealed.count, index + 700)
+            _ = try controller.open(sealed[index..<end])
+            #expect(controller.bufferedByteCount < SessionCipher.maximumFrameLength + SessionCipher.frameOverhead)
+            index = end
+        }
+        #expect(controller.bufferedByteCount == 0)
+    }
+
     @Test func advancesTheCounterWithEveryFrame() throws {
         var (accessory, controller) = Self.pair()
         let first = accessory.seal([1, 2, 3])
