@@ -1,0 +1,130 @@
+import Crypto
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials  // ContiguousBytes and DataProtocol, the byte protocols swift-crypto takes
+#else
+    import Foundation
+#endif
+
+/// Which end of a HAP connection this side plays; it decides which session key reads and which writes.
+public enum HAPRole: Sendable, Equatable, Hashable {
+    /// The accessory (server) end.
+    case accessory
+    /// The controller (client) end.
+    case controller
+}
+
+/// The HKDF-SHA-512 key derivations HAP uses for pair-setup, pair-verify and the session.
+///
+/// hap-protocol.md §3.4: every key is HKDF-SHA-512 with ASCII salt and info, 32 bytes out.
+public enum HAPKeyDerivation {
+    /// The size in bytes of every key HAP derives.
+    public static let keyByteCount = 32
+
+    /// Derives a 32-byte key with HKDF-SHA-512 from key material and ASCII salt and info strings.
+    public static func deriveKey(
+        inputKeyMaterial: some ContiguousBytes,
+        salt: String,
+        info: String
+    ) -> SymmetricKey {
+        HKDF<SHA512>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: inputKeyMaterial),
+            salt: Array(salt.utf8),
+            info: Array(info.utf8),
+            outputByteCount: keyByteCount
+        )
+    }
+
+    /// The key that seals pair-setup M5 and M6, from the SRP session key K.
+    public static func pairSetupEncryptionKey(srpSessionKey: some ContiguousBytes) -> SymmetricKey {
+        deriveKey(
+            inputKeyMaterial: srpSessionKey,
+            salt: "Pair-Setup-Encrypt-Salt",
+            info: "Pair-Setup-Encrypt-Info"
+        )
+    }
+
+    /// The controller's signed material (iOSDeviceX) for pair-setup M5, from the SRP session key K.
+    public static func pairSetupControllerSigningKey(srpSessionKey: some ContiguousBytes) -> SymmetricKey {
+        deriveKey(
+            inputKeyMaterial: srpSessionKey,
+            salt: "Pair-Setup-Controller-Sign-Salt",
+            info: "Pair-Setup-Controller-Sign-Info"
+        )
+    }
+
+    /// The accessory's signed material (AccessoryX) for pair-setup M6, from the SRP session key K.
+    public static func pairSetupAccessorySigningKey(srpSessionKey: some ContiguousBytes) -> SymmetricKey {
+        deriveKey(
+            inputKeyMaterial: srpSessionKey,
+            salt: "Pair-Setup-Accessory-Sign-Salt",
+            info: "Pair-Setup-Accessory-Sign-Info"
+        )
+    }
+
+    /// The key that seals pair-verify M2 and M3, from the X25519 shared secret.
+    public static func pairVerifyEncryptionKey(sharedSecret: some ContiguousBytes) -> SymmetricKey {
+        // hap-protocol.md §4: VerifyKey uses "Pair-Verify-Encrypt-Salt" / "Pair-Verify-Encrypt-Info".
+        deriveKey(
+            inputKeyMaterial: sharedSecret,
+            salt: "Pair-Verify-Encrypt-Salt",
+            info: "Pair-Verify-Encrypt-Info"
+        )
+    }
+}
+
+/// The two keys of a verified session, one per direction, derived from the pair-verify shared secret.
+///
+/// hap-protocol.md §5: the accessory writes with the "Read" key and the controller writes with the "Write" key;
+/// the names are from the controller's point of view.
+public struct SessionKeys: Sendable {
+    /// Seals what the accessory sends; the controller opens with it.
+    public let accessoryToController: SymmetricKey
+    /// Seals what the controller sends; the accessory opens with it.
+    public let controllerToAccessory: SymmetricKey
+
+    /// Derives both session keys from the X25519 shared secret of pair-verify.
+    public init(sharedSecret: some ContiguousBytes) {
+        accessoryToController = HAPKeyDerivation.deriveKey(
+            inputKeyMaterial: sharedSecret,
+            salt: "Control-Salt",
+            info: "Control-Read-Encryption-Key"
+        )
+        controllerToAccessory = HAPKeyDerivation.deriveKey(
+            inputKeyMaterial: sharedSecret,
+            salt: "Control-Salt",
+            info: "Control-Write-Encryption-Key"
+        )
+    }
+
+    /// Wraps two keys that are already derived; each must be 32 bytes.
+    public init(accessoryToController: SymmetricKey, controllerToAccessory: SymmetricKey) {
+        self.accessoryToController = accessoryToController
+        self.controllerToAccessory = controllerToAccessory
+    }
+
+    /// The key that opens what the peer of `role` sends.
+    public func readKey(for role: HAPRole) -> SymmetricKey {
+        switch role {
+        case .accessory: controllerToAccessory
+        case .controller: accessoryToController
+        }
+    }
+
+    /// The key that seals what `role` sends.
+    public func writeKey(for role: HAPRole) -> SymmetricKey {
+        switch role {
+        case .accessory: accessoryToController
+        case .controller: controllerToAccessory
+        }
+    }
+}
+
+extension SessionKeys: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A fixed text: keys never appear in descriptions or logs.
+    public var description: String { "SessionKeys(redacted)" }
+    /// A fixed text: keys never appear in descriptions or logs.
+    public var debugDescription: String { description }
+    /// A mirror with no children, so `dump` and reflection cannot print the keys.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -1,0 +1,89 @@
+import Crypto
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials  // ContiguousBytes and DataProtocol, the byte protocols swift-crypto takes
+#else
+    import Foundation
+#endif
+
+/// Why sealing or opening a pairing message's encrypted sub-TLV failed.
+public enum PairingAEADError: Error, Equatable, Sendable {
+    /// The key is not 32 bytes; the value is its size in bytes.
+    case invalidKeySize(Int)
+    /// The sealed bytes are shorter than the 16-byte tag.
+    case tooShort(byteCount: Int)
+    /// The tag did not match: a wrong key, a wrong nonce or changed bytes. Pairing answers Authentication.
+    case authenticationFailed
+}
+
+/// The 8-byte ASCII nonces of the encrypted pairing messages (hap-protocol.md §3.4).
+public enum PairingNonce: String, Sendable, CaseIterable {
+    /// Pair-setup M4, only with MFi authentication.
+    case pairSetupM4 = "PS-Msg04"
+    /// Pair-setup M5, controller to accessory.
+    case pairSetupM5 = "PS-Msg05"
+    /// Pair-setup M6, accessory to controller.
+    case pairSetupM6 = "PS-Msg06"
+    /// Pair-verify M2, accessory to controller.
+    case pairVerifyM2 = "PV-Msg02"
+    /// Pair-verify M3, controller to accessory.
+    case pairVerifyM3 = "PV-Msg03"
+
+    /// The 12-byte ChaCha20-Poly1305 nonce: 4 zero bytes, then the 8 ASCII bytes.
+    var chaChaNonce: ChaChaPoly.Nonce {
+        get throws {
+            try ChaChaPoly.Nonce(data: [0, 0, 0, 0] + Array(rawValue.utf8))
+        }
+    }
+}
+
+/// Seals and opens the EncryptedData item of pair-setup M5/M6 and pair-verify M2/M3.
+///
+/// hap-protocol.md §3.4: ChaCha20-Poly1305 (RFC 8439), no associated data; the output is ciphertext then the
+/// 16-byte tag, with no nonce in front.
+public enum PairingAEAD {
+    /// The size in bytes of the Poly1305 tag at the end of a sealed message.
+    public static let tagByteCount = 16
+
+    /// Encrypts a sub-TLV payload and returns ciphertext followed by the tag.
+    public static func seal(
+        _ plaintext: some DataProtocol,
+        using key: SymmetricKey,
+        nonce: PairingNonce
+    ) throws(PairingAEADError) -> [UInt8] {
+        guard key.bitCount == 256 else { throw .invalidKeySize(key.bitCount / 8) }
+        do {
+            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: nonce.chaChaNonce)
+            var sealed = [UInt8]()
+            sealed.reserveCapacity(box.ciphertext.count + tagByteCount)
+            sealed.append(contentsOf: box.ciphertext)
+            sealed.append(contentsOf: box.tag)
+            return sealed
+        } catch {
+            // Only a wrong key size or nonce size can fail here, and both are checked above.
+            throw .invalidKeySize(key.bitCount / 8)
+        }
+    }
+
+    /// Checks the tag and decrypts ciphertext followed by the tag, returning the sub-TLV payload.
+    public static func open(
+        _ sealed: some DataProtocol,
+        using key: SymmetricKey,
+        nonce: PairingNonce
+    ) throws(PairingAEADError) -> [UInt8] {
+        guard key.bitCount == 256 else { throw .invalidKeySize(key.bitCount / 8) }
+        let bytes = Array(sealed)
+        guard bytes.count >= tagByteCount else { throw .tooShort(byteCount: bytes.count) }
+        let split = bytes.count - tagByteCount
+        do {
+            let box = try ChaChaPoly.SealedBox(
+                nonce: nonce.chaChaNonce,
+                ciphertext: bytes[..<split],
+                tag: bytes[split...]
+            )
+            return Array(try ChaChaPoly.open(box, using: key))
+        } catch {
+            throw .authenticationFailed
+        }
+    }
+}
