@@ -158,12 +158,8 @@ public struct PairSetupAccessory: Sendable {
 
     private mutating func handleM5(_ request: TLV8, sessionKey: [UInt8]) -> Step {
         guard let encrypted = request[.encryptedData] else { return fail(.authentication, atState: 6) }
-        let encryptionKey = PairingCrypto.deriveKey(
-            from: sessionKey,
-            salt: "Pair-Setup-Encrypt-Salt",
-            info: "Pair-Setup-Encrypt-Info"
-        )
-        guard let plaintext = try? PairingCrypto.open(encrypted, using: encryptionKey, nonce: "PS-Msg05"),
+        let encryptionKey = HAPKeyDerivation.pairSetupEncryptionKey(srpSessionKey: sessionKey)
+        guard let plaintext = try? PairingAEAD.open(encrypted, using: encryptionKey, nonce: .pairSetupM5),
             let subTLV = try? TLV8(decoding: plaintext),
             let controllerID = subTLV[.identifier], !controllerID.isEmpty,
             controllerID.count <= Self.maximumIdentifierLength,
@@ -172,20 +168,12 @@ public struct PairSetupAccessory: Sendable {
         else {
             return fail(.authentication, atState: 6)
         }
-        let controllerX = PairingCrypto.deriveBytes(
-            from: sessionKey,
-            salt: "Pair-Setup-Controller-Sign-Salt",
-            info: "Pair-Setup-Controller-Sign-Info"
-        )
+        let controllerX = HAPKeyDerivation.pairSetupControllerSigningKey(srpSessionKey: sessionKey).withUnsafeBytes { Array($0) }
         guard PairingCrypto.isValidSignature(signature, of: controllerX + controllerID + controllerKey, by: controllerKey)
         else {
             return fail(.authentication, atState: 6)
         }
-        let accessoryX = PairingCrypto.deriveBytes(
-            from: sessionKey,
-            salt: "Pair-Setup-Accessory-Sign-Salt",
-            info: "Pair-Setup-Accessory-Sign-Info"
-        )
+        let accessoryX = HAPKeyDerivation.pairSetupAccessorySigningKey(srpSessionKey: sessionKey).withUnsafeBytes { Array($0) }
         let deviceID = Array(identity.deviceID.utf8)
         let accessoryKey = identity.publicKey
         guard let accessorySignature = try? identity.signingKey.signature(for: accessoryX + deviceID + accessoryKey)
@@ -196,7 +184,7 @@ public struct PairSetupAccessory: Sendable {
         inner.append(.identifier, deviceID)
         inner.append(.publicKey, accessoryKey)
         inner.append(.signature, Array(accessorySignature))
-        guard let sealed = try? PairingCrypto.seal(inner.encoded(), using: encryptionKey, nonce: "PS-Msg06") else {
+        guard let sealed = try? PairingAEAD.seal(inner.encoded(), using: encryptionKey, nonce: .pairSetupM6) else {
             return fail(.unknown, atState: 6)
         }
         state = .finished

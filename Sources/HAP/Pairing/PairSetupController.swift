@@ -103,16 +103,8 @@ public struct PairSetupController: Sendable {
         }
         guard response.verifyServerProof(proof) else { throw .invalidAccessoryProof }
         let sessionKey = response.sessionKey
-        let encryptionKey = PairingCrypto.deriveKey(
-            from: sessionKey,
-            salt: "Pair-Setup-Encrypt-Salt",
-            info: "Pair-Setup-Encrypt-Info"
-        )
-        let controllerX = PairingCrypto.deriveBytes(
-            from: sessionKey,
-            salt: "Pair-Setup-Controller-Sign-Salt",
-            info: "Pair-Setup-Controller-Sign-Info"
-        )
+        let encryptionKey = HAPKeyDerivation.pairSetupEncryptionKey(srpSessionKey: sessionKey)
+        let controllerX = HAPKeyDerivation.pairSetupControllerSigningKey(srpSessionKey: sessionKey).withUnsafeBytes { Array($0) }
         let pairingID = Array(identity.pairingID.utf8)
         let publicKey = identity.publicKey
         guard let signature = try? identity.signingKey.signature(for: controllerX + pairingID + publicKey) else {
@@ -122,7 +114,7 @@ public struct PairSetupController: Sendable {
         inner.append(.identifier, pairingID)
         inner.append(.publicKey, publicKey)
         inner.append(.signature, Array(signature))
-        guard let sealed = try? PairingCrypto.seal(inner.encoded(), using: encryptionKey, nonce: "PS-Msg05") else {
+        guard let sealed = try? PairingAEAD.seal(inner.encoded(), using: encryptionKey, nonce: .pairSetupM5) else {
             throw .decryptionFailed
         }
         state = .awaitingM6(sessionKey: sessionKey)
@@ -139,12 +131,8 @@ public struct PairSetupController: Sendable {
         } catch {
             throw .malformedResponse(error)
         }
-        let encryptionKey = PairingCrypto.deriveKey(
-            from: sessionKey,
-            salt: "Pair-Setup-Encrypt-Salt",
-            info: "Pair-Setup-Encrypt-Info"
-        )
-        guard let plaintext = try? PairingCrypto.open(encrypted, using: encryptionKey, nonce: "PS-Msg06") else {
+        let encryptionKey = HAPKeyDerivation.pairSetupEncryptionKey(srpSessionKey: sessionKey)
+        guard let plaintext = try? PairingAEAD.open(encrypted, using: encryptionKey, nonce: .pairSetupM6) else {
             throw .decryptionFailed
         }
         let inner: TLV8
@@ -159,11 +147,7 @@ public struct PairSetupController: Sendable {
         } catch {
             throw .malformedResponse(error)
         }
-        let accessoryX = PairingCrypto.deriveBytes(
-            from: sessionKey,
-            salt: "Pair-Setup-Accessory-Sign-Salt",
-            info: "Pair-Setup-Accessory-Sign-Info"
-        )
+        let accessoryX = HAPKeyDerivation.pairSetupAccessorySigningKey(srpSessionKey: sessionKey).withUnsafeBytes { Array($0) }
         guard PairingCrypto.isValidSignature(signature, of: accessoryX + deviceID + accessoryKey, by: accessoryKey)
         else {
             throw .invalidSignature

@@ -73,7 +73,7 @@ public struct PairVerifyAccessory: Sendable {
         inner.append(.identifier, deviceID)
         inner.append(.signature, Array(signature))
         let verifyKey = Self.verifyKey(sharedSecret)
-        guard let sealed = try? PairingCrypto.seal(inner.encoded(), using: verifyKey, nonce: "PV-Msg02") else {
+        guard let sealed = try? PairingAEAD.seal(inner.encoded(), using: verifyKey, nonce: .pairVerifyM2) else {
             return fail(.unknown, atState: 2)
         }
         state = .awaitingM3(sharedSecret: sharedSecret, controllerKey: controllerKey, accessoryKey: accessoryKey)
@@ -91,7 +91,7 @@ public struct PairVerifyAccessory: Sendable {
         accessoryKey: [UInt8]
     ) -> Action {
         guard let encrypted = request[.encryptedData],
-            let plaintext = try? PairingCrypto.open(encrypted, using: Self.verifyKey(sharedSecret), nonce: "PV-Msg03"),
+            let plaintext = try? PairingAEAD.open(encrypted, using: Self.verifyKey(sharedSecret), nonce: .pairVerifyM3),
             let inner = try? TLV8(decoding: plaintext),
             let controllerID = inner[.identifier],
             let signature = inner[.signature], signature.count == 64
@@ -111,7 +111,7 @@ public struct PairVerifyAccessory: Sendable {
         state = .finished
         var reply = TLV8()
         reply.append(.state, byte: 4)
-        return .replyAndEncrypt(reply, SessionKeys(sharedSecret: sharedSecret, role: .accessory), controller: pairing)
+        return .replyAndEncrypt(reply, SessionKeys(sharedSecret: sharedSecret), controller: pairing)
     }
 
     private mutating func fail(_ error: PairingError, atState replyState: UInt8) -> Action {
@@ -121,6 +121,6 @@ public struct PairVerifyAccessory: Sendable {
 
     /// hap-protocol.md §4: the key that seals M2 and M3.
     static func verifyKey(_ sharedSecret: [UInt8]) -> SymmetricKey {
-        PairingCrypto.deriveKey(from: sharedSecret, salt: "Pair-Verify-Encrypt-Salt", info: "Pair-Verify-Encrypt-Info")
+        HAPKeyDerivation.pairVerifyEncryptionKey(sharedSecret: sharedSecret)
     }
 }

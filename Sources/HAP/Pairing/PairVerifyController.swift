@@ -52,7 +52,7 @@ public struct PairVerifyController: Sendable {
             case .awaitingM4(let sharedSecret):
                 try PairSetupController.check(reply, expectedState: 4)
                 state = .finished
-                return .established(SessionKeys(sharedSecret: sharedSecret, role: .controller))
+                return .established(SessionKeys(sharedSecret: sharedSecret))
             case .finished:
                 throw PairingFailure.procedureFinished
             }
@@ -75,7 +75,7 @@ public struct PairVerifyController: Sendable {
             throw .invalidSignature
         }
         let verifyKey = PairVerifyAccessory.verifyKey(sharedSecret)
-        guard let plaintext = try? PairingCrypto.open(encrypted, using: verifyKey, nonce: "PV-Msg02") else {
+        guard let plaintext = try? PairingAEAD.open(encrypted, using: verifyKey, nonce: .pairVerifyM2) else {
             throw .decryptionFailed
         }
         let deviceID: [UInt8]
@@ -105,7 +105,7 @@ public struct PairVerifyController: Sendable {
         var inner = TLV8()
         inner.append(.identifier, pairingID)
         inner.append(.signature, Array(ownSignature))
-        guard let sealed = try? PairingCrypto.seal(inner.encoded(), using: verifyKey, nonce: "PV-Msg03") else {
+        guard let sealed = try? PairingAEAD.seal(inner.encoded(), using: verifyKey, nonce: .pairVerifyM3) else {
             throw .decryptionFailed
         }
         state = .awaitingM4(sharedSecret: sharedSecret)

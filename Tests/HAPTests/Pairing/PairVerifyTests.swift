@@ -35,8 +35,8 @@ import Testing
         var accessory = PairVerifyAccessory(identity: paired.accessory, pairings: paired.table)
         var controller = PairVerifyController(identity: paired.controller, accessory: paired.record)
         let result = try Self.run(accessory: &accessory, controller: &controller)
-        var accessoryCipher = try #require(result.accessory)
-        var controllerCipher = try #require(result.controller)
+        var accessoryCipher = SessionCipher(keys: try #require(result.accessory), role: .accessory)
+        var controllerCipher = SessionCipher(keys: try #require(result.controller), role: .controller)
         // What one side seals the other opens, in both directions.
         let request = Array("GET /accessories HTTP/1.1\r\n\r\n".utf8)
         #expect(try accessoryCipher.open(controllerCipher.seal(request)) == request)

@@ -13,7 +13,7 @@ struct SessionCipherTests {
     }
 
     private static func message(length: Int, seed: UInt64 = 1) -> [UInt8] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
@@ -91,7 +91,7 @@ struct SessionCipherTests {
 
     @Test func opensPiecesOfRandomSizes() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var (accessory, controller) = Self.pair()
         var sealed = [UInt8]()
         var expected = [UInt8]()
@@ -247,7 +247,7 @@ struct SessionCipherTests {
     @Test func survivesRandomAndMutatedInput() {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("SessionCipherTests.survivesRandomAndMutatedInput seed: \(seed)")
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var sealer = Self.pair().accessory
         let validFrames = (0..<8).map { sealer.seal(Self.message(length: 1 + $0 * 300, seed: UInt64($0))) }
         var failures = 0

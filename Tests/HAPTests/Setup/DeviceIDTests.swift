@@ -25,7 +25,7 @@ struct DeviceIDTests {
 
     @Test func roundTripsRandomIDsThroughTextAndJSON() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<500 {
             let id = DeviceID.random(using: &generator)
             #expect(try DeviceID(id.description) == id, "seed \(seed)")
@@ -52,7 +52,7 @@ struct SetupIDTests {
 
     @Test func drawsValidIDsButNeverTheAbsentMarker() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<2_000 {
             let id = SetupID.random(using: &generator)
             #expect(id.rawValue != "0000", "seed \(seed)")

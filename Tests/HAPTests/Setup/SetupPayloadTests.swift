@@ -59,7 +59,7 @@ struct SetupPayloadTests {
 
     @Test func roundTripsRandomPayloads() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<2_000 {
             let payload = SetupPayload(
                 setupCode: Bool.random(using: &generator) ? SetupCode.random(using: &generator) : nil,

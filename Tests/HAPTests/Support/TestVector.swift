@@ -1,20 +1,3 @@
-/// A SplitMix64 generator: the same seed gives the same draws, so a failing random test can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private(set) var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
-
 /// Hex helpers for the test vectors of hap-protocol.md, named so they cannot clash with other suites' helpers.
 enum TestVector {
     /// Bytes from a hex string in a test vector; two hex digits per byte, no separators.
