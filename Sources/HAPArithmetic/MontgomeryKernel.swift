@@ -1,0 +1,148 @@
+/// Montgomery arithmetic on raw limb buffers (least significant limb first).
+///
+/// Nothing here allocates, checks bounds, or branches on limb values: every loop runs a number of times fixed by
+/// the limb count, and choices between two results are made with masks. Callers own the buffers and their sizes.
+enum MontgomeryKernel {
+    /// Writes `a·b·R⁻¹ mod N` to `result`, where R = 2^(64·count).
+    ///
+    /// Needs `a·b < N·R` (true when both are below N, or one is below R and the other below N). `result` may be
+    /// `a` or `b`; `scratch` needs `count + 2` limbs and must not overlap the others. CIOS method (Koç, Acar and
+    /// Kaliski, 1996), with a final subtraction chosen by mask.
+    @inline(__always)
+    static func multiply(
+        _ result: UnsafeMutablePointer<UInt64>,
+        _ a: UnsafePointer<UInt64>,
+        _ b: UnsafePointer<UInt64>,
+        modulus n: UnsafePointer<UInt64>,
+        inverse: UInt64,
+        count: Int,
+        scratch t: UnsafeMutablePointer<UInt64>
+    ) {
+        t.update(repeating: 0, count: count + 2)
+        for i in 0..<count {
+            let ai = UInt128(a[i])
+            var carry: UInt64 = 0
+            for j in 0..<count {
+                let product = ai &* UInt128(b[j]) &+ UInt128(t[j]) &+ UInt128(carry)
+                t[j] = UInt64(truncatingIfNeeded: product)
+                carry = UInt64(truncatingIfNeeded: product &>> 64)
+            }
+            var sum = UInt128(t[count]) &+ UInt128(carry)
+            t[count] = UInt64(truncatingIfNeeded: sum)
+            t[count + 1] = UInt64(truncatingIfNeeded: sum &>> 64)
+
+            let m = UInt128(t[0] &* inverse)
+            var reduction = m &* UInt128(n[0]) &+ UInt128(t[0])
+            carry = UInt64(truncatingIfNeeded: reduction &>> 64)
+            for j in 1..<count {
+                reduction = m &* UInt128(n[j]) &+ UInt128(t[j]) &+ UInt128(carry)
+                t[j - 1] = UInt64(truncatingIfNeeded: reduction)
+                carry = UInt64(truncatingIfNeeded: reduction &>> 64)
+            }
+            sum = UInt128(t[count]) &+ UInt128(carry)
+            t[count - 1] = UInt64(truncatingIfNeeded: sum)
+            t[count] = t[count + 1] &+ UInt64(truncatingIfNeeded: sum &>> 64)
+        }
+        subtractModulusIfNotBelow(result, t, modulus: n, count: count)
+    }
+
+    /// Writes `t mod N` to `result`, where `t` has `count + 1` limbs and is below 2N; chosen by mask.
+    @inline(__always)
+    static func subtractModulusIfNotBelow(
+        _ result: UnsafeMutablePointer<UInt64>,
+        _ t: UnsafePointer<UInt64>,
+        modulus n: UnsafePointer<UInt64>,
+        count: Int
+    ) {
+        var borrow: UInt64 = 0
+        for j in 0..<count {
+            let difference = UInt128(t[j]) &- UInt128(n[j]) &- UInt128(borrow)
+            result[j] = UInt64(truncatingIfNeeded: difference)
+            borrow = UInt64(truncatingIfNeeded: difference &>> 127)
+        }
+        // t < N exactly when the subtraction borrows out of the top limb.
+        let keepT = 0 &- ((t[count] &- borrow) &>> 63)
+        for j in 0..<count {
+            result[j] = (t[j] & keepT) | (result[j] & ~keepT)
+        }
+    }
+
+    /// Writes `(a + b) mod N` to `result` for `a, b < N`; `result` may be `a` or `b`.
+    @inline(__always)
+    static func add(
+        _ result: UnsafeMutablePointer<UInt64>,
+        _ a: UnsafePointer<UInt64>,
+        _ b: UnsafePointer<UInt64>,
+        modulus n: UnsafePointer<UInt64>,
+        count: Int,
+        scratch t: UnsafeMutablePointer<UInt64>
+    ) {
+        var carry: UInt64 = 0
+        for j in 0..<count {
+            let sum = UInt128(a[j]) &+ UInt128(b[j]) &+ UInt128(carry)
+            t[j] = UInt64(truncatingIfNeeded: sum)
+            carry = UInt64(truncatingIfNeeded: sum &>> 64)
+        }
+        t[count] = carry
+        subtractModulusIfNotBelow(result, t, modulus: n, count: count)
+    }
+
+    /// Writes `(a − b) mod N` to `result` for `a, b < N`; `result` may be `a` or `b`.
+    @inline(__always)
+    static func subtract(
+        _ result: UnsafeMutablePointer<UInt64>,
+        _ a: UnsafePointer<UInt64>,
+        _ b: UnsafePointer<UInt64>,
+        modulus n: UnsafePointer<UInt64>,
+        count: Int
+    ) {
+        var borrow: UInt64 = 0
+        for j in 0..<count {
+            let difference = UInt128(a[j]) &- UInt128(b[j]) &- UInt128(borrow)
+            result[j] = UInt64(truncatingIfNeeded: difference)
+            borrow = UInt64(truncatingIfNeeded: difference &>> 127)
+        }
+        // Add N back when the subtraction went below zero: N masked to zero otherwise.
+        let addMask = 0 &- borrow
+        var carry: UInt64 = 0
+        for j in 0..<count {
+            let sum = UInt128(result[j]) &+ UInt128(n[j] & addMask) &+ UInt128(carry)
+            result[j] = UInt64(truncatingIfNeeded: sum)
+            carry = UInt64(truncatingIfNeeded: sum &>> 64)
+        }
+    }
+
+    /// Copies entry `index` of a table of `entryCount` entries of `count` limbs into `result`, reading every entry.
+    ///
+    /// The memory touched and the instructions run do not depend on `index`.
+    @inline(__always)
+    static func select(
+        _ result: UnsafeMutablePointer<UInt64>,
+        from table: UnsafePointer<UInt64>,
+        entryCount: Int,
+        index: UInt64,
+        count: Int
+    ) {
+        result.update(repeating: 0, count: count)
+        for entry in 0..<entryCount {
+            // All ones when entry == index, else zero: (d − 1) has its top bit set only for d == 0.
+            let difference = UInt64(truncatingIfNeeded: entry) ^ index
+            let mask = 0 &- ((difference &- 1) & ~difference) &>> 63
+            let row = table + entry * count
+            for j in 0..<count {
+                result[j] |= row[j] & mask
+            }
+        }
+    }
+
+    /// The window of `width` bits of `exponent` starting at bit `windowIndex · width`; `width` divides 64.
+    @inline(__always)
+    static func window(
+        of exponent: UnsafePointer<UInt64>,
+        at windowIndex: Int,
+        width: Int
+    ) -> UInt64 {
+        let bit = windowIndex * width
+        return (exponent[bit / 64] &>> UInt64(bit % 64)) & ((1 &<< UInt64(width)) &- 1)
+    }
+}
