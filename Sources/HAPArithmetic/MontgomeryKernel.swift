@@ -61,7 +61,7 @@ enum MontgomeryKernel {
             borrow = UInt64(truncatingIfNeeded: difference &>> 127)
         }
         // t < N exactly when the subtraction borrows out of the top limb.
-        let keepT = 0 &- ((t[count] &- borrow) &>> 63)
+        let keepT = valueBarrier(0 &- ((t[count] &- borrow) &>> 63))
         for j in 0..<count {
             result[j] = (t[j] & keepT) | (result[j] & ~keepT)
         }
@@ -103,7 +103,7 @@ enum MontgomeryKernel {
             borrow = UInt64(truncatingIfNeeded: difference &>> 127)
         }
         // Add N back when the subtraction went below zero: N masked to zero otherwise.
-        let addMask = 0 &- borrow
+        let addMask = valueBarrier(0 &- borrow)
         var carry: UInt64 = 0
         for j in 0..<count {
             let sum = UInt128(result[j]) &+ UInt128(n[j] & addMask) &+ UInt128(carry)
@@ -127,7 +127,7 @@ enum MontgomeryKernel {
         for entry in 0..<entryCount {
             // All ones when entry == index, else zero: (d − 1) has its top bit set only for d == 0.
             let difference = UInt64(truncatingIfNeeded: entry) ^ index
-            let mask = 0 &- ((difference &- 1) & ~difference) &>> 63
+            let mask = valueBarrier(0 &- ((difference &- 1) & ~difference) &>> 63)
             let row = table + entry * count
             for j in 0..<count {
                 result[j] |= row[j] & mask
@@ -145,4 +145,16 @@ enum MontgomeryKernel {
         let bit = windowIndex * width
         return (exponent[bit / 64] &>> UInt64(bit % 64)) & ((1 &<< UInt64(width)) &- 1)
     }
+}
+
+/// Returns `value` unchanged, hidden from the optimiser.
+///
+/// A mask computed from secret data must stay data: without this, LLVM recognises `(a & m) | (b & ~m)` for a mask
+/// it can prove is all zeros or all ones and turns it back into a branch or a load from a chosen address (seen in
+/// the disassembly of `select` and of the final subtraction). `@_optimize(none)` keeps LLVM from looking inside,
+/// like `value_barrier_w` in BoringSSL or `black_box` in Rust. One call per mask, not per limb.
+@_optimize(none)
+@inline(never)
+func valueBarrier(_ value: UInt64) -> UInt64 {
+    value
 }
