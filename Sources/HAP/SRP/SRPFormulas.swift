@@ -59,7 +59,7 @@ enum SRPFormulas {
         for index in left.indices { difference |= left[index] ^ right[index] }
         // (d − 1) has its top bit set only when d is zero.
         let isZero = UInt8(truncatingIfNeeded: (UInt16(difference) &- 1) >> 8) & 1
-        return 0 &- isZero
+        return hiddenFromOptimizer(0 &- isZero)
     }
 
     /// `count` random bytes, at least one of them nonzero.
@@ -72,4 +72,13 @@ enum SRPFormulas {
 
     /// The length of the private keys this module draws: 32 bytes, as ADK uses for b (hap-protocol.md §3.1).
     static let privateKeyByteCount = 32
+
+    /// Returns `value` unchanged, hidden from the optimiser so a mask is not turned back into a branch.
+    ///
+    /// See `valueBarrier` in HAPArithmetic's MontgomeryKernel.swift for why.
+    @_optimize(none)
+    @inline(never)
+    static func hiddenFromOptimizer(_ value: UInt8) -> UInt8 {
+        value
+    }
 }
