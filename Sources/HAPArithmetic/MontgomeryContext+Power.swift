@@ -17,9 +17,10 @@ extension MontgomeryContext {
         let exponentLimbs = exponent.limbs
         let windowCount = exponentLimbs.count * 64 / width
         return makeResult { result, scratch in
-            withScratch(limbs: (entryCount + 1) * count) { storage in
+            withScratch(limbs: (entryCount + 3) * count + 1) { storage in
                 let table = storage
                 let selected = storage + entryCount * count
+                let squareScratch = storage + (entryCount + 1) * count
                 // table[i] = baseⁱ·R mod N.
                 table.update(from: montgomeryOnePointer, count: count)
                 baseLimbs.withLimbPointer { base in
@@ -37,7 +38,7 @@ extension MontgomeryContext {
                     result.update(from: montgomeryOnePointer, count: count)
                     for windowIndex in (0..<windowCount).reversed() {
                         for _ in 0..<width {
-                            montgomeryMultiply(result, result, result, scratch: scratch)
+                            montgomerySquare(result, result, scratch: squareScratch)
                         }
                         let digit = MontgomeryKernel.window(of: exponent, at: windowIndex, width: width)
                         MontgomeryKernel.select(

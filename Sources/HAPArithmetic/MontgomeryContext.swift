@@ -98,6 +98,33 @@ public final class MontgomeryContext: @unchecked Sendable {
         )
     }
 
+    /// Writes `a²·R⁻¹ mod N` to `result` (which may be `a`), using `2·limbCount + 1` limbs of `scratch`.
+    @inline(__always)
+    func montgomerySquare(
+        _ result: UnsafeMutablePointer<UInt64>,
+        _ a: UnsafePointer<UInt64>,
+        scratch: UnsafeMutablePointer<UInt64>
+    ) {
+        MontgomeryKernel.square(
+            result,
+            a,
+            modulus: modulusPointer,
+            inverse: inverse,
+            count: limbCount,
+            scratch: scratch
+        )
+    }
+
+    /// `a²·R⁻¹ mod N` by the dedicated squaring, for `a < N`; for tests.
+    func montgomerySquare(_ a: BigUInt) -> BigUInt {
+        let limbs = limbs(of: a)
+        return makeResult { result, _ in
+            withScratch(limbs: 2 * limbCount + 1) { scratch in
+                limbs.withLimbPointer { a in montgomerySquare(result, a, scratch: scratch) }
+            }
+        }
+    }
+
     /// `a·b·R⁻¹ mod N`, the Montgomery product, for `a·b < N·R`.
     public func montgomeryProduct(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
         let left = limbs(of: a)

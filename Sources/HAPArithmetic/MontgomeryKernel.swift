@@ -46,6 +46,65 @@ enum MontgomeryKernel {
         subtractModulusIfNotBelow(result, t, modulus: n, count: count)
     }
 
+    /// Writes `a²·R⁻¹ mod N` to `result` for `a < N`, about a quarter faster than `multiply(result, a, a, …)`.
+    ///
+    /// Squares into `2·count` limbs, taking each cross product once and doubling, then runs Montgomery reduction
+    /// over the whole product. `result` may be `a`; `scratch` needs `2·count + 1` limbs and must not overlap.
+    @inline(__always)
+    static func square(
+        _ result: UnsafeMutablePointer<UInt64>,
+        _ a: UnsafePointer<UInt64>,
+        modulus n: UnsafePointer<UInt64>,
+        inverse: UInt64,
+        count: Int,
+        scratch p: UnsafeMutablePointer<UInt64>
+    ) {
+        p.update(repeating: 0, count: 2 * count + 1)
+        // The cross products a[i]·a[j] for i < j.
+        for i in 0..<(count - 1) {
+            let ai = UInt128(a[i])
+            var carry: UInt64 = 0
+            for j in (i + 1)..<count {
+                let product = ai &* UInt128(a[j]) &+ UInt128(p[i + j]) &+ UInt128(carry)
+                p[i + j] = UInt64(truncatingIfNeeded: product)
+                carry = UInt64(truncatingIfNeeded: product &>> 64)
+            }
+            p[i + count] = carry
+        }
+        // Double them, then add the squares a[i]² on the diagonal.
+        var shiftedOut: UInt64 = 0
+        for k in 0..<(2 * count) {
+            let limb = p[k]
+            p[k] = (limb &<< 1) | shiftedOut
+            shiftedOut = limb &>> 63
+        }
+        var carry: UInt64 = 0
+        for i in 0..<count {
+            let square = UInt128(a[i]) &* UInt128(a[i])
+            let low = UInt128(p[2 * i]) &+ (square & UInt128(UInt64.max)) &+ UInt128(carry)
+            p[2 * i] = UInt64(truncatingIfNeeded: low)
+            let high = UInt128(p[2 * i + 1]) &+ (square &>> 64) &+ (low &>> 64)
+            p[2 * i + 1] = UInt64(truncatingIfNeeded: high)
+            carry = UInt64(truncatingIfNeeded: high &>> 64)
+        }
+        // Montgomery reduction: clear one low limb per step; `extra` carries into the limb above the window.
+        var extra: UInt64 = 0
+        for i in 0..<count {
+            let m = UInt128(p[i] &* inverse)
+            var reductionCarry: UInt64 = 0
+            for j in 0..<count {
+                let sum = m &* UInt128(n[j]) &+ UInt128(p[i + j]) &+ UInt128(reductionCarry)
+                p[i + j] = UInt64(truncatingIfNeeded: sum)
+                reductionCarry = UInt64(truncatingIfNeeded: sum &>> 64)
+            }
+            let top = UInt128(p[i + count]) &+ UInt128(reductionCarry) &+ UInt128(extra)
+            p[i + count] = UInt64(truncatingIfNeeded: top)
+            extra = UInt64(truncatingIfNeeded: top &>> 64)
+        }
+        p[2 * count] = extra
+        subtractModulusIfNotBelow(result, p + count, modulus: n, count: count)
+    }
+
     /// Writes `t mod N` to `result`, where `t` has `count + 1` limbs and is below 2N; chosen by mask.
     @inline(__always)
     static func subtractModulusIfNotBelow(

@@ -1,5 +1,6 @@
-import HAPArithmetic
 import Testing
+
+@testable import HAPArithmetic
 
 struct MontgomeryContextTests {
     /// The RFC 5054 3072-bit prime, which HAP uses; here only as a large odd modulus with a known property.
@@ -61,6 +62,23 @@ struct MontgomeryContextTests {
             #expect(Reference.multiplyMod(montgomery.limbs, r, n) == product.limbs, "seed \(seed) round \(round)")
             let sum = context.add(BigUInt(limbs: a), BigUInt(limbs: b))
             #expect(context.subtract(sum, BigUInt(limbs: b)).limbs == a, "seed \(seed) round \(round)")
+        }
+    }
+
+    @Test func squaresLikeItMultipliesAValueByItself() throws {
+        let seed: UInt64 = 0x5EED_0108
+        var random = SplitMix64(seed: seed)
+        for round in 0..<200 {
+            let limbCount = round < 190 ? 1 + Int(random.next() % 8) : 48
+            let modulus = random.oddModulus(limbCount: limbCount, fullTop: round % 2 == 0)
+            let context = try #require(MontgomeryContext(modulus: BigUInt(limbs: modulus)))
+            let n = Array(modulus.prefix(context.limbCount))
+            let value = round % 10 == 0 ? Reference.subtract(n, [1]) : random.value(below: n)
+            let square = context.montgomerySquare(BigUInt(limbs: value))
+            #expect(
+                square == context.montgomeryProduct(BigUInt(limbs: value), BigUInt(limbs: value)),
+                "seed \(seed) round \(round)"
+            )
         }
     }
 
