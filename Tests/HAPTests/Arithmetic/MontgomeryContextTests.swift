@@ -142,6 +142,19 @@ struct MontgomeryContextTests {
         }
     }
 
+    @Test func fallsBackToTheGeneralPowerForExponentsLongerThanTheTable() throws {
+        let seed: UInt64 = 0x5EED_0109
+        var random = SplitMix64(seed: seed)
+        let modulus = random.oddModulus(limbCount: 3)
+        let context = try #require(MontgomeryContext(modulus: BigUInt(limbs: modulus)))
+        let base = random.value(below: modulus)
+        let powers = FixedBasePowers(base: BigUInt(limbs: base), context: context, maximumExponentBitCount: 64)
+        #expect(powers.maximumExponentLimbCount == 1)
+        let exponent = random.limbs(3)
+        let expected = Reference.power(base, exponent, modulus)
+        #expect(powers.power(exponent: BigUInt(limbs: exponent)).limbs == expected, "seed \(seed)")
+    }
+
     @Test func multipliesThreeThousandBitValuesLikeTheReference() throws {
         let seed: UInt64 = 0x5EED_0107
         var random = SplitMix64(seed: seed)
@@ -150,7 +163,8 @@ struct MontgomeryContextTests {
         for _ in 0..<6 {
             let a = random.value(below: n)
             let b = random.value(below: n)
-            #expect(context.multiply(BigUInt(limbs: a), BigUInt(limbs: b)).limbs == Reference.multiplyMod(a, b, n))
+            let product = context.multiply(BigUInt(limbs: a), BigUInt(limbs: b))
+            #expect(product.limbs == Reference.multiplyMod(a, b, n), "seed \(seed)")
         }
         // N − 1 squared is 1: the largest operands.
         let largest = BigUInt(limbs: Reference.subtract(n, [1]))

@@ -133,6 +133,15 @@ struct SRPExchangeTests {
         }
     }
 
+    @Test func refusesAGroupWithAnEvenModulusOrAGeneratorOutOfRange() {
+        #expect(SRPGroup(modulus: [0x10, 0x00], generator: 2) == nil)
+        #expect(SRPGroup(modulus: [0x17], generator: 23) == nil)
+        #expect(SRPGroup(modulus: [0x17], generator: 1) == nil)
+        #expect(SRPGroup(modulus: [0x00, 0x17], generator: 5)?.byteCount == 1)
+        #expect(SRPGroup.hap3072.byteCount == 384)
+        #expect(SRPGroup.hap3072.generator == [5])
+    }
+
     @Test func keepsSecretsOutOfDescriptions() throws {
         let client = client(privateKey: Vector.clientPrivateKey)
         let server = SRPServer(verifier: Self.verifier, privateKey: Vector.serverPrivateKey)
