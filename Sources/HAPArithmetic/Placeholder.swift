@@ -1,2 +1,0 @@
-/// Namespace for the big-number arithmetic used by SRP.
-public enum HAPArithmetic {}
