@@ -56,7 +56,7 @@ public struct PairSetupAccessory: Sendable {
     private enum State: Sendable {
         case awaitingM1
         case awaitingM3(SRPServer)
-        case awaitingM5(sessionKey: [UInt8])
+        case awaitingM5(sessionKey: SymmetricKey)
         case finished
     }
 
@@ -139,7 +139,7 @@ public struct PairSetupAccessory: Sendable {
         else {
             return fail(.unknown, atState: 4)
         }
-        let result: (serverProof: [UInt8], sessionKey: [UInt8])
+        let result: (serverProof: [UInt8], sessionKey: SymmetricKey)
         do {
             result = try server.verifyClient(publicKey: clientPublicKey, proof: proof)
         } catch .invalidPublicKey {
@@ -156,7 +156,7 @@ public struct PairSetupAccessory: Sendable {
         return Step(reply: reply, events: [.correctSetupCode])
     }
 
-    private mutating func handleM5(_ request: TLV8, sessionKey: [UInt8]) -> Step {
+    private mutating func handleM5(_ request: TLV8, sessionKey: SymmetricKey) -> Step {
         guard let encrypted = request[.encryptedData] else { return fail(.authentication, atState: 6) }
         let encryptionKey = HAPKeyDerivation.pairSetupEncryptionKey(srpSessionKey: sessionKey)
         guard let plaintext = try? PairingAEAD.open(encrypted, using: encryptionKey, nonce: .pairSetupM5),
@@ -168,12 +168,17 @@ public struct PairSetupAccessory: Sendable {
         else {
             return fail(.authentication, atState: 6)
         }
-        let controllerX = HAPKeyDerivation.pairSetupControllerSigningKey(srpSessionKey: sessionKey).withUnsafeBytes { Array($0) }
-        guard PairingCrypto.isValidSignature(signature, of: controllerX + controllerID + controllerKey, by: controllerKey)
+        let controllerX = HAPKeyDerivation.pairSetupControllerSigningKey(srpSessionKey: sessionKey).withUnsafeBytes {
+            Array($0)
+        }
+        guard
+            PairingCrypto.isValidSignature(signature, of: controllerX + controllerID + controllerKey, by: controllerKey)
         else {
             return fail(.authentication, atState: 6)
         }
-        let accessoryX = HAPKeyDerivation.pairSetupAccessorySigningKey(srpSessionKey: sessionKey).withUnsafeBytes { Array($0) }
+        let accessoryX = HAPKeyDerivation.pairSetupAccessorySigningKey(srpSessionKey: sessionKey).withUnsafeBytes {
+            Array($0)
+        }
         let deviceID = Array(identity.deviceID.utf8)
         let accessoryKey = identity.publicKey
         guard let accessorySignature = try? identity.signingKey.signature(for: accessoryX + deviceID + accessoryKey)
@@ -212,5 +217,20 @@ public struct PairSetupAccessory: Sendable {
         reply.append(.state, byte: state)
         reply.append(.error, byte: error.tlvErrorCode)
         return reply
+    }
+}
+
+extension SRPVerifier {
+    /// The verifier of a HAP setup code: user "Pair-Setup", the code with dashes as password, 3072-bit group, SHA-512.
+    ///
+    /// An accessory computes it once per setup code and salt and keeps it, so pair-setup never needs the code.
+    public static func pairSetup(setupCode: String, salt: [UInt8]) -> SRPVerifier {
+        SRPVerifier(
+            username: PairSetupAccessory.username,
+            password: setupCode,
+            salt: salt,
+            group: .hap3072,
+            hash: .sha512
+        )
     }
 }

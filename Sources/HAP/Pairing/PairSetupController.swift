@@ -16,7 +16,7 @@ public struct PairSetupController: Sendable {
     private enum State: Sendable {
         case awaitingM2
         case awaitingM4(SRPClient.Response)
-        case awaitingM6(sessionKey: [UInt8])
+        case awaitingM6(sessionKey: SymmetricKey)
         case finished
     }
 
@@ -35,9 +35,20 @@ public struct PairSetupController: Sendable {
         self.setupCode = setupCode
         self.identity = identity
         if let srpPrivateKey {
-            client = SRPClient(username: PairSetupAccessory.username, password: setupCode, privateKey: srpPrivateKey)
+            client = SRPClient(
+                username: PairSetupAccessory.username,
+                password: setupCode,
+                group: .hap3072,
+                hash: .sha512,
+                privateKey: srpPrivateKey
+            )
         } else {
-            client = SRPClient(username: PairSetupAccessory.username, password: setupCode)
+            client = SRPClient(
+                username: PairSetupAccessory.username,
+                password: setupCode,
+                group: .hap3072,
+                hash: .sha512
+            )
         }
     }
 
@@ -51,7 +62,7 @@ public struct PairSetupController: Sendable {
 
     /// Takes the accessory's reply to the last request and says what to send next.
     public mutating func receive(_ reply: TLV8) throws(PairingFailure) -> Step {
-        do {
+        do throws(PairingFailure) {
             switch state {
             case .awaitingM2:
                 try Self.check(reply, expectedState: 2)
@@ -104,7 +115,9 @@ public struct PairSetupController: Sendable {
         guard response.verifyServerProof(proof) else { throw .invalidAccessoryProof }
         let sessionKey = response.sessionKey
         let encryptionKey = HAPKeyDerivation.pairSetupEncryptionKey(srpSessionKey: sessionKey)
-        let controllerX = HAPKeyDerivation.pairSetupControllerSigningKey(srpSessionKey: sessionKey).withUnsafeBytes { Array($0) }
+        let controllerX = HAPKeyDerivation.pairSetupControllerSigningKey(srpSessionKey: sessionKey).withUnsafeBytes {
+            Array($0)
+        }
         let pairingID = Array(identity.pairingID.utf8)
         let publicKey = identity.publicKey
         guard let signature = try? identity.signingKey.signature(for: controllerX + pairingID + publicKey) else {
@@ -124,7 +137,7 @@ public struct PairSetupController: Sendable {
         return .send(request)
     }
 
-    private mutating func handleM6(_ reply: TLV8, sessionKey: [UInt8]) throws(PairingFailure) -> Step {
+    private mutating func handleM6(_ reply: TLV8, sessionKey: SymmetricKey) throws(PairingFailure) -> Step {
         let encrypted: [UInt8]
         do {
             encrypted = try reply.require(.encryptedData)
@@ -147,7 +160,9 @@ public struct PairSetupController: Sendable {
         } catch {
             throw .malformedResponse(error)
         }
-        let accessoryX = HAPKeyDerivation.pairSetupAccessorySigningKey(srpSessionKey: sessionKey).withUnsafeBytes { Array($0) }
+        let accessoryX = HAPKeyDerivation.pairSetupAccessorySigningKey(srpSessionKey: sessionKey).withUnsafeBytes {
+            Array($0)
+        }
         guard PairingCrypto.isValidSignature(signature, of: accessoryX + deviceID + accessoryKey, by: accessoryKey)
         else {
             throw .invalidSignature

@@ -50,7 +50,12 @@ public struct PairVerifyAccessory: Sendable {
             return handleM1(request)
         case .awaitingM3(let sharedSecret, let controllerKey, let accessoryKey):
             guard request[.state] == [3] else { return fail(.unknown, atState: 4) }
-            return handleM3(request, sharedSecret: sharedSecret, controllerKey: controllerKey, accessoryKey: accessoryKey)
+            return handleM3(
+                request,
+                sharedSecret: sharedSecret,
+                controllerKey: controllerKey,
+                accessoryKey: accessoryKey
+            )
         case .finished:
             return fail(.unknown, atState: 2)
         }

@@ -44,7 +44,7 @@ public struct PairVerifyController: Sendable {
 
     /// Takes the accessory's reply to the last request and says what to do next.
     public mutating func receive(_ reply: TLV8) throws(PairingFailure) -> Step {
-        do {
+        do throws(PairingFailure) {
             switch state {
             case .awaitingM2:
                 try PairSetupController.check(reply, expectedState: 2)
@@ -99,7 +99,8 @@ public struct PairVerifyController: Sendable {
             throw .invalidSignature
         }
         let pairingID = Array(identity.pairingID.utf8)
-        guard let ownSignature = try? identity.signingKey.signature(for: controllerKey + pairingID + accessoryKey) else {
+        guard let ownSignature = try? identity.signingKey.signature(for: controllerKey + pairingID + accessoryKey)
+        else {
             throw .invalidSignature
         }
         var inner = TLV8()

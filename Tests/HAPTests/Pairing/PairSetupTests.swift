@@ -43,7 +43,11 @@ import Testing
             var accessory = PairSetupAccessory(
                 identity: PairingFixtures.accessoryIdentity(),
                 verifier: PairingFixtures.verifier(),
-                conditions: .init(isPaired: false, failedAttempts: persistedFailures, isAnotherPairSetupInProgress: false)
+                conditions: .init(
+                    isPaired: false,
+                    failedAttempts: persistedFailures,
+                    isAnotherPairSetupInProgress: false
+                )
             )
             var controller = PairSetupController(
                 setupCode: "111-22-333",
@@ -118,7 +122,7 @@ import Testing
         _ = accessory.receive(PairSetupController.startRequestForTests())
         var m3 = TLV8()
         m3.append(.state, byte: 3)
-        m3.append(.publicKey, multiple == 0 ? [UInt8](repeating: 0, count: 384) : SRPGroup.hap3072.primeBytes)
+        m3.append(.publicKey, multiple == 0 ? [UInt8](repeating: 0, count: 384) : SRPGroup.hap3072.modulus)
         m3.append(.proof, [UInt8](repeating: 0, count: 64))
         let step = accessory.receive(m3)
         #expect(step.reply == Self.error(.authentication, state: 4))

@@ -100,9 +100,10 @@ import Testing
         }
         var sealed = try #require(m3[.encryptedData])
         sealed[sealed.count - 1] ^= 0x80
-        guard case .replyAndClose(let reply, let error) = accessory.receive(
-            TLV8([.init(.state, [3]), .init(.encryptedData, sealed)])
-        )
+        guard
+            case .replyAndClose(let reply, let error) = accessory.receive(
+                TLV8([.init(.state, [3]), .init(.encryptedData, sealed)])
+            )
         else {
             Issue.record("a tampered M3 was accepted")
             return

@@ -16,7 +16,7 @@ enum PairingFixtures {
     }
 
     static func verifier(code: String = setupCode) -> SRPVerifier {
-        SRPVerifier(username: PairSetupAccessory.username, password: code, salt: salt)
+        SRPVerifier.pairSetup(setupCode: code, salt: salt)
     }
 
     static let freshConditions = PairSetupAccessory.Conditions(

@@ -3,8 +3,16 @@ import HAP
 import Testing
 
 @Suite struct PairingsManagementTests {
-    static let admin = Pairing(identifier: Array("ADMIN-1".utf8), publicKey: .init(repeating: 1, count: 32), isAdmin: true)
-    static let user = Pairing(identifier: Array("user-2".utf8), publicKey: .init(repeating: 2, count: 32), isAdmin: false)
+    static let admin = Pairing(
+        identifier: Array("ADMIN-1".utf8),
+        publicKey: .init(repeating: 1, count: 32),
+        isAdmin: true
+    )
+    static let user = Pairing(
+        identifier: Array("user-2".utf8),
+        publicKey: .init(repeating: 2, count: 32),
+        isAdmin: false
+    )
 
     @Test func anAdminAddsAUserAndListsBoth() throws {
         var store = PairingTable([Self.admin])
@@ -40,7 +48,11 @@ import Testing
     @Test func addingAKnownIdentifierWithAnotherKeyFails() {
         var store = PairingTable([Self.admin, Self.user])
         let outcome = PairingsManagement.handle(
-            PairingsRequest.add(identifier: Self.user.identifier, publicKey: .init(repeating: 9, count: 32), isAdmin: true),
+            PairingsRequest.add(
+                identifier: Self.user.identifier,
+                publicKey: .init(repeating: 9, count: 32),
+                isAdmin: true
+            ),
             from: Self.admin.identifier,
             store: &store
         )
@@ -71,7 +83,11 @@ import Testing
 
     @Test func refusesPermissionsWithReservedBits() {
         var store = PairingTable([Self.admin])
-        var request = PairingsRequest.add(identifier: Self.user.identifier, publicKey: Self.user.publicKey, isAdmin: false)
+        var request = PairingsRequest.add(
+            identifier: Self.user.identifier,
+            publicKey: Self.user.publicKey,
+            isAdmin: false
+        )
         request.items[request.items.count - 1] = .init(.permissions, [0x03])
         let outcome = PairingsManagement.handle(request, from: Self.admin.identifier, store: &store)
         #expect(outcome.reply[.error] == [PairingError.unknown.tlvErrorCode])
@@ -116,7 +132,11 @@ import Testing
     }
 
     @Test func removingOneOfTwoAdminsKeepsTheOther() throws {
-        let second = Pairing(identifier: Array("ADMIN-3".utf8), publicKey: .init(repeating: 3, count: 32), isAdmin: true)
+        let second = Pairing(
+            identifier: Array("ADMIN-3".utf8),
+            publicKey: .init(repeating: 3, count: 32),
+            isAdmin: true
+        )
         var store = PairingTable([Self.admin, second, Self.user])
         let outcome = PairingsManagement.handle(
             PairingsRequest.remove(identifier: Self.admin.identifier),
