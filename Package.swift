@@ -9,7 +9,8 @@ let package = Package(
         .executable(name: "hearth", targets: ["hearth"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2")
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // Big-number arithmetic for SRP. Always optimised: a debug build of this code is hundreds of times
@@ -30,7 +31,11 @@ let package = Package(
         // The command-line app; for now it shows the protocol core working end to end.
         .executableTarget(
             name: "hearth",
-            dependencies: ["HAP"]
+            dependencies: [
+                "HAP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "HAPTests",

@@ -1,3 +1,0 @@
-import HAP
-
-print("hearth")
