@@ -6,11 +6,17 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HAP", targets: ["HAP"]),
+        .library(name: "DNSSD", targets: ["DNSSD"]),
+        .library(name: "HAPAccessoryServer", targets: ["HAPAccessoryServer"]),
+        .library(name: "Simulator", targets: ["Simulator"]),
         .executable(name: "hearth", targets: ["hearth"]),
+        .executable(name: "hearth-sim", targets: ["hearth-sim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Big-number arithmetic for SRP. Always optimised: a debug build of this code is hundreds of times
@@ -28,6 +34,44 @@ let package = Package(
             ],
             resources: [.process("Resources")]
         ),
+        // mDNS / DNS-SD responder and browser on SwiftNIO UDP, bound only to the interfaces it is given.
+        .target(
+            name: "DNSSD",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The accessory role of HAP over IP on SwiftNIO: sessions, HTTP routes, events, pairing state.
+        .target(
+            name: "HAPAccessoryServer",
+            dependencies: [
+                "HAP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Simulated accessories: descriptions, presets, behaviours, a backend for the accessory server.
+        .target(
+            name: "Simulator",
+            dependencies: ["HAP", "HAPAccessoryServer"]
+        ),
+        // The accessory simulator: serves simulated accessories as a real HAP accessory.
+        .executableTarget(
+            name: "hearth-sim",
+            dependencies: [
+                "HAP",
+                "HAPAccessoryServer",
+                "DNSSD",
+                "Simulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The command-line app; for now it shows the protocol core working end to end.
         .executableTarget(
             name: "hearth",
@@ -36,6 +80,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        .testTarget(
+            name: "DNSSDTests",
+            dependencies: ["DNSSD", .product(name: "NIOCore", package: "swift-nio")]
+        ),
+        .testTarget(
+            name: "HAPAccessoryServerTests",
+            dependencies: [
+                "HAPAccessoryServer", "HAP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: ["Simulator", "HAPAccessoryServer", "HAP"]
         ),
         .testTarget(
             name: "HAPTests",

@@ -1,0 +1,2 @@
+/// Placeholder until the DNS-SD code lands.
+enum DNSSDPlaceholder {}
