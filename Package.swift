@@ -23,6 +23,7 @@ let package = Package(
         // slower, which would make every test that pairs take seconds.
         .target(
             name: "HAPArithmetic",
+            exclude: ["README.md"],
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
         // The protocol core: codecs and state machines, no I/O.
@@ -32,6 +33,7 @@ let package = Package(
                 "HAPArithmetic",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            exclude: ["README.md"],
             resources: [.process("Resources")]
         ),
         // mDNS / DNS-SD responder and browser on SwiftNIO UDP, bound only to the interfaces it is given.
