@@ -58,7 +58,12 @@ let package = Package(
         // Simulated accessories: descriptions, presets, behaviours, a backend for the accessory server.
         .target(
             name: "Simulator",
-            dependencies: ["HAP", "HAPAccessoryServer"]
+            dependencies: [
+                "HAP",
+                "HAPAccessoryServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // The accessory simulator: serves simulated accessories as a real HAP accessory.
         .executableTarget(
@@ -97,7 +102,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SimulatorTests",
-            dependencies: ["Simulator", "HAPAccessoryServer", "HAP"]
+            dependencies: [
+                "Simulator", "HAPAccessoryServer", "HAP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "HAPTests",
