@@ -67,7 +67,10 @@ public struct SessionCipher: Sendable {
     /// or a bad tag, this call and every later call throw that error.
     public mutating func open(_ bytes: some Collection<UInt8>) throws(SessionCipherError) -> [UInt8] {
         if let failure { throw failure }
-        buffer.append(contentsOf: bytes)
+        // Appending from contiguous storage is a plain copy; the generic append costs more than a frame's crypto.
+        if bytes.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
+            buffer.append(contentsOf: bytes)
+        }
         // First find the whole frames buffered and whether a bad length field follows them, then open them all into
         // one exactly sized array. Frames before a bad length are still checked first, as if taken one by one.
         var framesEnd = readIndex
