@@ -67,7 +67,7 @@ public struct SessionCipher: Sendable {
     /// or a bad tag, this call and every later call throw that error.
     public mutating func open(_ bytes: some Collection<UInt8>) throws(SessionCipherError) -> [UInt8] {
         if let failure { throw failure }
-        // Appending from contiguous storage is a plain copy; the generic append costs more than a frame's crypto.
+        // Appending from contiguous storage is a plain copy; the unspecialised generic append looks up type metadata.
         if bytes.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
             buffer.append(contentsOf: bytes)
         }
