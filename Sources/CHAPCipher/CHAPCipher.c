@@ -20,6 +20,8 @@ static void make_nonce(uint64_t counter, unsigned char nonce[NONCE_BYTES]) {
 }
 
 chap_cipher *chap_cipher_create(const uint8_t *key) {
+    // Without a key OpenSSL would leave the context unkeyed rather than fail.
+    if (key == NULL) return NULL;
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     if (ctx == NULL) return NULL;
     // Cipher first, then the IV length, then the key; the IV is set per frame.
