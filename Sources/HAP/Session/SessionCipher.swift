@@ -120,6 +120,11 @@ public struct SessionCipher: Sendable {
         readIndex = 0
     }
 
+    /// Which of the read and write OpenSSL contexts this value still shares with `other`; for copy-on-write tests.
+    func sharedFrameAEADs(with other: SessionCipher) -> (read: Bool, write: Bool) {
+        (reader === other.reader, writer === other.writer)
+    }
+
     /// The write AEAD, first replaced by a fresh copy if another copy of this value shares it (copy-on-write).
     private mutating func uniqueWriter() -> FrameAEAD {
         if !isKnownUniquelyReferenced(&writer) {

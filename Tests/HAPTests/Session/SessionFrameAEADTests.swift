@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Testing
 
 @testable import HAP
@@ -169,10 +170,14 @@ struct SessionFrameAEADTests {
         // Both copies share the contexts until one of them is used.
         var accessoryCopy = accessory
         var controllerCopy = controller
+        #expect(accessory.sharedFrameAEADs(with: accessoryCopy) == (read: true, write: true))
         let second = accessory.seal([4, 5])
+        // Sealing gave the original its own write context; the read context is shared until first used.
+        #expect(accessory.sharedFrameAEADs(with: accessoryCopy) == (read: true, write: false))
         let copySecond = accessoryCopy.seal([4, 5])
         #expect(second == copySecond, "both copies continue from counter 1")
         #expect(try controller.open(second) == [4, 5])
+        #expect(controller.sharedFrameAEADs(with: controllerCopy) == (read: false, write: true))
         #expect(try controllerCopy.open(copySecond) == [4, 5])
 
         // Now they diverge: the original is at counter 2 while the copy goes on separately.
@@ -187,25 +192,39 @@ struct SessionFrameAEADTests {
         #expect(String(describing: controllerCopy).contains("received: 4 frames"))
     }
 
-    @Test func copiesUsedConcurrentlyStayCorrect() async throws {
+    @Test func copiesUsedConcurrentlyStayCorrect() {
         let keys = SessionKeys(sharedSecret: [UInt8](repeating: 0x44, count: 32))
         let accessory = SessionCipher(keys: keys, role: .accessory)
         let controller = SessionCipher(keys: keys, role: .controller)
         let message = [UInt8](repeating: 0x5C, count: 5000)
-        // Every task takes copies sharing one pair of contexts and uses them at the same time as the others.
-        let results = await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    var sealer = accessory
-                    var opener = controller
-                    for _ in 0..<200 {
-                        guard (try? opener.open(sealer.seal(message))) == message else { return false }
-                    }
-                    return true
-                }
+        let threadCount = 4
+        let results = ResultBox(count: threadCount)
+        // Real threads at once, each with copies that share one pair of contexts until first used.
+        DispatchQueue.concurrentPerform(iterations: threadCount) { thread in
+            var sealer = accessory
+            var opener = controller
+            var correct = true
+            for _ in 0..<500 where (try? opener.open(sealer.seal(message))) != message {
+                correct = false
             }
-            return await group.reduce(into: [Bool]()) { $0.append($1) }
+            results.set(thread, correct)
         }
-        #expect(results == [Bool](repeating: true, count: 8))
+        #expect(results.values == [Bool](repeating: true, count: threadCount))
+    }
+}
+
+/// Per-thread results of a concurrent test, guarded by a lock.
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Bool]
+
+    init(count: Int) {
+        stored = [Bool](repeating: false, count: count)
+    }
+
+    var values: [Bool] { lock.withLock { stored } }
+
+    func set(_ index: Int, _ value: Bool) {
+        lock.withLock { stored[index] = value }
     }
 }
