@@ -26,10 +26,16 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
+        // ChaCha20-Poly1305 for session frames on OpenSSL libcrypto (libssl-dev), one reused context per direction.
+        .target(
+            name: "CHAPCipher",
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
         // The protocol core: codecs and state machines, no I/O.
         .target(
             name: "HAP",
             dependencies: [
+                "CHAPCipher",
                 "HAPArithmetic",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

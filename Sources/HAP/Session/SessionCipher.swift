@@ -23,18 +23,14 @@ public struct SessionCipher: Sendable {
     public static let tagByteCount = 16
     /// The bytes a frame adds to its plaintext: length field and tag.
     public static let frameOverhead = lengthByteCount + tagByteCount
-    /// The ChaCha20-Poly1305 nonce size in bytes (RFC 8439).
-    private static let nonceByteCount = 12
-
-    private let readKey: SymmetricKey
-    private let writeKey: SymmetricKey
+    /// The frame AEADs, each an OpenSSL context kept for the whole session; copy-on-write, see `FrameAEAD`.
+    private var reader: FrameAEAD
+    private var writer: FrameAEAD
     private var writeCounter: UInt64 = 0
     private var readCounter: UInt64 = 0
     /// Received bytes not yet decoded start at `readIndex`; the bytes before it are decoded and wait for compaction.
     private var buffer: [UInt8] = []
     private var readIndex = 0
-    /// Scratch space for one frame as nonce, ciphertext and tag, reused so opening a frame allocates less.
-    private var combined: [UInt8] = []
     private var failure: SessionCipherError?
 
     /// Creates the cipher for one side of a session, picking the read and write keys for `role`.
@@ -47,9 +43,8 @@ public struct SessionCipher: Sendable {
     /// Both keys must be 32 bytes; a wrong size is a programming error.
     public init(readKey: SymmetricKey, writeKey: SymmetricKey) {
         precondition(readKey.bitCount == 256 && writeKey.bitCount == 256, "HAP session keys are 32 bytes")
-        self.readKey = readKey
-        self.writeKey = writeKey
-        combined.reserveCapacity(Self.nonceByteCount + Self.maximumFrameLength + Self.tagByteCount)
+        reader = FrameAEAD(key: readKey)
+        writer = FrameAEAD(key: writeKey)
     }
 
     /// Whether a bad frame has been received; once true, `open` throws on every call.
@@ -72,22 +67,36 @@ public struct SessionCipher: Sendable {
     /// or a bad tag, this call and every later call throw that error.
     public mutating func open(_ bytes: some Collection<UInt8>) throws(SessionCipherError) -> [UInt8] {
         if let failure { throw failure }
-        buffer.append(contentsOf: bytes)
-        var plaintext = [UInt8]()
-        while buffer.count - readIndex >= Self.lengthByteCount {
-            let length = Int(buffer[readIndex]) | Int(buffer[readIndex + 1]) << 8
+        // Appending from contiguous storage is a plain copy; the unspecialised generic append looks up type metadata.
+        if bytes.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
+            buffer.append(contentsOf: bytes)
+        }
+        // First find the whole frames buffered and whether a bad length field follows them, then open them all into
+        // one exactly sized array. Frames before a bad length are still checked first, as if taken one by one.
+        var framesEnd = readIndex
+        var plaintextCount = 0
+        var invalidLength: Int?
+        while buffer.count - framesEnd >= Self.lengthByteCount {
+            let length = Int(buffer[framesEnd]) | Int(buffer[framesEnd + 1]) << 8
             guard length > 0, length <= Self.maximumFrameLength else {
-                return try fail(.invalidFrameLength(length))
+                invalidLength = length
+                break
             }
-            let frameEnd = readIndex + Self.frameOverhead + length
+            let frameEnd = framesEnd + Self.frameOverhead + length
             guard frameEnd <= buffer.count else { break }
-            if plaintext.isEmpty {
-                plaintext.reserveCapacity(buffer.count - readIndex)
-            }
-            guard openFrame(at: readIndex, length: length, into: &plaintext) else {
+            plaintextCount += length
+            framesEnd = frameEnd
+        }
+        var plaintext = [UInt8]()
+        if plaintextCount > 0 {
+            guard let opened = openFrames(from: readIndex, to: framesEnd, plaintextCount: plaintextCount) else {
                 return try fail(.authenticationFailed)
             }
-            readIndex = frameEnd
+            plaintext = opened
+            readIndex = framesEnd
+        }
+        if let invalidLength {
+            return try fail(.invalidFrameLength(invalidLength))
         }
         compact()
         return plaintext
@@ -111,83 +120,105 @@ public struct SessionCipher: Sendable {
         readIndex = 0
     }
 
-    private mutating func sealFrames(_ plaintext: UnsafeRawBufferPointer) -> [UInt8] {
-        let frameCount = (plaintext.count + Self.maximumFrameLength - 1) / Self.maximumFrameLength
-        var frames = [UInt8]()
-        frames.reserveCapacity(plaintext.count + frameCount * Self.frameOverhead)
-        var start = 0
-        while start < plaintext.count {
-            let end = min(start + Self.maximumFrameLength, plaintext.count)
-            sealFrame(UnsafeRawBufferPointer(rebasing: plaintext[start..<end]), into: &frames)
-            start = end
+    /// Which of the read and write OpenSSL contexts this value still shares with `other`; for copy-on-write tests.
+    func sharedFrameAEADs(with other: SessionCipher) -> (read: Bool, write: Bool) {
+        (reader === other.reader, writer === other.writer)
+    }
+
+    /// The write AEAD, first replaced by a fresh copy if another copy of this value shares it (copy-on-write).
+    private mutating func uniqueWriter() -> FrameAEAD {
+        if !isKnownUniquelyReferenced(&writer) {
+            writer = writer.copy()
         }
+        return writer
+    }
+
+    /// The read AEAD, first replaced by a fresh copy if another copy of this value shares it (copy-on-write).
+    private mutating func uniqueReader() -> FrameAEAD {
+        if !isKnownUniquelyReferenced(&reader) {
+            reader = reader.copy()
+        }
+        return reader
+    }
+
+    private mutating func sealFrames(_ plaintext: UnsafeRawBufferPointer) -> [UInt8] {
+        guard let input = plaintext.baseAddress, !plaintext.isEmpty else { return [] }
+        let frameCount = (plaintext.count + Self.maximumFrameLength - 1) / Self.maximumFrameLength
+        let sealedCount = plaintext.count + frameCount * Self.frameOverhead
+        let aead = uniqueWriter()
+        var counter = writeCounter
+        // Each frame is sealed straight into its place in the result: length field, ciphertext, tag.
+        let frames = [UInt8](unsafeUninitializedCapacity: sealedCount) { output, initializedCount in
+            guard let frame = UnsafeMutableRawPointer(output.baseAddress) else { return }
+            var start = 0
+            var offset = 0
+            while start < plaintext.count {
+                let length = min(Self.maximumFrameLength, plaintext.count - start)
+                frame.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: offset, as: UInt8.self)
+                frame.storeBytes(of: UInt8(truncatingIfNeeded: length >> 8), toByteOffset: offset + 1, as: UInt8.self)
+                let ciphertext = frame + offset + Self.lengthByteCount
+                let sealed = aead.seal(
+                    counter: counter,
+                    header: frame + offset,
+                    plaintext: input + start,
+                    length: length,
+                    ciphertext: ciphertext,
+                    tag: ciphertext + length
+                )
+                // The key size is checked in init, so only an internal OpenSSL error could make sealing fail.
+                precondition(sealed, "OpenSSL ChaCha20-Poly1305 sealing failed")
+                // A 64-bit counter cannot wrap within a connection's life: 2^64 frames is far beyond any session.
+                counter &+= 1
+                start += length
+                offset += Self.frameOverhead + length
+            }
+            initializedCount = offset
+        }
+        writeCounter = counter
         return frames
     }
 
-    private mutating func sealFrame(_ chunk: UnsafeRawBufferPointer, into frames: inout [UInt8]) {
-        let length = UInt16(chunk.count)
-        let counter = writeCounter
-        // A 64-bit counter cannot wrap within a connection's life: 2^64 frames is far beyond any session.
-        writeCounter &+= 1
-        do {
-            let box = try withUnsafeBytes(of: length.littleEndian) { header in
-                try Self.withNonce(counter) { nonce in
-                    try ChaChaPoly.seal(chunk, using: writeKey, nonce: nonce, authenticating: header)
+    /// Checks and decrypts the whole frames in `buffer[start..<end]`, which hold `plaintextCount` plaintext bytes.
+    ///
+    /// Returns nil as soon as a tag does not match; the read counter counts the frames opened before it.
+    private mutating func openFrames(from start: Int, to end: Int, plaintextCount: Int) -> [UInt8]? {
+        let aead = uniqueReader()
+        var counter = readCounter
+        var authentic = true
+        let plaintext = buffer.withUnsafeBytes { frames in
+            [UInt8](unsafeUninitializedCapacity: plaintextCount) { output, initializedCount in
+                guard let input = frames.baseAddress, let opened = UnsafeMutableRawPointer(output.baseAddress) else {
+                    authentic = false
+                    return
                 }
+                var offset = start
+                var written = 0
+                while offset < end {
+                    let length = Int(frames[offset]) | Int(frames[offset + 1]) << 8
+                    let ciphertext = input + offset + Self.lengthByteCount
+                    guard
+                        aead.open(
+                            counter: counter,
+                            header: input + offset,
+                            ciphertext: ciphertext,
+                            length: length,
+                            tag: ciphertext + length,
+                            plaintext: opened + written
+                        )
+                    else {
+                        authentic = false
+                        break
+                    }
+                    counter &+= 1
+                    offset += Self.frameOverhead + length
+                    written += length
+                }
+                // Only frames whose tag matched are kept.
+                initializedCount = written
             }
-            frames.append(UInt8(truncatingIfNeeded: length))
-            frames.append(UInt8(truncatingIfNeeded: length >> 8))
-            // `combined` is nonce, ciphertext, tag: one append of ciphertext and tag, no Data slices.
-            let combined = box.combined
-            frames.append(contentsOf: combined[(combined.startIndex + Self.nonceByteCount)...])
-        } catch {
-            // The key size is checked in init and the nonce is always 12 bytes, so ChaChaPoly cannot fail here.
-            preconditionFailure("ChaChaPoly.seal failed with a valid key and nonce: \(error)")
         }
-    }
-
-    /// Checks and decrypts the frame whose length field is at `start`; false when the tag does not match.
-    private mutating func openFrame(at start: Int, length: Int, into plaintext: inout [UInt8]) -> Bool {
-        let ciphertextStart = start + Self.lengthByteCount
-        let frameEnd = ciphertextStart + length + Self.tagByteCount
-        // swift-crypto's SealedBox(nonce:ciphertext:tag:) concatenates three Data values, which measured slower
-        // than copying nonce, ciphertext and tag once into this reused buffer and taking it as `combined`.
-        combined.removeAll(keepingCapacity: true)
-        Self.appendNonce(readCounter, to: &combined)
-        combined.append(contentsOf: buffer[ciphertextStart..<frameEnd])
-        do {
-            let box = try ChaChaPoly.SealedBox(combined: combined)
-            let opened = try ChaChaPoly.open(box, using: readKey, authenticating: buffer[start..<ciphertextStart])
-            readCounter &+= 1
-            plaintext.append(contentsOf: opened)
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    /// Appends the 12-byte nonce for a frame counter: 4 zero bytes, then the counter little-endian.
-    private static func appendNonce(_ counter: UInt64, to bytes: inout [UInt8]) {
-        for _ in 0..<4 {
-            bytes.append(0)
-        }
-        for shift in stride(from: 0, to: 64, by: 8) {
-            bytes.append(UInt8(truncatingIfNeeded: counter >> UInt64(shift)))
-        }
-    }
-
-    /// Calls `body` with the 12-byte nonce for a frame counter: 4 zero bytes, then the counter little-endian.
-    private static func withNonce<Result>(
-        _ counter: UInt64,
-        _ body: (ChaChaPoly.Nonce) throws -> Result
-    ) throws -> Result {
-        let words = (
-            UInt32(0),
-            UInt32(truncatingIfNeeded: counter).littleEndian,
-            UInt32(truncatingIfNeeded: counter >> 32).littleEndian
-        )
-        let nonce = try withUnsafeBytes(of: words) { try ChaChaPoly.Nonce(data: $0) }
-        return try body(nonce)
+        readCounter = counter
+        return authentic ? plaintext : nil
     }
 }
 

@@ -1,0 +1,35 @@
+// HAP session frame AEAD: ChaCha20-Poly1305 (RFC 8439) on OpenSSL libcrypto's EVP interface.
+//
+// One context holds one key and is reused for every frame of one direction; each call only sets the nonce
+// (4 zero bytes, then the 64-bit frame counter little-endian, hap-protocol.md §5). A context is not thread-safe.
+#ifndef CHAPCIPHER_H
+#define CHAPCIPHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// The size in bytes of a key.
+#define CHAP_CIPHER_KEY_BYTES 32
+/// The size in bytes of a Poly1305 tag.
+#define CHAP_CIPHER_TAG_BYTES 16
+
+/// An OpenSSL ChaCha20-Poly1305 context bound to one key.
+typedef struct chap_cipher chap_cipher;
+
+/// Creates a context for a 32-byte key; NULL if OpenSSL fails. Free it with chap_cipher_free.
+chap_cipher *chap_cipher_create(const uint8_t *key);
+
+/// Frees a context; OpenSSL cleanses the key schedule. NULL is allowed.
+void chap_cipher_free(chap_cipher *cipher);
+
+/// Encrypts `length` bytes with the nonce for `counter` and authenticates `aad_length` bytes of `aad`.
+/// Writes `length` bytes of ciphertext and a 16-byte tag. 1 on success, else 0.
+int chap_cipher_seal(chap_cipher *cipher, uint64_t counter, const void *aad, size_t aad_length,
+                     const void *plaintext, size_t length, void *ciphertext, void *tag);
+
+/// Checks the tag and decrypts `length` bytes with the nonce for `counter`, authenticating `aad`.
+/// 1 when the tag matches; 0 otherwise, and then the `plaintext` output is zeroed and must be discarded.
+int chap_cipher_open(chap_cipher *cipher, uint64_t counter, const void *aad, size_t aad_length,
+                     const void *ciphertext, size_t length, const void *tag, void *plaintext);
+
+#endif

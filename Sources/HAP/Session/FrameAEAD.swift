@@ -1,0 +1,74 @@
+import CHAPCipher
+import Crypto
+
+/// One direction's ChaCha20-Poly1305 for session frames: an OpenSSL context keyed once and reused for every frame.
+///
+/// swift-crypto's `ChaChaPoly` sets up a new BoringSSL context for every call, which limits 1 KiB frames to a few
+/// hundred MB/s; keeping one context and setting only the nonce per frame removes that cost.
+///
+/// Thread safety: every call sets the nonce on, and so mutates, the shared OpenSSL context, so an instance must
+/// never be used from two threads at once. It is `@unchecked Sendable` only so that `SessionCipher`, a `Sendable`
+/// value, can store it, and it is safe because `SessionCipher` keeps it copy-on-write: it calls `seal` and `open`
+/// only from its `mutating` methods, and only after `isKnownUniquelyReferenced` shows that no other copy of the
+/// `SessionCipher` holds this instance, replacing it with `copy()` otherwise. A `mutating` method has exclusive
+/// access to its value, so a uniquely referenced instance cannot be reached from any other thread. Nothing else
+/// may hold an instance.
+final class FrameAEAD: @unchecked Sendable {
+    /// The key, kept to build the context of a copy; SymmetricKey zeroes its storage when freed.
+    private let key: SymmetricKey
+    /// The OpenSSL context, owned by this instance and freed (and cleansed by OpenSSL) in deinit.
+    private let context: OpaquePointer
+
+    /// Creates the context for a 32-byte key.
+    init(key: SymmetricKey) {
+        precondition(key.bitCount == 256, "HAP session keys are 32 bytes")
+        let created = key.withUnsafeBytes { bytes in
+            bytes.withMemoryRebound(to: UInt8.self) { chap_cipher_create($0.baseAddress) }
+        }
+        guard let created else {
+            // Only an allocation failure inside OpenSSL gets here; there is no way to carry on without a cipher.
+            preconditionFailure("OpenSSL could not create a ChaCha20-Poly1305 context")
+        }
+        self.key = key
+        self.context = created
+    }
+
+    deinit {
+        chap_cipher_free(context)
+    }
+
+    /// A new instance with the same key and its own context, for a copy of the owning value.
+    func copy() -> FrameAEAD {
+        FrameAEAD(key: key)
+    }
+
+    /// Encrypts `length` bytes at `plaintext` with the nonce for `counter`, authenticating the 2 bytes at `header`.
+    ///
+    /// Writes the ciphertext to `ciphertext` and the 16-byte tag to `tag`. Fails only on an OpenSSL internal error.
+    func seal(
+        counter: UInt64,
+        header: UnsafeRawPointer,
+        plaintext: UnsafeRawPointer,
+        length: Int,
+        ciphertext: UnsafeMutableRawPointer,
+        tag: UnsafeMutableRawPointer
+    ) -> Bool {
+        chap_cipher_seal(context, counter, header, SessionCipher.lengthByteCount, plaintext, length, ciphertext, tag)
+            == 1
+    }
+
+    /// Checks the tag at `tag` and decrypts `length` bytes at `ciphertext` into `plaintext`; false on a mismatch.
+    ///
+    /// On false the `plaintext` bytes are zeroed and must be discarded.
+    func open(
+        counter: UInt64,
+        header: UnsafeRawPointer,
+        ciphertext: UnsafeRawPointer,
+        length: Int,
+        tag: UnsafeRawPointer,
+        plaintext: UnsafeMutableRawPointer
+    ) -> Bool {
+        chap_cipher_open(context, counter, header, SessionCipher.lengthByteCount, ciphertext, length, tag, plaintext)
+            == 1
+    }
+}
