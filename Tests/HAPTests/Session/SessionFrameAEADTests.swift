@@ -11,19 +11,24 @@ struct SessionFrameAEADTests {
         try ChaChaPoly.Nonce(data: [0, 0, 0, 0] + (0..<8).map { UInt8(truncatingIfNeeded: counter >> ($0 * 8)) })
     }
 
-    private static func bytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
+    private static func bytes(_ count: Int, using generator: inout SplitMix64) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
-    private static func key(using generator: inout SeededGenerator) -> SymmetricKey {
+    private static func key(using generator: inout SplitMix64) -> SymmetricKey {
         SymmetricKey(data: bytes(32, using: &generator))
     }
 
     /// Counters at the edges of the 32-bit halves and random ones, including values of 2^32 and above.
-    private static func counters(using generator: inout SeededGenerator) -> [UInt64] {
-        [0, 1, 0xFFFF_FFFF, 1 << 32, (1 << 32) + 1, 0x0123_4567_89AB_CDEF, UInt64.max - 1, UInt64.max]
-            + (0..<8).map { _ in UInt64.random(in: (1 << 32)...UInt64.max, using: &generator) }
-            + (0..<8).map { _ in UInt64.random(in: 0..<(1 << 32), using: &generator) }
+    private static func counters(using generator: inout SplitMix64) -> [UInt64] {
+        let twoToThe32: UInt64 = 1 << 32
+        var counters: [UInt64] = [0, 1, 0xFFFF_FFFF, twoToThe32, twoToThe32 + 1, 0x0123_4567_89AB_CDEF]
+        counters += [UInt64.max - 1, UInt64.max]
+        for _ in 0..<8 {
+            counters.append(UInt64.random(in: twoToThe32...UInt64.max, using: &generator))
+            counters.append(UInt64.random(in: 0..<twoToThe32, using: &generator))
+        }
+        return counters
     }
 
     /// Seals with FrameAEAD; returns ciphertext and tag.
@@ -71,7 +76,7 @@ struct SessionFrameAEADTests {
 
     @Test func sealsExactlyLikeChaChaPolyForEveryLengthAndWideCounters() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for round in 0..<4 {
             let key = Self.key(using: &generator)
             let aead = FrameAEAD(key: key)
@@ -96,7 +101,7 @@ struct SessionFrameAEADTests {
 
     @Test func opensWhatChaChaPolySealedForEveryLengthAndWideCounters() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for round in 0..<4 {
             let key = Self.key(using: &generator)
             let aead = FrameAEAD(key: key)
@@ -124,7 +129,7 @@ struct SessionFrameAEADTests {
     }
 
     @Test func refusesAWrongCounterHeaderCiphertextOrTag() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let key = Self.key(using: &generator)
         let aead = FrameAEAD(key: key)
         let plaintext = Self.bytes(300, using: &generator)
@@ -150,7 +155,7 @@ struct SessionFrameAEADTests {
     }
 
     @Test func aCopyOfTheAEADSealsTheSame() throws {
-        var generator = SeededGenerator(seed: 9)
+        var generator = SplitMix64(seed: 9)
         let aead = FrameAEAD(key: Self.key(using: &generator))
         let copy = aead.copy()
         let plaintext = Self.bytes(1024, using: &generator)
