@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HAP", targets: ["HAP"]),
+        .library(name: "HAPArithmetic", targets: ["HAPArithmetic"]),
         .library(name: "DNSSD", targets: ["DNSSD"]),
         .library(name: "HAPAccessoryServer", targets: ["HAPAccessoryServer"]),
         .library(name: "Simulator", targets: ["Simulator"]),

@@ -16,14 +16,8 @@ echo
 # is not needed.
 (cd Benchmarks && swift package --disable-sandbox benchmark --target HAPBenchmarks --format markdown --no-progress "$@")
 
-if [[ ! -x .venv/bin/python ]]; then
-    python3 -m venv .venv
-    if [[ -f scripts/peers-requirements.txt ]]; then
-        .venv/bin/pip install -q -r scripts/peers-requirements.txt
-    else
-        .venv/bin/pip install -q HAP-python==5.0.0 aiohomekit==4.0.1 zeroconf==0.154.0
-    fi
-fi
+scripts/bootstrap.sh
+scripts/setup-peers.sh
 echo
 echo "### Peers (CPU time per operation, same run)"
 .venv/bin/python Benchmarks/peers/srp_peers.py --json "${BENCHMARK_PEERS_JSON:-/tmp/hearth-peers.json}"
