@@ -5,6 +5,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
+scripts/bootstrap.sh
+scripts/setup-peers.sh >/dev/null
 
 echo "## $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Benchmarks || echo ' (modified)')"
 echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
@@ -16,8 +18,6 @@ echo
 # is not needed.
 (cd Benchmarks && swift package --disable-sandbox benchmark --target HAPBenchmarks --format markdown --no-progress "$@")
 
-scripts/bootstrap.sh
-scripts/setup-peers.sh
 echo
 echo "### Peers (CPU time per operation, same run)"
 .venv/bin/python Benchmarks/peers/srp_peers.py --json "${BENCHMARK_PEERS_JSON:-/tmp/hearth-peers.json}"
