@@ -56,7 +56,8 @@ let package = Package(
         // Simulated accessories: descriptions, presets, behaviours, a backend for the accessory server.
         .target(
             name: "Simulator",
-            dependencies: ["HAP", "HAPAccessoryServer"]
+            dependencies: ["HAP", "HAPAccessoryServer"],
+            exclude: ["README.md"]
         ),
         // The accessory simulator: serves simulated accessories as a real HAP accessory.
         .executableTarget(
