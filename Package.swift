@@ -70,7 +70,8 @@ let package = Package(
                 "HAPAccessoryServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // The accessory simulator: serves simulated accessories as a real HAP accessory.
         .executableTarget(
