@@ -163,6 +163,9 @@ public actor SimulatedAccessories: AccessoryBackend {
     /// Ends the event stream.
     public func finish() { continuation.finish() }
 
+    /// Tells the server the database changed since the last run (the description was edited): bump `c#`.
+    public func announceDatabaseChanged() { continuation.yield(.databaseChanged) }
+
     // MARK: Shared with the physical world
 
     static let identifyType = HAPUUID(apple: 0x14)
