@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOPosix
+import Simulator
+
+/// Sends one control command to the running instance (through the state folder's socket) and prints the reply.
+func sendControl(_ command: ControlCommand, options: GlobalOptions) async -> Never {
+    let path = options.folder.controlSocket
+    let reply: String
+    do {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(unixDomainSocketPath: path) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        reply = try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: command.line + "\n"))
+            var text = ""
+            for try await buffer in inbound {
+                text += String(buffer: buffer)
+                if text.contains("\n") { break }
+            }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    } catch {
+        fail(
+            "no hearth-sim is running with state folder \(options.state). Start one with 'hearth-sim serve --state \(options.state)'.",
+            code: 5
+        )
+    }
+    if reply == "pong" || reply == "ok" || reply.hasPrefix("ok ") {
+        let result = reply.hasPrefix("ok ") ? String(reply.dropFirst(3)) : ""
+        if options.json {
+            print(result.hasPrefix("{") ? result : "{\"result\":\(result.isEmpty ? "null" : "\"\(result)\"")}")
+        } else if !result.isEmpty {
+            print(result)
+        }
+        exit(0)
+    }
+    let message = reply.hasPrefix("error ") ? String(reply.dropFirst(6)) : reply
+    let isNotFound = message.hasPrefix("no accessory") || message.hasPrefix("no characteristic")
+        || message.contains("unknown accessory") || message.contains("unknown characteristic")
+    fail(message, code: isNotFound ? 3 : 1)
+}
+
+/// `hearth-sim set ACCESSORY CHARACTERISTIC VALUE`.
+struct SetValue: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "set", abstract: "Change a value as the world would.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Accessory name or aid.") var accessory: String
+    @Argument(help: "Characteristic name, synonym or iid.") var characteristic: String
+    @Argument(help: "The value as JSON: true, 21.5, \"text\", or a value name such as locked.") var value: String
+
+    func run() async throws {
+        let json = ["true", "false"].contains(value) || Double(value) != nil || value.hasPrefix("\"") ? value : "\"\(value)\""
+        await sendControl(.set(accessory: accessory, characteristic: characteristic, json: json), options: global)
+    }
+}
+
+/// `hearth-sim get ACCESSORY CHARACTERISTIC`.
+struct GetValue: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "get", abstract: "Read a value.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Accessory name or aid.") var accessory: String
+    @Argument(help: "Characteristic name, synonym or iid.") var characteristic: String
+
+    func run() async throws {
+        await sendControl(.get(accessory: accessory, characteristic: characteristic), options: global)
+    }
+}
+
+/// `hearth-sim press ACCESSORY [single|double|long]`.
+struct Press: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Press a button or doorbell.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Accessory name or aid.") var accessory: String
+    @Argument(help: "single, double or long.") var kind = "single"
+
+    func run() async throws { await sendControl(.press(accessory: accessory, kind: kind), options: global) }
+}
+
+/// `hearth-sim trigger ACCESSORY EVENT`.
+struct Trigger: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make something happen: motion, open, close, jam, obstruct, alarm, leak, smoke …"
+    )
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Accessory name or aid.") var accessory: String
+    @Argument(help: "The event.") var event: String
+
+    func run() async throws { await sendControl(.trigger(accessory: accessory, event: event), options: global) }
+}
+
+/// `hearth-sim status`.
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show every accessory and its values as JSON.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws { await sendControl(.status, options: global) }
+}
+
+/// `hearth-sim add PRESET NAME`.
+struct AddAccessory: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an accessory to the bridge.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "A preset name (docs/simulator.md).") var preset: String
+    @Argument(help: "The new accessory's name.") var name: String
+
+    func run() async throws { await sendControl(.add(preset: preset, name: name), options: global) }
+}
+
+/// `hearth-sim remove NAME`.
+struct RemoveAccessory: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove an accessory from the bridge."
+    )
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The accessory's name.") var name: String
+
+    func run() async throws { await sendControl(.remove(name: name), options: global) }
+}
