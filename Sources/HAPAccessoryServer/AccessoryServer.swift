@@ -47,6 +47,7 @@ public actor AccessoryServer {
     var database = AccessoryDatabase(accessories: [])
     var connections: [ObjectIdentifier: ConnectionRecord] = [:]
     private var closedBeforeRegistering: Set<ObjectIdentifier> = []
+    private var closedByServer: Set<ObjectIdentifier> = []
     var pairSetupOwner: (connection: ObjectIdentifier, since: Duration)?
     private var serverChannel: (any Channel)?
     private var backendTask: Task<Void, Never>?
@@ -128,8 +129,7 @@ public actor AccessoryServer {
     public func stop() async {
         backendTask?.cancel()
         backendTask = nil
-        for record in connections.values { record.handle.close() }
-        connections = [:]
+        for id in Array(connections.keys) { close(id) }
         if let serverChannel {
             try? await serverChannel.close()
         }
@@ -145,23 +145,36 @@ public actor AccessoryServer {
 
     // MARK: - Connections
 
+    /// Adds a new connection, closing the session idle longest when every slot is taken.
     func register(_ handle: ConnectionHandle) {
+        // The handler's register and unregister tasks may run in either order.
         if closedBeforeRegistering.remove(handle.id) != nil { return }
         if connections.count >= configuration.maximumSessions,
             let idlest = connections.min(by: { $0.value.lastRequest < $1.value.lastRequest })
         {
             // hap-protocol.md §7.9: close the session idle longest, only when its slot is needed (ADK).
             logger.info("Closing the session idle longest to make room for a new one")
-            idlest.value.handle.close()
-            drop(idlest.key)
+            close(idlest.key)
         }
         connections[handle.id] = ConnectionRecord(handle: handle, lastRequest: uptime())
     }
 
-    func unregister(_ id: ObjectIdentifier) {
-        if connections[id] == nil {
+    /// Forgets a connection that closed; `handle` is passed (not its id) so it stays alive, and its id unique,
+    /// until this runs.
+    func unregister(_ handle: ConnectionHandle) {
+        let id = handle.id
+        if connections[id] != nil {
+            drop(id)
+        } else if closedByServer.remove(id) == nil {
             closedBeforeRegistering.insert(id)
         }
+    }
+
+    /// Closes a connection and frees its slot at once; its unregister comes later.
+    private func close(_ id: ObjectIdentifier) {
+        guard let record = connections[id] else { return }
+        record.handle.close()
+        closedByServer.insert(id)
         drop(id)
     }
 
@@ -179,8 +192,7 @@ public actor AccessoryServer {
             case .closeSessions(let identifiers):
                 for (id, record) in connections {
                     guard let controller = record.controllerID, identifiers.contains(controller) else { continue }
-                    record.handle.close()
-                    drop(id)
+                    close(id)
                 }
             }
         }

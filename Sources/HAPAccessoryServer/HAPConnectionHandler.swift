@@ -51,8 +51,7 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         eventTimer?.cancel()
         if let handle {
             let server = self.server
-            let id = handle.id
-            Task { await server.unregister(id) }
+            Task { await server.unregister(handle) }
         }
         handle = nil
         context.fireChannelInactive()

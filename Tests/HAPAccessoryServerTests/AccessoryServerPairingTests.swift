@@ -7,6 +7,7 @@ import Testing
         let accessory = try await TestAccessory.start()
         defer { Task { await accessory.stop() } }
         let unpaired = try await accessory.waitForAdvertisement { _ in true }
+        #expect(await accessory.server.advertisement == unpaired)
         #expect(unpaired.statusFlags == 1)
         #expect(unpaired.txtRecord.map(\.0) == ["c#", "ff", "id", "md", "pv", "s#", "sf", "ci", "sh"])
         #expect(unpaired.port == accessory.port)
@@ -94,13 +95,9 @@ import Testing
         #expect(busy[.error] == [PairingError.busy.tlvErrorCode])
         // When the owner goes away the slot is free again.
         await first.close()
-        var retry = PairSetupController(setupCode: TestAccessory.setupCode, identity: TestAccessory.newController())
-        var reply = try await second.tlv("/pair-setup", retry.start())
-        for _ in 0..<20 where reply[.error] != nil {
-            try await Task.sleep(for: .milliseconds(20))
-            retry = PairSetupController(setupCode: TestAccessory.setupCode, identity: TestAccessory.newController())
-            reply = try await second.tlv("/pair-setup", retry.start())
-        }
+        try await accessory.waitForSessionCount(1)
+        let retry = PairSetupController(setupCode: TestAccessory.setupCode, identity: TestAccessory.newController())
+        let reply = try await second.tlv("/pair-setup", retry.start())
         #expect(reply[.error] == nil)
         await second.close()
     }

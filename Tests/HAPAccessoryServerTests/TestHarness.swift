@@ -76,18 +76,28 @@ struct TestAccessory {
         ControllerIdentity(pairingID: UUID().uuidString, signingKey: Curve25519.Signing.PrivateKey())
     }
 
-    /// Waits until the server's advertisement satisfies `condition`.
+    /// Reads the server's advertisement stream until one satisfies `condition`.
+    ///
+    /// The stream has one consumer: only this helper reads it, and a timeout fails the test.
     func waitForAdvertisement(
         timeout: Duration = .seconds(5),
-        _ condition: (Advertisement) -> Bool
+        _ condition: @escaping @Sendable (Advertisement) -> Bool
     ) async throws -> Advertisement {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let current = await server.advertisement, condition(current) { return current }
-            await Task.yield()
-            try await Task.sleep(for: .milliseconds(5))
+        let advertisements = server.advertisements
+        return try await withThrowingTaskGroup(of: Advertisement?.self) { group in
+            group.addTask {
+                for await advertisement in advertisements where condition(advertisement) { return advertisement }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            guard let first else { throw TestClientError.timedOut }
+            return first
         }
-        throw TestClientError.timedOut
     }
 
     /// Waits until the server counts this many open connections.
