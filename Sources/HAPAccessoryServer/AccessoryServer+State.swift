@@ -1,0 +1,70 @@
+import Crypto
+import HAP
+
+extension AccessoryServer {
+    /// hap-protocol.md §3.1: the SRP salt is 16 random bytes.
+    static let saltByteCount = 16
+
+    /// Loads the saved state, or creates it on first start; a changed setup code while unpaired gets a new verifier.
+    func loadState() async throws {
+        var loaded: AccessoryState
+        if let saved = try await store.load() {
+            loaded = saved
+            if let setupCode = configuration.setupCode, !loaded.pairings.isPaired {
+                let candidate = SRPVerifier.pairSetup(setupCode: setupCode.formatted, salt: loaded.salt)
+                if candidate.rawRepresentation != loaded.verifier {
+                    logger.info("The setup code changed; making a new SRP verifier")
+                    let salt = Self.randomSalt()
+                    let fresh = SRPVerifier.pairSetup(setupCode: setupCode.formatted, salt: salt)
+                    loaded.salt = salt
+                    loaded.verifier = fresh.rawRepresentation
+                    verifier = fresh
+                    state = loaded
+                    try await store.save(loaded)
+                }
+            }
+        } else {
+            guard let setupCode = configuration.setupCode else { throw AccessoryServerError.setupCodeRequired }
+            let salt = Self.randomSalt()
+            let fresh = SRPVerifier.pairSetup(setupCode: setupCode.formatted, salt: salt)
+            loaded = AccessoryState(
+                deviceID: DeviceID.random().description,
+                signingKey: Array(Curve25519.Signing.PrivateKey().rawRepresentation),
+                pairings: PairingTable(),
+                failedAttempts: 0,
+                configurationNumber: 1,
+                setupID: SetupID.random().rawValue,
+                salt: salt,
+                verifier: fresh.rawRepresentation
+            )
+            verifier = fresh
+            try await store.save(loaded)
+            logger.info("Created a new accessory identity", metadata: ["deviceID": "\(loaded.deviceID)"])
+        }
+        guard let signingKey = try? Curve25519.Signing.PrivateKey(rawRepresentation: loaded.signingKey),
+            (try? DeviceID(loaded.deviceID)) != nil
+        else {
+            throw AccessoryServerError.invalidStoredState
+        }
+        if verifier == nil {
+            do {
+                verifier = try SRPVerifier(
+                    username: PairSetupAccessory.username,
+                    salt: loaded.salt,
+                    rawRepresentation: loaded.verifier,
+                    group: .hap3072,
+                    hash: .sha512
+                )
+            } catch {
+                throw AccessoryServerError.invalidStoredState
+            }
+        }
+        state = loaded
+        identity = AccessoryIdentity(deviceID: loaded.deviceID, signingKey: signingKey)
+    }
+
+    private static func randomSalt() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<saltByteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+}

@@ -1,0 +1,267 @@
+import Crypto
+import Foundation
+import HAP
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Why the server could not start.
+public enum AccessoryServerError: Error, Equatable, Sendable {
+    /// There is no saved state and no setup code to make the SRP verifier from.
+    case setupCodeRequired
+    /// The saved state holds a key, device ID, setup ID or verifier that cannot be used.
+    case invalidStoredState
+    /// ``AccessoryServer/start()`` was called twice.
+    case alreadyStarted
+}
+
+/// A HAP accessory server on SwiftNIO: sessions, pairing, HTTP routes and events for one backend.
+///
+/// State shared by all connections (pairings, the pair-setup slot, subscriptions, the session table) lives in this
+/// actor; each connection's bytes are handled on its own event loop by a channel handler.
+public actor AccessoryServer {
+    /// The configuration the server was made with.
+    public nonisolated let configuration: Configuration
+    /// Every advertisement change: the first after ``start()``, then on pairing changes and `c#` bumps.
+    public nonisolated let advertisements: AsyncStream<Advertisement>
+
+    let backend: any AccessoryBackend
+    let store: any AccessoryStateStore
+    let logger: Logger
+    let uptime: @Sendable () -> Duration
+    private let group: any EventLoopGroup
+    private let advertisementContinuation: AsyncStream<Advertisement>.Continuation
+
+    var state = AccessoryState(
+        deviceID: "",
+        signingKey: [],
+        pairings: PairingTable(),
+        failedAttempts: 0,
+        configurationNumber: 1,
+        setupID: "",
+        salt: [],
+        verifier: []
+    )
+    var identity = AccessoryIdentity(deviceID: "", signingKey: Curve25519.Signing.PrivateKey())
+    var verifier: SRPVerifier?
+    var database = AccessoryDatabase(accessories: [])
+    var connections: [ObjectIdentifier: ConnectionRecord] = [:]
+    private var closedBeforeRegistering: Set<ObjectIdentifier> = []
+    private var closedByServer: Set<ObjectIdentifier> = []
+    var pairSetupOwner: (connection: ObjectIdentifier, since: Duration)?
+    private var serverChannel: (any Channel)?
+    private var backendTask: Task<Void, Never>?
+
+    /// The advertisement as it is now; `nil` before ``start()``.
+    public private(set) var advertisement: Advertisement?
+    /// The port the server listens on; `nil` before ``start()``.
+    public private(set) var port: Int?
+
+    /// One connection as the server sees it.
+    struct ConnectionRecord {
+        var handle: ConnectionHandle
+        var controllerID: [UInt8]?
+        var lastRequest: Duration
+        var subscriptions: Set<CharacteristicID> = []
+    }
+
+    /// Makes a server; nothing happens until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - uptime: a monotonic clock for timed-write deadlines and idle times; tests pass one they control.
+    public init(
+        configuration: Configuration,
+        backend: any AccessoryBackend,
+        store: any AccessoryStateStore,
+        logger: Logger = Logger(label: "hearth.accessory-server"),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        uptime: (@Sendable () -> Duration)? = nil
+    ) {
+        self.configuration = configuration
+        self.backend = backend
+        self.store = store
+        self.logger = logger
+        self.group = eventLoopGroup
+        let origin = ContinuousClock.now
+        self.uptime = uptime ?? { ContinuousClock.now - origin }
+        (advertisements, advertisementContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(32))
+    }
+
+    /// Loads or creates the state, listens, follows the backend's events; returns the port.
+    @discardableResult
+    public func start() async throws -> Int {
+        guard serverChannel == nil else { throw AccessoryServerError.alreadyStarted }
+        try await loadState()
+        database = await backend.database()
+        let server = self
+        let window = configuration.eventCoalescingWindow
+        let logger = self.logger
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = HAPConnectionHandler(server: server, eventCoalescingWindow: window, logger: logger)
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
+        serverChannel = channel
+        port = channel.localAddress?.port ?? configuration.port
+        let events = await backend.events()
+        backendTask = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+        publishAdvertisement()
+        logger.info(
+            "Accessory server listening",
+            metadata: ["port": "\(port ?? 0)", "paired": "\(state.pairings.isPaired)"]
+        )
+        return port ?? 0
+    }
+
+    /// Stops listening, closes every connection and ends ``advertisements``.
+    public func stop() async {
+        backendTask?.cancel()
+        backendTask = nil
+        for id in Array(connections.keys) { close(id) }
+        if let serverChannel {
+            try? await serverChannel.close()
+        }
+        serverChannel = nil
+        advertisementContinuation.finish()
+    }
+
+    /// How many connections are open.
+    public var sessionCount: Int { connections.count }
+
+    /// The paired controllers, as saved.
+    public var pairings: PairingTable { state.pairings }
+
+    // MARK: - Connections
+
+    /// Adds a new connection, closing the session idle longest when every slot is taken.
+    func register(_ handle: ConnectionHandle) {
+        // The handler's register and unregister tasks may run in either order.
+        if closedBeforeRegistering.remove(handle.id) != nil { return }
+        if connections.count >= configuration.maximumSessions,
+            let idlest = connections.min(by: { $0.value.lastRequest < $1.value.lastRequest })
+        {
+            // hap-protocol.md §7.9: close the session idle longest, only when its slot is needed (ADK).
+            logger.info("Closing the session idle longest to make room for a new one")
+            close(idlest.key)
+        }
+        connections[handle.id] = ConnectionRecord(handle: handle, lastRequest: uptime())
+    }
+
+    /// Forgets a connection that closed; `handle` is passed (not its id) so it stays alive, and its id unique,
+    /// until this runs.
+    func unregister(_ handle: ConnectionHandle) {
+        let id = handle.id
+        if connections[id] != nil {
+            drop(id)
+        } else if closedByServer.remove(id) == nil {
+            closedBeforeRegistering.insert(id)
+        }
+    }
+
+    /// Closes a connection and frees its slot at once; its unregister comes later.
+    private func close(_ id: ObjectIdentifier) {
+        guard let record = connections[id] else { return }
+        record.handle.close()
+        closedByServer.insert(id)
+        drop(id)
+    }
+
+    private func drop(_ id: ObjectIdentifier) {
+        connections[id] = nil
+        if pairSetupOwner?.connection == id { pairSetupOwner = nil }
+    }
+
+    /// Carries out what a response asked for once it has been written.
+    func carryOut(_ followups: [RouteOutcome.Followup]) {
+        for followup in followups {
+            switch followup {
+            case .publishAdvertisement:
+                publishAdvertisement()
+            case .closeSessions(let identifiers):
+                for (id, record) in connections {
+                    guard let controller = record.controllerID, identifiers.contains(controller) else { continue }
+                    close(id)
+                }
+            }
+        }
+    }
+
+    // MARK: - Events
+
+    /// Sends changes to every connection subscribed to them, except the one whose write caused them.
+    func fanOut(_ changes: [CharacteristicChange], except excluded: ObjectIdentifier?) {
+        guard !changes.isEmpty else { return }
+        for (id, record) in connections where id != excluded && !record.subscriptions.isEmpty {
+            let wanted = changes.filter { record.subscriptions.contains($0.id) }
+            guard !wanted.isEmpty else { continue }
+            let immediately = wanted.contains { database.characteristic(at: $0.id)?.sendsEventsImmediately == true }
+            record.handle.deliver(wanted, immediately: immediately)
+        }
+    }
+
+    private func handle(_ event: BackendEvent) async {
+        switch event {
+        case .valuesChanged(let changes):
+            fanOut(changes, except: nil)
+        case .databaseChanged:
+            database = await backend.database()
+            // hap-protocol.md §12.3: c# runs 1–65535 and wraps to 1.
+            state.configurationNumber = state.configurationNumber >= 65535 ? 1 : state.configurationNumber + 1
+            await persist()
+            publishAdvertisement()
+        }
+    }
+
+    // MARK: - Advertisement
+
+    func publishAdvertisement() {
+        guard let port else { return }
+        var setupHash = ""
+        if let setupID = try? SetupID(state.setupID), let deviceID = try? DeviceID(state.deviceID) {
+            setupHash = SetupHash(setupID: setupID, deviceID: deviceID).base64
+        }
+        let current = Advertisement(
+            name: configuration.name,
+            port: port,
+            deviceID: state.deviceID,
+            configurationNumber: state.configurationNumber,
+            statusFlags: state.pairings.isPaired ? 0 : Advertisement.unpairedStatusFlag,
+            category: configuration.category,
+            model: configuration.model,
+            setupHash: setupHash
+        )
+        advertisement = current
+        advertisementContinuation.yield(current)
+    }
+
+    /// Saves the state; a failure is logged and reported.
+    @discardableResult
+    func persist() async -> Bool {
+        do {
+            try await store.save(state)
+            return true
+        } catch {
+            logger.error("Could not save the accessory state", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+}
+
+extension Characteristic {
+    /// hap-protocol.md §7.8: ProgrammableSwitchEvent (0x73) and ButtonEvent (0x126) skip coalescing.
+    var sendsEventsImmediately: Bool {
+        type == HAPUUID(apple: 0x73) || type == HAPUUID(apple: 0x126)
+    }
+}

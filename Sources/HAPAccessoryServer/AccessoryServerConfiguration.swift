@@ -1,0 +1,56 @@
+import HAP
+
+extension AccessoryServer {
+    /// How the server presents itself and what it allows.
+    public struct Configuration: Sendable {
+        /// hap-protocol.md §12.3: ADK needs at least 8 sessions and recommends 17; we insist on 16.
+        public static let minimumSessions = 16
+
+        /// The name announced over mDNS.
+        public var name: String
+        /// The model announced as `md`.
+        public var model: String
+        /// The category announced as `ci`.
+        public var category: AccessoryCategory
+        /// The address to listen on, for example `127.0.0.1` or `0.0.0.0`.
+        public var host: String
+        /// The TCP port; 0 picks a free one (read it from ``AccessoryServer/port``).
+        public var port: Int
+        /// Connections served at once, at least 16; one more closes the session idle longest.
+        public var maximumSessions: Int
+        /// How long a connection's events are held back after an event message, to merge bursts; `.zero` sends each
+        /// change at once.
+        ///
+        /// The first change after a quiet period is sent immediately; changes within the window after it are
+        /// merged (last value per characteristic) and sent when the window ends. 250 ms (HAP-NodeJS's batch) keeps
+        /// a dragged slider at four messages a second while a lone change costs no delay; HAP-python holds every
+        /// event 0.5 s and ADK sends at most one message per second.
+        public var eventCoalescingWindow: Duration
+        /// The setup code: makes the SRP verifier on first start, and a new one when it changes while unpaired.
+        public var setupCode: SetupCode?
+
+        /// The default for ``eventCoalescingWindow``.
+        public static let defaultEventCoalescingWindow = Duration.milliseconds(250)
+
+        /// Makes a configuration.
+        public init(
+            name: String,
+            model: String,
+            category: AccessoryCategory,
+            host: String = "0.0.0.0",
+            port: Int = 0,
+            maximumSessions: Int = 17,
+            eventCoalescingWindow: Duration = Self.defaultEventCoalescingWindow,
+            setupCode: SetupCode? = nil
+        ) {
+            self.name = name
+            self.model = model
+            self.category = category
+            self.host = host
+            self.port = port
+            self.maximumSessions = max(maximumSessions, Self.minimumSessions)
+            self.eventCoalescingWindow = eventCoalescingWindow
+            self.setupCode = setupCode
+        }
+    }
+}

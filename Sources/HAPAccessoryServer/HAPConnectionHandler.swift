@@ -1,0 +1,211 @@
+import HAP
+import Logging
+import NIOCore
+
+/// One TCP connection: HTTP in clear until pair-verify, then every byte sealed; requests answered one at a time.
+///
+/// Lives on its channel's event loop and never leaves it. Each request is handed to the ``AccessoryServer`` actor
+/// in a task; the answer comes back to the loop, is written whole, and only then is the next request taken, so
+/// pipelined requests are answered in order (peers/README.md quirk 11) and an event never splits a response.
+final class HAPConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let server: AccessoryServer
+    private let logger: Logger
+    private var context: ChannelHandlerContext?
+    private var handle: ConnectionHandle?
+    private var parser = HTTPRequestParser()
+    private var cipher: SessionCipher?
+    private var session = ConnectionSession()
+    private var queue: [HTTPRequest] = []
+    private var isBusy = false
+    private var isClosing = false
+    /// A malformed request: answered, then the connection closes, once the requests before it are answered.
+    private var parseError: HTTPParseError?
+    private var coalescer: EventCoalescer
+    private var eventTimer: Scheduled<Void>?
+    private var requestTask: Task<Void, Never>?
+
+    init(server: AccessoryServer, eventCoalescingWindow: Duration, logger: Logger) {
+        self.server = server
+        self.logger = logger
+        coalescer = EventCoalescer(window: eventCoalescingWindow)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let handle = ConnectionHandle(handler: self, eventLoop: context.eventLoop)
+        self.handle = handle
+        let server = self.server
+        Task { await server.register(handle) }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isClosing = true
+        requestTask?.cancel()
+        eventTimer?.cancel()
+        if let handle {
+            let server = self.server
+            Task { await server.unregister(handle) }
+        }
+        handle = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        handle = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isClosing, parseError == nil else { return }
+        let buffer = unwrapInboundIn(data)
+        let bytes = buffer.readableBytesView
+        if cipher != nil {
+            do {
+                guard let plaintext = try cipher?.open(bytes) else { return }
+                parser.append(plaintext)
+            } catch {
+                logger.debug("Closing a connection after a bad encrypted frame", metadata: ["error": "\(error)"])
+                closeConnection()
+                return
+            }
+        } else {
+            parser.append(bytes)
+        }
+        do {
+            while let request = try parser.nextRequest() {
+                queue.append(request)
+            }
+        } catch {
+            logger.debug("Closing a connection after a malformed request", metadata: ["error": "\(error)"])
+            parseError = error
+        }
+        startNextRequest()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("Connection error", metadata: ["error": "\(error)"])
+        closeConnection()
+    }
+
+    /// Closes the connection; pending work is dropped.
+    func closeConnection() {
+        guard let context else { return }
+        isClosing = true
+        context.close(promise: nil)
+    }
+
+    private func startNextRequest() {
+        guard !isBusy, !isClosing else { return }
+        if queue.isEmpty, let parseError {
+            isClosing = true
+            write(HTTPResponse(status: parseError.responseStatus)) { $0.closeConnection() }
+            return
+        }
+        guard !queue.isEmpty, let context, let handle else { return }
+        let request = queue.removeFirst()
+        isBusy = true
+        let server = self.server
+        let session = self.session
+        let connectionID = handle.id
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        requestTask = Task {
+            let outcome = await server.handle(request, session: session, connection: connectionID)
+            loop.execute { bound.value.finish(outcome) }
+        }
+    }
+
+    private func finish(_ outcome: RouteOutcome) {
+        requestTask = nil
+        isBusy = false
+        guard !isClosing else { return }
+        session = outcome.session
+        let followups = outcome.followups
+        let closes = outcome.closesConnection
+        let server = self.server
+        write(outcome.response) { handler in
+            if !followups.isEmpty { Task { await server.carryOut(followups) } }
+            if closes { handler.closeConnection() }
+        }
+        if closes { isClosing = true }
+        if let keys = outcome.sessionKeys {
+            // hap-protocol.md §4: M4 goes in clear; encryption starts with the next byte in each direction. A
+            // controller must wait for M4, so bytes already buffered are a protocol violation.
+            cipher = SessionCipher(keys: keys, role: .accessory)
+            if parser.bufferedByteCount > 0 || !queue.isEmpty {
+                closeConnection()
+                return
+            }
+        }
+        startNextRequest()
+        if coalescer.hasPending, !coalescer.isTimerArmed { sendEvents() }
+    }
+
+    /// Writes one whole message, sealed when the session is encrypted, and runs `completion` once it is out.
+    private func write(
+        _ response: HTTPResponse,
+        then completion: (@Sendable (HAPConnectionHandler) -> Void)? = nil
+    ) {
+        guard let context else { return }
+        var bytes = response.encoded()
+        if cipher != nil, let sealed = cipher?.seal(bytes) { bytes = sealed }
+        let buffer = context.channel.allocator.buffer(bytes: bytes)
+        guard let completion else {
+            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            return
+        }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in completion(bound.value) }
+    }
+
+    /// Takes changes for characteristics this connection subscribed to, and sends or schedules an event.
+    func enqueueEvents(_ changes: [CharacteristicChange], immediately: Bool) {
+        guard !isClosing, cipher != nil, let context else { return }
+        switch coalescer.add(changes, immediately: immediately, now: Self.now()) {
+        case .sendNow:
+            eventTimer?.cancel()
+            eventTimer = nil
+            sendEvents()
+        case .sendAfter(let delay):
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            eventTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(delay))) {
+                bound.value.eventTimer = nil
+                bound.value.sendEvents()
+            }
+        case .wait:
+            break
+        }
+    }
+
+    private func sendEvents() {
+        guard !isClosing, cipher != nil else { return }
+        let changes = coalescer.take(now: Self.now())
+        guard !changes.isEmpty else { return }
+        let items = changes.map {
+            CharacteristicReadResponse.Item(
+                accessoryID: $0.id.accessoryID,
+                instanceID: $0.id.instanceID,
+                value: $0.value,
+                includesNullValue: $0.value == nil
+            )
+        }
+        guard let body = try? HAPJSON.encode(CharacteristicReadResponse(characteristics: items)) else { return }
+        write(.event(body: Array(body)))
+    }
+
+    private static func now() -> Duration {
+        .nanoseconds(Int64(clamping: NIODeadline.now().uptimeNanoseconds))
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
+}
