@@ -90,6 +90,11 @@ public actor MDNSBrowser {
         (events, continuation) = AsyncStream.makeStream(of: BrowseEvent.self)
     }
 
+    deinit {
+        // Released without stop(): close the sockets so nothing keeps answering or querying.
+        transport?.closeWithoutWaiting()
+    }
+
     /// Opens the sockets and starts querying; events arrive on `events`.
     public func start() async throws(MDNSError) {
         guard transport == nil else { return }
@@ -104,9 +109,11 @@ public actor MDNSBrowser {
         )
         tasks.append(
             Task { [weak self] in
+                // Ends when the browser is stopped or released.
                 while !Task.isCancelled {
-                    await self?.maintain()
-                    try? await Task.sleep(for: Self.tick)
+                    guard let self else { return }
+                    await self.maintain()
+                    try? await Task.sleep(for: MDNSBrowser.tick)
                 }
             }
         )

@@ -42,6 +42,11 @@ public actor MDNSResponder {
         self.logger = logger ?? Logger(label: "hearth.dnssd.responder")
     }
 
+    deinit {
+        // Released without stop(): close the sockets so nothing keeps answering or querying.
+        transport?.closeWithoutWaiting()
+    }
+
     /// The service as currently advertised (its name may differ from the one registered), or nil.
     public var service: ServiceInstance? { records?.service }
 

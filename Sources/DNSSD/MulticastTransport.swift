@@ -173,6 +173,14 @@ final class MulticastTransport: Sendable {
         }
     }
 
+    /// Closes every socket without waiting, for an owner's `deinit`; goodbyes are not sent.
+    func closeWithoutWaiting() {
+        for (_, channel) in channels {
+            channel.close(promise: nil)
+        }
+        continuation.finish()
+    }
+
     /// Closes every socket and ends `incoming`.
     func close() async {
         for (_, channel) in channels {
