@@ -50,7 +50,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // The accessory role of HAP over IP on SwiftNIO: sessions, HTTP routes, events, pairing state.
         .target(

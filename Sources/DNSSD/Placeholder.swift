@@ -1,2 +1,0 @@
-/// Placeholder until the DNS-SD code lands.
-enum DNSSDPlaceholder {}

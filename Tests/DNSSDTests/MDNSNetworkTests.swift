@@ -1,0 +1,170 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import DNSSD
+
+/// Responder and browser on real sockets, always inside network namespaces these tests create.
+@Suite(.enabled(if: NetworkNamespace.isAvailable, NetworkNamespace.skipReason))
+struct MDNSNetworkTests {
+    static let loopback = IPv4Address(127, 0, 0, 1)
+
+    static func bridge(
+        name: String = "Hearth Bridge 1A2B",
+        port: UInt16 = 51826,
+        address: IPv4Address
+    ) -> ServiceInstance {
+        ServiceInstance(
+            name: name,
+            hostName: "Hearth-1A2B-\(port)",
+            port: port,
+            txt: [
+                ("c#", "1"), ("ff", "0"), ("id", "1A:2B:3C:4D:5E:6F"), ("md", "Hearth Bridge"), ("pv", "1.1"),
+                ("s#", "1"), ("sf", "1"), ("ci", "2"), ("sh", "yf4bzw=="),
+            ],
+            addresses: [address]
+        )
+    }
+
+    static func isAdded(_ event: BrowseEvent) -> Bool {
+        if case .added = event { return true }
+        return false
+    }
+
+    @Test func browserResolvesThenSeesTheTXTUpdateAndTheGoodbye() async throws {
+        try await withLoopbackNamespace { _, group in
+            let browser = MDNSBrowser(interfaces: [Self.loopback], group: group)
+            try await browser.start()
+            let log = EventLog()
+            let collector = Task { for await event in browser.events { await log.append(event) } }
+            defer { collector.cancel() }
+            let responder = MDNSResponder(interfaces: [Self.loopback], group: group)
+            let registered = try await responder.register(Self.bridge(address: Self.loopback))
+            #expect(registered.name == "Hearth Bridge 1A2B")
+
+            let added = try #require(await log.first(where: Self.isAdded))
+            let expected = ResolvedService(
+                name: "Hearth Bridge 1A2B",
+                type: "_hap._tcp",
+                hostName: "Hearth-1A2B-51826.local.",
+                port: 51826,
+                addresses: [Self.loopback],
+                txt: [
+                    "c#": "1", "ff": "0", "id": "1A:2B:3C:4D:5E:6F", "md": "Hearth Bridge", "pv": "1.1", "s#": "1",
+                    "sf": "1", "ci": "2", "sh": "yf4bzw==",
+                ]
+            )
+            #expect(added == .added(expected))
+
+            var changed = registered.txt
+            changed[0].value = "2"
+            changed[6].value = "0"
+            try await responder.updateTXT(changed)
+            let updated = await log.first { event in
+                if case .updated(let service) = event { return service.txt["c#"] == "2" }
+                return false
+            }
+            var expectedUpdate = expected
+            expectedUpdate.txt["c#"] = "2"
+            expectedUpdate.txt["sf"] = "0"
+            #expect(updated == .updated(expectedUpdate))
+
+            await responder.stop()
+            let removed = await log.first { $0 == .removed("Hearth Bridge 1A2B") }
+            #expect(removed != nil)
+            await browser.stop()
+        }
+    }
+
+    @Test func aSecondResponderWithTheSameNameIsRenamed() async throws {
+        try await withLoopbackNamespace { _, group in
+            let first = MDNSResponder(interfaces: [Self.loopback], group: group)
+            let second = MDNSResponder(interfaces: [Self.loopback], group: group)
+            let winner = try await first.register(Self.bridge(port: 1111, address: Self.loopback))
+            let renamed = try await second.register(Self.bridge(port: 2222, address: Self.loopback))
+            #expect(winner.name == "Hearth Bridge 1A2B")
+            #expect(renamed.name == "Hearth Bridge 1A2B (2)")
+            await first.stop()
+            await second.stop()
+        }
+    }
+
+    @Test func aRawLegacyQueryGetsAUnicastAnswer() async throws {
+        try await withLoopbackNamespace { _, group in
+            let responder = MDNSResponder(interfaces: [Self.loopback], group: group)
+            _ = try await responder.register(Self.bridge(address: Self.loopback))
+            let (replies, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+            let loop = group.next()
+            let channel = try await loop.flatSubmit {
+                DatagramBootstrap(group: loop)
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(ReplyCollector(continuation: continuation))
+                        }
+                    }
+                    .bind(host: "127.0.0.1", port: 0)
+            }.get()
+            let query = DNSMessage(id: 0x4A4B, questions: [DNSQuestion(name: DNSName("_hap._tcp.local"), type: .ptr)])
+            let destination = try SocketAddress(ipAddress: "224.0.0.251", port: 5353)
+            let buffer = channel.allocator.buffer(bytes: try query.encoded())
+            try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: destination, data: buffer))
+
+            let reply = try await withThrowingTaskGroup(of: [UInt8]?.self) { tasks in
+                tasks.addTask { await replies.first { _ in true } }
+                tasks.addTask {
+                    try await Task.sleep(for: .seconds(5))
+                    return nil
+                }
+                defer { tasks.cancelAll() }
+                return try await tasks.next() ?? nil
+            }
+            let message = try DNSMessage(bytes: try #require(reply))
+            #expect(message.id == 0x4A4B)
+            #expect(message.isResponse)
+            #expect(message.questions == query.questions)
+            #expect(message.answers.map(\.data) == [.ptr(DNSName("Hearth Bridge 1A2B._hap._tcp.local"))])
+            #expect(message.allRecords.allSatisfy { $0.ttl <= 10 && !$0.isCacheFlush })
+            try await channel.close()
+            await responder.stop()
+        }
+    }
+
+    @Test func aBrowserInAnotherNamespaceResolvesOverVeth() async throws {
+        try await withVethNamespaces { _, accessoryGroup, _, controllerGroup in
+            let accessoryAddress = try #require(IPv4Address("\(NetworkNamespace.subnet).1"))
+            let controllerAddress = try #require(IPv4Address("\(NetworkNamespace.subnet).2"))
+            let responder = MDNSResponder(interfaces: [accessoryAddress], group: accessoryGroup)
+            _ = try await responder.register(Self.bridge(address: accessoryAddress))
+            let browser = MDNSBrowser(interfaces: [controllerAddress], group: controllerGroup)
+            try await browser.start()
+            let log = EventLog()
+            let collector = Task { for await event in browser.events { await log.append(event) } }
+            defer { collector.cancel() }
+            let added = await log.first(where: Self.isAdded)
+            guard case .added(let service)? = added else {
+                Issue.record("no service found over veth")
+                return
+            }
+            #expect(service.addresses == [accessoryAddress])
+            #expect(service.txt["id"] == "1A:2B:3C:4D:5E:6F")
+            await responder.stop()
+            #expect(await log.first { $0 == .removed("Hearth Bridge 1A2B") } != nil)
+            await browser.stop()
+        }
+    }
+}
+
+/// Hands every datagram's bytes to the test.
+private final class ReplyCollector: ChannelInboundHandler, Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    let continuation: AsyncStream<[UInt8]>.Continuation
+
+    init(continuation: AsyncStream<[UInt8]>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        continuation.yield(Array(unwrapInboundIn(data).data.readableBytesView))
+    }
+}
