@@ -98,6 +98,18 @@ import Testing
         #expect(try await bystander.request(.get, "/characteristics?id=1.9").status == .ok)
     }
 
+    @Test func refusesABodyOverTheLimitAndAnswersAnEmptyIDListWith204() async throws {
+        let (accessory, _, _, bystander) = try await Self.pairedWithBystander()
+        defer { Task { await accessory.stop() } }
+        #expect(try await bystander.request(.get, "/characteristics?id=").status == .noContent)
+        #expect(try await bystander.request(.get, "/characteristics").status.code == 400)
+        let client = try await accessory.connect()
+        try await client.sendRaw(Array("PUT /characteristics HTTP/1.1\r\nContent-Length: 70000\r\n\r\n".utf8))
+        #expect(try await client.response().status.code == 413)
+        #expect(await client.waitForClose())
+        #expect(try await bystander.request(.get, "/characteristics?id=1.9").status == .ok)
+    }
+
     @Test func answersPipelinedRequestsInOrder() async throws {
         let (accessory, _, _, client) = try await Self.pairedWithBystander()
         defer { Task { await accessory.stop() } }

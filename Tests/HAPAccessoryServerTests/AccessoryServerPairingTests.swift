@@ -147,6 +147,26 @@ import Testing
         await client.close()
     }
 
+    @Test func answersUnavailableToPairSetupOncePairedAndAuthenticationToAnUnknownController() async throws {
+        let accessory = try await TestAccessory.start()
+        defer { Task { await accessory.stop() } }
+        let client = try await accessory.connect()
+        await #expect(throws: PairingFailure.accessoryRefused(.authentication, state: 2)) {
+            try await client.pairVerify(
+                identity: TestAccessory.newController(),
+                accessory: AccessoryPairing(deviceID: "AA:AA:AA:AA:AA:AA", publicKey: Array(repeating: 1, count: 32))
+            )
+        }
+        let pairing = try await accessory.pair()
+        await #expect(throws: PairingFailure.accessoryRefused(.unavailable, state: 2)) {
+            _ = try await client.pairSetup(setupCode: TestAccessory.setupCode, identity: TestAccessory.newController())
+        }
+        await #expect(throws: PairingFailure.accessoryRefused(.authentication, state: 4)) {
+            try await client.pairVerify(identity: TestAccessory.newController(), accessory: pairing)
+        }
+        await client.close()
+    }
+
     @Test func refusesPairSetupAndPairVerifyOnAnEncryptedSession() async throws {
         let accessory = try await TestAccessory.start()
         defer { Task { await accessory.stop() } }
