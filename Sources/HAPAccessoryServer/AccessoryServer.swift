@@ -143,6 +143,9 @@ public actor AccessoryServer {
     /// The paired controllers, as saved.
     public var pairings: PairingTable { state.pairings }
 
+    /// The setup ID for the setup payload and hash; `nil` before ``start()`` loads the state.
+    public var setupID: SetupID? { try? SetupID(state.setupID) }
+
     // MARK: - Connections
 
     /// Adds a new connection, closing the session idle longest when every slot is taken.

@@ -40,7 +40,8 @@ func sendControl(_ command: ControlCommand, options: GlobalOptions) async -> Nev
         exit(0)
     }
     let message = reply.hasPrefix("error ") ? String(reply.dropFirst(6)) : reply
-    let isNotFound = message.hasPrefix("no accessory") || message.hasPrefix("no characteristic")
+    let isNotFound =
+        message.hasPrefix("no accessory") || message.hasPrefix("no characteristic")
         || message.contains("unknown accessory") || message.contains("unknown characteristic")
     fail(message, code: isNotFound ? 3 : 1)
 }
@@ -54,7 +55,8 @@ struct SetValue: AsyncParsableCommand {
     @Argument(help: "The value as JSON: true, 21.5, \"text\", or a value name such as locked.") var value: String
 
     func run() async throws {
-        let json = ["true", "false"].contains(value) || Double(value) != nil || value.hasPrefix("\"") ? value : "\"\(value)\""
+        let json =
+            ["true", "false"].contains(value) || Double(value) != nil || value.hasPrefix("\"") ? value : "\"\(value)\""
         await sendControl(.set(accessory: accessory, characteristic: characteristic, json: json), options: global)
     }
 }

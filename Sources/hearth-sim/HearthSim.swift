@@ -30,7 +30,7 @@ struct HearthSim: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                exit(2)
+                Foundation.exit(2)
             }
             exit(withError: error)
         }
@@ -52,5 +52,5 @@ struct GlobalOptions: ParsableArguments {
 /// Prints an error line on stderr and exits with the code for its kind.
 func fail(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-    exit(code)
+    Foundation.exit(code)
 }

@@ -49,7 +49,9 @@ struct Serve: AsyncParsableCommand {
     var control: String?
 
     @Option(help: "Event coalescing window in milliseconds (0 sends every change at once).")
-    var coalesceMilliseconds = Int(AccessoryServer.Configuration.defaultEventCoalescingWindow.components.attoseconds / 1_000_000_000_000_000)
+    var coalesceMilliseconds = Int(
+        AccessoryServer.Configuration.defaultEventCoalescingWindow.components.attoseconds / 1_000_000_000_000_000
+    )
 
     @Flag(help: "Log every request.")
     var verbose = false
@@ -141,10 +143,16 @@ struct Serve: AsyncParsableCommand {
                 logger: logger
             )
         let addresses = interfaces.compactMap(IPv4Address.init)
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        await withTaskGroup(of: Void.self) { group in
             group.addTask { await simulator.run() }
             for listener in listeners {
-                group.addTask { try await listener.run() }
+                group.addTask {
+                    do {
+                        try await listener.run()
+                    } catch  where !(error is CancellationError) {
+                        logger.error("control interface stopped: \(error)")
+                    } catch {}
+                }
             }
             if let responder {
                 group.addTask {
@@ -206,7 +214,7 @@ struct Serve: AsyncParsableCommand {
                 if !bridge && requests.count == 1 && requests[0].count == 1 {
                     return SimulatorDescription(
                         bridge: nil,
-                        accessories: [AccessoryDescription(name: name, preset: requests[0].preset)]
+                        accessories: [AccessoryDescription(name: name, preset: requests[0].preset.rawValue)]
                     )
                 }
                 return SimulatorDescription(bridgeName: name, presets: requests)
@@ -226,7 +234,8 @@ struct Serve: AsyncParsableCommand {
         .init(preset: .contactSensor, count: 1), .init(preset: .doorbell, count: 1), .init(preset: .outlet, count: 1),
     ]
 
-    private func printBanner(code: SetupCode, setupID: SetupID?, advertisement: Advertisement?, port: Int, host: String) {
+    private func printBanner(code: SetupCode, setupID: SetupID?, advertisement: Advertisement?, port: Int, host: String)
+    {
         let payload = SetupPayload(
             setupCode: code,
             setupID: setupID,
@@ -240,7 +249,10 @@ struct Serve: AsyncParsableCommand {
                 "setupURI": payload.uri, "controlSocket": global.folder.controlSocket,
                 "isPaired": !(advertisement?.isUnpaired ?? true),
             ]
-            if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+            if let data = try? JSONSerialization.data(
+                withJSONObject: object,
+                options: [.sortedKeys, .withoutEscapingSlashes]
+            ) {
                 print(String(decoding: data, as: UTF8.self))
             }
         } else {
@@ -253,7 +265,7 @@ struct Serve: AsyncParsableCommand {
             }
             print("control     hearth-sim set --state \(global.state) ACCESSORY CHARACTERISTIC VALUE")
         }
-        fflush(stdout)
+        fflush(nil)
     }
 
     static func hostAndPort(_ text: String) -> (String, Int)? {
