@@ -98,9 +98,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Helpers shared by the test targets: child processes, network namespaces, built products.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "DNSSDTests",
-            dependencies: ["DNSSD", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [
+                "DNSSD",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // hearth-sim run as a program, checked by aiohomekit inside network namespaces.
+        .testTarget(
+            name: "HearthSimTests",
+            dependencies: ["TestSupport"]
         ),
         .testTarget(
             name: "HAPAccessoryServerTests",
@@ -120,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HAPTests",
-            dependencies: ["HAP", "HAPArithmetic"],
+            dependencies: ["HAP", "HAPArithmetic", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -23,7 +23,7 @@ struct AiohomekitPairingTests {
         )
         let ours = try client.respond(salt: salt, serverPublicKey: server.publicKey)
 
-        let peer = try PeerProcess(
+        let peer = try PeerProcess.start(
             script: "aiohomekit_peer.py",
             arguments: ["srp", "518-08-582", salt.hexString, a.hexString, server.publicKey.hexString]
         )
@@ -45,7 +45,7 @@ struct AiohomekitPairingTests {
         let identity = AccessoryIdentity(deviceID: "AA:BB:CC:DD:EE:0\(round)", signingKey: .init())
         let pairingID = UUID().uuidString
         var table = PairingTable()
-        let peer = try PeerProcess(script: "aiohomekit_peer.py", arguments: ["session", "031-45-154", pairingID])
+        let peer = try PeerProcess.start(script: "aiohomekit_peer.py", arguments: ["session", "031-45-154", pairingID])
 
         // Pair-setup: aiohomekit's generator against our accessory machine.
         var setup = PairSetupAccessory(
@@ -99,7 +99,7 @@ struct AiohomekitPairingTests {
     }
 
     @Test func aiohomekitReportsAWrongSetupCode() throws {
-        let peer = try PeerProcess(
+        let peer = try PeerProcess.start(
             script: "aiohomekit_peer.py",
             arguments: ["session", "111-22-333", UUID().uuidString]
         )
@@ -137,7 +137,7 @@ struct AiohomekitPairingTests {
         ),
     ])
     func aiohomekitReadsOurRefusalsAsTheRightError(conditions: PairSetupAccessory.Conditions, expected: String) throws {
-        let peer = try PeerProcess(
+        let peer = try PeerProcess.start(
             script: "aiohomekit_peer.py",
             arguments: ["session", "031-45-154", UUID().uuidString]
         )

@@ -5,25 +5,25 @@ import Foundation
 /// Nothing here touches the machine's real interfaces: the veth pair is created directly inside the
 /// namespaces, which have no default route; multicast is routed to the veth, IPv6 is off. Addresses come from
 /// 198.18.0.0/15 (the benchmarking range), chosen per test so parallel runs do not collide.
-final class NetworkNamespacePair: @unchecked Sendable {
+public final class NetworkNamespacePair: @unchecked Sendable {
     // @unchecked: every property is immutable after init.
 
     /// Whether the tests that need namespaces can run: root and `ip` present.
-    static var isAvailable: Bool {
+    public static var isAvailable: Bool {
         getuid() == 0
             && (FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
                 || FileManager.default.isExecutableFile(atPath: "/sbin/ip"))
     }
 
-    let accessoryNamespace: String
-    let controllerNamespace: String
-    let accessoryAddress: String
-    let controllerAddress: String
+    public let accessoryNamespace: String
+    public let controllerNamespace: String
+    public let accessoryAddress: String
+    public let controllerAddress: String
 
     private static let counter = Counter()
 
     /// Creates the pair; throws when a command fails (and removes what it made).
-    init() throws {
+    public init() throws {
         let serial = Self.counter.next()
         let tag = "\(getpid() % 100_000)-\(serial)"
         accessoryNamespace = "hearth-\(tag)-a"
@@ -65,20 +65,22 @@ final class NetworkNamespacePair: @unchecked Sendable {
     }
 
     /// Deletes both namespaces (and with them the veth pair).
-    func remove() {
+    public func remove() {
         for namespace in [accessoryNamespace, controllerNamespace] {
             _ = try? Self.ip(["netns", "del", namespace])
         }
     }
 
-    /// A process that runs `executable` inside one of the namespaces.
-    func process(inAccessoryNamespace: Bool, _ executable: String, _ arguments: [String]) -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.ipPath)
-        process.arguments = [
-            "netns", "exec", inAccessoryNamespace ? accessoryNamespace : controllerNamespace, executable,
-        ] + arguments
-        return process
+    /// Starts `executable` inside the accessory's (or the controller's) namespace.
+    public func start(
+        inAccessoryNamespace: Bool,
+        _ executable: String,
+        _ arguments: [String],
+        timeout: TimeInterval = 300
+    ) throws -> ChildProcess {
+        let namespace = inAccessoryNamespace ? accessoryNamespace : controllerNamespace
+        // `ip netns exec` execs the command, so the child's PID is the command's own.
+        return try ChildProcess(Self.ipPath, ["netns", "exec", namespace, executable] + arguments, timeout: timeout)
     }
 
     static var ipPath: String {
@@ -128,9 +130,10 @@ final class NetworkNamespacePair: @unchecked Sendable {
 }
 
 /// Where the package's built products are: beside the test bundle.
-enum BuiltProducts {
-    static var directory: URL {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+public enum BuiltProducts {
+    public static var directory: URL {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         var url = URL(fileURLWithPath: executable)
         while url.pathComponents.count > 1 && url.pathExtension != "xctest" {
@@ -139,7 +142,7 @@ enum BuiltProducts {
         return url.deletingLastPathComponent()
     }
 
-    static func path(_ name: String) -> String {
+    public static func path(_ name: String) -> String {
         directory.appendingPathComponent(name).path
     }
 }
