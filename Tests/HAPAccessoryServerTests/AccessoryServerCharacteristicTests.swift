@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test func coalescesEventsWithinTheWindow() async throws {
-        let (accessory, _, _, client) = try await Self.pairedAccessory(eventCoalescingWindow: .milliseconds(300))
+        let (accessory, _, _, client) = try await Self.pairedAccessory(eventCoalescingWindow: .seconds(2))
         defer { Task { await accessory.stop() } }
         _ = try await client.json(
             .put,

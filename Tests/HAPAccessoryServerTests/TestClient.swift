@@ -86,7 +86,7 @@ final class TestClient {
     }
 
     /// The next message (response or event), `nil` once the server closed the connection.
-    func nextMessage(timeout: Duration = .seconds(10)) async throws -> HTTPResponse? {
+    func nextMessage(timeout: Duration = .seconds(60)) async throws -> HTTPResponse? {
         if !ready.isEmpty { return ready.removeFirst() }
         tickCounter += 1
         let tick = tickCounter
@@ -117,7 +117,7 @@ final class TestClient {
     }
 
     /// The next response, keeping events aside.
-    func response(timeout: Duration = .seconds(10)) async throws -> HTTPResponse {
+    func response(timeout: Duration = .seconds(60)) async throws -> HTTPResponse {
         while true {
             guard let message = try await nextMessage(timeout: timeout) else { throw TestClientError.closed }
             if message.kind == .event {
@@ -129,7 +129,7 @@ final class TestClient {
     }
 
     /// The next event, taking one already received first.
-    func event(timeout: Duration = .seconds(5)) async throws -> HTTPResponse {
+    func event(timeout: Duration = .seconds(30)) async throws -> HTTPResponse {
         if !events.isEmpty { return events.removeFirst() }
         while true {
             guard let message = try await nextMessage(timeout: timeout) else { throw TestClientError.closed }
@@ -139,7 +139,7 @@ final class TestClient {
     }
 
     /// Waits until the server closes the connection; true when it did in time.
-    func waitForClose(timeout: Duration = .seconds(5)) async -> Bool {
+    func waitForClose(timeout: Duration = .seconds(30)) async -> Bool {
         do {
             while try await nextMessage(timeout: timeout) != nil {}
             return true

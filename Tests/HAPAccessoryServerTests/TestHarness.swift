@@ -80,7 +80,7 @@ struct TestAccessory {
     ///
     /// The stream has one consumer: only this helper reads it, and a timeout fails the test.
     func waitForAdvertisement(
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         _ condition: @escaping @Sendable (Advertisement) -> Bool
     ) async throws -> Advertisement {
         let advertisements = server.advertisements
