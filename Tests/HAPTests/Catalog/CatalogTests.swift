@@ -45,8 +45,16 @@ import Testing
                 "characteristic \(String(short, radix: 16))"
             )
         }
-        #expect(catalog.services.count == Self.section11Services.count)
-        #expect(catalog.characteristics.count == Self.section11Characteristics.count)
+        // Beyond §11: heater-cooler (BC) and air purifier (BB) with their state characteristics, which the
+        // simulator's presets need (values from HAP-NodeJS).
+        let additionalServices: [UInt32] = [0xBC, 0xBB]
+        let additionalCharacteristics: [UInt32] = [0xB1, 0xB2, 0xA8, 0xA9]
+        for short in additionalServices { #expect(catalog.service(for: HAPUUID(apple: short)) != nil) }
+        for short in additionalCharacteristics { #expect(catalog.characteristic(for: HAPUUID(apple: short)) != nil) }
+        #expect(catalog.services.count == Self.section11Services.count + additionalServices.count)
+        #expect(
+            catalog.characteristics.count == Self.section11Characteristics.count + additionalCharacteristics.count
+        )
         #expect(catalog.service(for: HAPUUID(apple: 0x43))?.name == "lightbulb")
         #expect(catalog.service(for: HAPUUID(apple: 0x8A))?.name == "temperatureSensor")
         #expect(catalog.service(for: HAPUUID(apple: 0x121))?.name == "doorbell")
