@@ -107,6 +107,7 @@ let package = Package(
             name: "DNSSDTests",
             dependencies: [
                 "DNSSD",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,4 +1,5 @@
 import HAPArithmetic
+import TestSupport
 import Testing
 
 struct BigUIntTests {

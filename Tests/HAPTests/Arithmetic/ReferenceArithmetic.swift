@@ -1,4 +1,5 @@
 import HAPArithmetic
+import TestSupport
 
 extension SplitMix64 {
     /// `count` random limbs.

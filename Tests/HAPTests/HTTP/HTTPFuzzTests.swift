@@ -1,4 +1,5 @@
 import HAP
+import TestSupport
 import Testing
 
 @Suite struct HTTPFuzzTests {

@@ -1,5 +1,6 @@
 import Crypto
 import HAP
+import TestSupport
 import Testing
 
 /// Random and mutated request bodies fed to every pairing state machine: errors are fine, traps are not.

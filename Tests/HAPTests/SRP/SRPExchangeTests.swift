@@ -1,5 +1,6 @@
 import Crypto
 import HAPArithmetic
+import TestSupport
 import Testing
 
 @testable import HAP

@@ -1,14 +1,16 @@
 import Foundation
 
 /// A small seeded random generator (SplitMix64) so property and fuzz tests can be replayed from their seed.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    /// Starts the sequence at `seed`.
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -17,27 +19,21 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// Random bytes of the given length.
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    public mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }
     }
 
     /// A seed from the environment (`HEARTH_TEST_SEED`) when set, else a fresh one; tests print it on failure.
-    static func testSeed() -> UInt64 {
-        if let text = ProcessInfoShim.environment("HEARTH_TEST_SEED"), let seed = UInt64(text) {
+    public static func testSeed() -> UInt64 {
+        if let text = ProcessInfo.processInfo.environment["HEARTH_TEST_SEED"], let seed = UInt64(text) {
             return seed
         }
         return UInt64.random(in: .min ... .max)
     }
 }
 
-enum ProcessInfoShim {
-    static func environment(_ name: String) -> String? {
-        ProcessInfo.processInfo.environment[name]
-    }
-}
-
 /// Flips, inserts, deletes or truncates bytes of a valid input, the way a mutation fuzzer does.
-func mutate(_ input: [UInt8], using random: inout SplitMix64) -> [UInt8] {
+public func mutate(_ input: [UInt8], using random: inout SplitMix64) -> [UInt8] {
     var bytes = input
     let rounds = Int.random(in: 1...4, using: &random)
     for _ in 0..<rounds {
