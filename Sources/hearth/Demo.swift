@@ -21,7 +21,8 @@ struct Demo: ParsableCommand {
         let setupID = SetupID.random()
         let deviceID = DeviceID.random()
         let payload = SetupPayload(setupCode: code, setupID: setupID, category: .bridge, supportsIP: true)
-        print("accessory   \(deviceID)  setup code \(code)  \(payload.uri)  sh=\(SetupHash(setupID: setupID, deviceID: deviceID).base64)")
+        let setupHash = SetupHash(setupID: setupID, deviceID: deviceID).base64
+        print("accessory   \(deviceID)  setup code \(code)  \(payload.uri)  sh=\(setupHash)")
 
         let accessoryIdentity = AccessoryIdentity(deviceID: deviceID.description, signingKey: .init())
         let controllerIdentity = ControllerIdentity(pairingID: UUID().uuidString, signingKey: .init())
@@ -56,7 +57,8 @@ struct Demo: ParsableCommand {
             }
         }
         guard let record else { throw ValidationError("pair-setup did not finish") }
-        print("paired      controller \(controllerIdentity.pairingID) is admin: \(table.pairings.first?.isAdmin == true)")
+        let isAdmin = table.pairings.first?.isAdmin == true
+        print("paired      controller \(controllerIdentity.pairingID) is admin: \(isAdmin)")
 
         var verifyAccessory = CPUTime.zero
         var verifyController = CPUTime.zero

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `hearth` command-line app.
 @main
@@ -24,8 +25,6 @@ struct Hearth: ParsableCommand {
         }
     }
 }
-
-import Foundation
 
 /// Writes a line to standard error.
 enum FileHandleOutput {

@@ -15,9 +15,13 @@ public final class NetworkNamespacePair: @unchecked Sendable {
                 || FileManager.default.isExecutableFile(atPath: "/sbin/ip"))
     }
 
+    /// The namespace the accessory runs in.
     public let accessoryNamespace: String
+    /// The namespace the controller runs in.
     public let controllerNamespace: String
+    /// The accessory side's IPv4 address on the veth pair.
     public let accessoryAddress: String
+    /// The controller side's IPv4 address on the veth pair.
     public let controllerAddress: String
 
     private static let counter = Counter()
@@ -131,6 +135,7 @@ public final class NetworkNamespacePair: @unchecked Sendable {
 
 /// Where the package's built products are: beside the test bundle.
 public enum BuiltProducts {
+    /// The folder holding the built executables (`.build/debug`).
     public static var directory: URL {
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -142,6 +147,7 @@ public enum BuiltProducts {
         return url.deletingLastPathComponent()
     }
 
+    /// The path of a built executable.
     public static func path(_ name: String) -> String {
         directory.appendingPathComponent(name).path
     }
