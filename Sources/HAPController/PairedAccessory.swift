@@ -114,6 +114,8 @@ public actor PairedAccessory {
             setReachable(false)
             throw error
         }
+        // With subscriptions to renew, the session's start reports reachability once they are renewed.
+        if subscriptions.isEmpty { setReachable(true) }
     }
 
     /// Closes the session for good, stops reconnecting and finishes ``events`` and ``reachability``.
@@ -200,7 +202,7 @@ public actor PairedAccessory {
         _ writes: [(CharacteristicID, HAPValue)]
     ) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
         let items = writes.map { id, value in
-            CharacteristicWriteRequest.Item(accessoryID: id.accessoryID, instanceID: id.instanceID, value: value)
+            Self.writeItem(id, value)
         }
         return try await put(items, preparedWriteID: nil)
     }
@@ -224,7 +226,7 @@ public actor PairedAccessory {
             throw .accessoryRefused(status)
         }
         let items = writes.map { id, value in
-            CharacteristicWriteRequest.Item(accessoryID: id.accessoryID, instanceID: id.instanceID, value: value)
+            Self.writeItem(id, value)
         }
         return try await put(items, preparedWriteID: preparedWriteID)
     }
@@ -336,7 +338,22 @@ public actor PairedAccessory {
     private func send(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
         if isClosed { throw .closed }
         startPump()
-        return try await connection.send(request)
+        do {
+            return try await connection.send(request)
+        } catch {
+            switch error {
+            case .unreachable, .verificationFailed: setReachable(false)
+            default: break
+            }
+            throw error
+        }
+    }
+
+    /// A write item; hap-protocol.md §7.6: bools go out as 0 and 1, which every peer accepts (aiohomekit README).
+    static func writeItem(_ id: CharacteristicID, _ value: HAPValue) -> CharacteristicWriteRequest.Item {
+        var sent = value
+        if case .bool(let flag) = value { sent = .int(flag ? 1 : 0) }
+        return CharacteristicWriteRequest.Item(accessoryID: id.accessoryID, instanceID: id.instanceID, value: sent)
     }
 
     private func jsonHeaders() -> HTTPHeaders {

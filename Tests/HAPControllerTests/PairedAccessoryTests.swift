@@ -104,4 +104,29 @@ import Testing
         }
         await client.close()
     }
+
+    @Test func closingFinishesTheStreamsAndLaterCallsFail() async throws {
+        let bridge = try await SimulatedBridge.start()
+        defer { Task { await bridge.stop() } }
+        let client = try await bridge.pairedClient()
+        try await client.connect()
+        await client.close()
+        var reachable: [Bool] = []
+        for await value in client.reachability { reachable.append(value) }
+        #expect(reachable == [true])
+        for await event in client.events { Issue.record("unexpected event \(event)") }
+        await #expect(throws: HAPControllerError.closed) { try await client.accessories() }
+    }
+
+    @Test func anAccessoryThatIsGoneIsReportedUnreachable() async throws {
+        let bridge = try await SimulatedBridge.start()
+        let client = try await bridge.pairedClient()
+        await bridge.stop()
+        let reachability = await Recorder.start(client.reachability)
+        await #expect(throws: HAPControllerError.unreachable(host: "127.0.0.1", port: bridge.port)) {
+            try await client.accessories()
+        }
+        #expect(try await reachability.next() == false)
+        await client.close()
+    }
 }
