@@ -81,6 +81,19 @@ extension HAPControllerError: CustomStringConvertible {
 }
 
 extension HAPControllerError {
+    /// The exit code of a command that failed with this error (style.md §3): 5 unreachable or timed out, 3 not
+    /// found, 1 otherwise.
+    public var exitCode: Int32 {
+        switch self {
+        case .unreachable, .timedOut: 5
+        case .characteristicNotFound: 3
+        case .wrongSetupCode, .alreadyPaired, .pairingRefused, .pairingFailed, .verificationFailed,
+            .connectionClosed, .malformedResponse, .sessionFailed, .malformedBody, .unexpectedHTTPStatus,
+            .accessoryRefused, .unknownCharacteristic, .closed, .store:
+            1
+        }
+    }
+
     /// Maps a pair-setup failure: Authentication at M4 is a wrong code, Unavailable at M2 another controller.
     static func pairSetup(_ failure: PairingFailure) -> HAPControllerError {
         switch failure {

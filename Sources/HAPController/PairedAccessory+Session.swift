@@ -52,7 +52,7 @@ extension PairedAccessory {
         setReachable(true)
     }
 
-    private func sessionLost() {
+    func sessionLost() {
         setReachable(false)
         guard !isClosed, reconnect == nil else { return }
         reconnect = Task { [weak self] in

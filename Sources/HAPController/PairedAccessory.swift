@@ -71,7 +71,10 @@ public actor PairedAccessory {
 
     let identity: ControllerIdentity
     let configuration: Configuration
-    let connection: AccessoryConnection
+    var connection: AccessoryConnection
+    private let group: any EventLoopGroup
+    private var host: String
+    private var port: Int
     let logger: Logger
     let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
     let reachabilityContinuation: AsyncStream<Bool>.Continuation
@@ -93,11 +96,15 @@ public actor PairedAccessory {
         self.configuration = configuration
         self.logger = logger
         configurationNumber = record.configurationNumber
-        connection = AccessoryConnection(
+        group = eventLoopGroup
+        host = record.host
+        port = record.port
+        connection = Self.makeConnection(
             host: record.host,
             port: record.port,
-            security: .verified(identity, record.pairing),
-            timeouts: configuration.timeouts,
+            identity: identity,
+            record: record,
+            configuration: configuration,
             group: eventLoopGroup,
             logger: logger
         )
@@ -129,6 +136,57 @@ public actor PairedAccessory {
         pump = nil
         eventContinuation.finish()
         reachabilityContinuation.finish()
+    }
+
+    /// The record with the address and configuration number in use now, to store again.
+    public var currentRecord: PairedAccessoryRecord {
+        var current = record
+        current.host = host
+        current.port = port
+        if !current.addresses.contains(host) { current.addresses = [host] }
+        current.configurationNumber = configurationNumber
+        return current
+    }
+
+    /// Moves the client to a new address (seen over mDNS); a live session is dropped and made again there.
+    public func noteAddress(host newHost: String, port newPort: Int) async {
+        guard newHost != host || newPort != port, !isClosed else { return }
+        host = newHost
+        port = newPort
+        let old = connection
+        connection = Self.makeConnection(
+            host: newHost,
+            port: newPort,
+            identity: identity,
+            record: record,
+            configuration: configuration,
+            group: group,
+            logger: logger
+        )
+        pump?.cancel()
+        pump = nil
+        await old.shutDown()
+        startPump()
+        if isReachable == true { sessionLost() }
+    }
+
+    private static func makeConnection(
+        host: String,
+        port: Int,
+        identity: ControllerIdentity,
+        record: PairedAccessoryRecord,
+        configuration: Configuration,
+        group: any EventLoopGroup,
+        logger: Logger
+    ) -> AccessoryConnection {
+        AccessoryConnection(
+            host: host,
+            port: port,
+            security: .verified(identity, record.pairing),
+            timeouts: configuration.timeouts,
+            group: group,
+            logger: logger
+        )
     }
 
     // MARK: Database

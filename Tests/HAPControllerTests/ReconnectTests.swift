@@ -30,6 +30,30 @@ import Testing
         await client.close()
     }
 
+    @Test func followsAnAccessoryToANewAddress() async throws {
+        let first = try await SimulatedBridge.start()
+        let client = try await first.pairedClient()
+        let reachability = await Recorder.start(client.reachability)
+        let events = await Recorder.start(client.events)
+        let on = try await first.id(ShortType.on, accessoryID: 2)
+        try await client.connect()
+        #expect(try await reachability.next() == true)
+        try await client.subscribe([on])
+
+        let identifiers = await first.simulator.identifiers
+        await first.stop()
+        #expect(try await reachability.next() == false)
+        let moved = try await SimulatedBridge.start(store: first.store, identifiers: identifiers)
+        defer { Task { await moved.stop() } }
+        #expect(moved.port != first.port)
+        await client.noteAddress(host: "127.0.0.1", port: moved.port)
+        #expect(try await reachability.next() == true)
+        try await moved.simulator.set(accessory: "2", characteristic: "\(on.instanceID)", value: .bool(true))
+        #expect(try await events.next() == .valuesChanged([CharacteristicValueChange(id: on, value: .bool(true))]))
+        #expect(await client.currentRecord.port == moved.port)
+        await client.close()
+    }
+
     @Test func noticesAConfigurationNumberChangeAndReadsTheDatabaseAgain() async throws {
         let bridge = try await SimulatedBridge.start()
         defer { Task { await bridge.stop() } }
