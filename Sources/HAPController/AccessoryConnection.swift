@@ -107,6 +107,14 @@ actor AccessoryConnection {
         (events, eventContinuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
     }
 
+    deinit {
+        // Released without shutDown(): close the socket and end the streams so nothing is left running.
+        timer?.cancel()
+        reader?.cancel()
+        channel?.close(promise: nil)
+        eventContinuation.finish()
+    }
+
     /// Sends one request when its turn comes, connecting first if needed, and returns the answer.
     func send(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
         await acquire()

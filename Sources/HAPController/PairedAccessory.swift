@@ -112,6 +112,14 @@ public actor PairedAccessory {
         (reachability, reachabilityContinuation) = AsyncStream.makeStream(of: Bool.self)
     }
 
+    deinit {
+        // Released without close(): stop the tasks; the connection closes its socket as it is released.
+        reconnect?.cancel()
+        pump?.cancel()
+        eventContinuation.finish()
+        reachabilityContinuation.finish()
+    }
+
     /// Connects and verifies now rather than on the first request.
     public func connect() async throws(HAPControllerError) {
         startPump()
