@@ -237,8 +237,8 @@ public actor PairedAccessory {
         _ ids: [CharacteristicID]
     ) async throws(HAPControllerError) -> [CharacteristicID: Result<HAPValue?, HAPStatus>] {
         var results: [CharacteristicID: Result<HAPValue?, HAPStatus>] = [:]
-        var unique: [CharacteristicID] = []
-        for id in ids where !unique.contains(id) { unique.append(id) }
+        var seen: Set<CharacteristicID> = []
+        let unique = ids.filter { seen.insert($0).inserted }
         var start = 0
         while start < unique.count {
             let chunk = Array(unique[start..<min(start + configuration.maximumReadBatch, unique.count)])
