@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "DNSSD", targets: ["DNSSD"]),
         .library(name: "HAPAccessoryServer", targets: ["HAPAccessoryServer"]),
         .library(name: "Simulator", targets: ["Simulator"]),
+        .library(name: "HAPController", targets: ["HAPController"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-sim", targets: ["hearth-sim"]),
     ],
@@ -58,6 +59,18 @@ let package = Package(
             name: "HAPAccessoryServer",
             dependencies: [
                 "HAP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]
+        ),
+        // The controller role of HAP over IP on SwiftNIO: pairing, verified sessions, reads, writes, events.
+        .target(
+            name: "HAPController",
+            dependencies: [
+                "HAP",
+                "DNSSD",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -129,6 +142,14 @@ let package = Package(
             name: "SimulatorTests",
             dependencies: [
                 "Simulator", "HAPAccessoryServer", "HAP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "HAPControllerTests",
+            dependencies: [
+                "HAPController", "HAPAccessoryServer", "Simulator", "HAP", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,0 +1,364 @@
+import Foundation
+import HAP
+import Logging
+import NIOCore
+import NIOPosix
+
+/// How long a connection waits for the TCP handshake and for each answer.
+public struct ConnectionTimeouts: Sendable, Equatable {
+    /// The longest wait for the TCP connection (aiohomekit uses 10 s, hap-protocol.md §7.9).
+    public var connect: Duration
+    /// The longest wait for one answer; then the connection is reset (iOS gives up after about 10 s).
+    public var request: Duration
+
+    /// Makes timeouts; both default to 10 s.
+    public init(connect: Duration = .seconds(10), request: Duration = .seconds(10)) {
+        self.connect = connect
+        self.request = request
+    }
+}
+
+/// What a connection reports besides answers.
+enum ConnectionEvent: Sendable {
+    /// A session is ready: verified (or, for a plain connection, the TCP connection is open).
+    case connected
+    /// An `EVENT/1.0` message received on a verified session.
+    case event(HTTPResponse)
+    /// An established session ended: the accessory closed it, it failed, or a request timed out.
+    case disconnected
+}
+
+/// Forwards received bytes to the connection actor; the end of the stream means the channel closed.
+private final class InboundForwarder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    let continuation: AsyncStream<[UInt8]>.Continuation
+
+    init(continuation: AsyncStream<[UInt8]>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        continuation.yield(Array(unwrapInboundIn(data).readableBytesView))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation.finish()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+/// One TCP connection to an accessory at a time: connect, pair-verify, session cipher, HTTP/1.1.
+///
+/// Requests wait in a queue and go out one at a time (hap-protocol.md §7.9: peers do not pipeline). A request that
+/// finds no connection opens one first. On a timeout, a closed socket or bad bytes, the connection is dropped and the
+/// next request opens a new one. EVENT messages between answers go to ``events``.
+actor AccessoryConnection {
+    /// Whether the connection is verified before use.
+    enum Security: Sendable {
+        /// Plain HTTP, for pair-setup and identify of an unpaired accessory.
+        case plain
+        /// Pair-verify as this controller with this accessory, then encrypt.
+        case verified(ControllerIdentity, AccessoryPairing)
+    }
+
+    private typealias Waiter = CheckedContinuation<Result<HTTPResponse, HAPControllerError>, Never>
+
+    let host: String
+    let port: Int
+    let security: Security
+    let timeouts: ConnectionTimeouts
+    /// Sessions coming and going and the events between answers; one consumer.
+    nonisolated let events: AsyncStream<ConnectionEvent>
+
+    private let eventContinuation: AsyncStream<ConnectionEvent>.Continuation
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private var channel: (any Channel)?
+    private var generation = 0
+    private var isEstablished = false
+    private var cipher: SessionCipher?
+    private var parser = HTTPResponseParser()
+    private var pending: (token: Int, waiter: Waiter)?
+    private var nextToken = 0
+    private var timer: Task<Void, Never>?
+    private var reader: Task<Void, Never>?
+    private var isBusy = false
+    private var queue: [CheckedContinuation<Void, Never>] = []
+    private var isShutDown = false
+
+    init(
+        host: String,
+        port: Int,
+        security: Security,
+        timeouts: ConnectionTimeouts,
+        group: any EventLoopGroup,
+        logger: Logger
+    ) {
+        self.host = host
+        self.port = port
+        self.security = security
+        self.timeouts = timeouts
+        self.group = group
+        self.logger = logger
+        (events, eventContinuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
+    }
+
+    deinit {
+        // Released without shutDown(): close the socket and end the streams so nothing is left running.
+        timer?.cancel()
+        reader?.cancel()
+        channel?.close(promise: nil)
+        eventContinuation.finish()
+    }
+
+    /// Sends one request when its turn comes, connecting first if needed, and returns the answer.
+    func send(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
+        await acquire()
+        defer { release() }
+        try await establish()
+        return try await exchange(request)
+    }
+
+    /// Opens (and verifies) a connection if there is none, in turn with the requests.
+    func connect() async throws(HAPControllerError) {
+        await acquire()
+        defer { release() }
+        try await establish()
+    }
+
+    /// Posts a pairing TLV8 body and returns the TLV8 answer.
+    func postTLV8(_ path: String, _ body: TLV8) async throws(HAPControllerError) -> TLV8 {
+        try Self.decodeTLV8(try await send(tlv8Request(path, body)))
+    }
+
+    /// Closes the connection for good and ends ``events``; later requests fail with ``HAPControllerError/closed``.
+    func shutDown() {
+        isShutDown = true
+        isEstablished = false
+        dropChannel(failing: .closed)
+        reader?.cancel()
+        eventContinuation.finish()
+    }
+
+    // MARK: The queue
+
+    private func acquire() async {
+        guard isBusy else {
+            isBusy = true
+            return
+        }
+        await withCheckedContinuation { queue.append($0) }
+    }
+
+    private func release() {
+        if queue.isEmpty {
+            isBusy = false
+        } else {
+            queue.removeFirst().resume()
+        }
+    }
+
+    // MARK: Connecting
+
+    private func establish() async throws(HAPControllerError) {
+        if isShutDown { throw .closed }
+        if channel != nil { return }
+        try await openChannel()
+        if case .verified(let identity, let accessory) = security {
+            do {
+                try await verify(identity: identity, accessory: accessory)
+            } catch {
+                dropChannel(failing: error)
+                throw error
+            }
+        }
+        isEstablished = true
+        eventContinuation.yield(.connected)
+    }
+
+    private func openChannel() async throws(HAPControllerError) {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(.nanoseconds(Self.nanoseconds(timeouts.connect)))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(InboundForwarder(continuation: continuation))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            continuation.finish()
+            logger.debug("Connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
+            throw .unreachable(host: host, port: port)
+        }
+        generation += 1
+        let current = generation
+        self.channel = channel
+        parser = HTTPResponseParser()
+        cipher = nil
+        reader?.cancel()
+        reader = Task { [weak self] in
+            for await bytes in stream {
+                await self?.receive(bytes, generation: current)
+            }
+            await self?.channelClosed(generation: current)
+        }
+    }
+
+    private func verify(identity: ControllerIdentity, accessory: AccessoryPairing) async throws(HAPControllerError) {
+        var machine = PairVerifyController(identity: identity, accessory: accessory)
+        var body = machine.start()
+        while true {
+            let reply = try Self.decodeTLV8(try await exchange(tlv8Request("/pair-verify", body)))
+            let step: PairVerifyController.Step
+            do {
+                step = try machine.receive(reply)
+            } catch {
+                throw .verificationFailed(error)
+            }
+            switch step {
+            case .send(let next):
+                body = next
+            case .established(let keys):
+                // hap-protocol.md §4: M4 comes in clear; every later byte in both directions is sealed.
+                cipher = SessionCipher(keys: keys, role: .controller)
+                return
+            }
+        }
+    }
+
+    // MARK: One exchange
+
+    private func exchange(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
+        guard let channel else { throw .connectionClosed }
+        var bytes = request.encoded()
+        if cipher != nil, let sealed = cipher?.seal(bytes) { bytes = sealed }
+        nextToken += 1
+        let token = nextToken
+        let timeout = timeouts.request
+        let buffer = channel.allocator.buffer(bytes: bytes)
+        let result = await withCheckedContinuation { (waiter: Waiter) in
+            pending = (token, waiter)
+            timer = Task { [weak self] in
+                do { try await Task.sleep(for: timeout) } catch { return }
+                await self?.requestTimedOut(token: token)
+            }
+            // hap-protocol.md §7.9: each message in one write.
+            channel.writeAndFlush(buffer, promise: nil)
+        }
+        return try result.get()
+    }
+
+    private func requestTimedOut(token: Int) {
+        guard let pending, pending.token == token else { return }
+        logger.debug("Request timed out; resetting the connection", metadata: ["host": "\(host)"])
+        dropChannel(failing: .timedOut)
+    }
+
+    private func receive(_ bytes: [UInt8], generation: Int) {
+        guard generation == self.generation, channel != nil else { return }
+        var plaintext = bytes
+        if cipher != nil {
+            do throws(SessionCipherError) {
+                guard let opened = try cipher?.open(bytes) else { return }
+                plaintext = opened
+            } catch {
+                dropChannel(failing: .sessionFailed(error))
+                return
+            }
+        }
+        parser.append(plaintext)
+        while true {
+            let message: HTTPResponse?
+            do throws(HTTPParseError) {
+                message = try parser.nextResponse()
+            } catch {
+                dropChannel(failing: .malformedResponse(error))
+                return
+            }
+            guard let message else { return }
+            if message.kind == .event {
+                // hap-protocol.md §7.8: events only come on verified sessions; a plain one has none to give.
+                if cipher != nil { eventContinuation.yield(.event(message)) }
+                continue
+            }
+            guard let pending else {
+                logger.debug("Dropping an answer nobody waits for", metadata: ["host": "\(host)"])
+                continue
+            }
+            self.pending = nil
+            timer?.cancel()
+            pending.waiter.resume(returning: .success(message))
+        }
+    }
+
+    private func channelClosed(generation: Int) {
+        guard generation == self.generation, channel != nil else { return }
+        dropChannel(failing: .connectionClosed)
+    }
+
+    /// Closes the channel, fails the request in flight, and reports the end of an established session.
+    private func dropChannel(failing error: HAPControllerError) {
+        timer?.cancel()
+        timer = nil
+        if let pending {
+            self.pending = nil
+            pending.waiter.resume(returning: .failure(error))
+        }
+        channel?.close(promise: nil)
+        channel = nil
+        cipher = nil
+        generation += 1
+        if isEstablished {
+            isEstablished = false
+            eventContinuation.yield(.disconnected)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// A POST of a pairing TLV8 body, with the headers iOS sends in its order (hap-protocol.md §7.9).
+    nonisolated func tlv8Request(_ path: String, _ body: TLV8) -> HTTPRequest {
+        HTTPRequest(
+            method: .post,
+            target: path,
+            headers: ["Host": hostHeader, "Content-Type": HTTPContentType.pairingTLV8.rawValue],
+            body: body.encoded()
+        )
+    }
+
+    /// The `Host` header: address and port.
+    nonisolated var hostHeader: String { "\(host):\(port)" }
+
+    static func decodeTLV8(_ response: HTTPResponse) throws(HAPControllerError) -> TLV8 {
+        guard response.status.code == 200 else {
+            throw .unexpectedHTTPStatus(code: response.status.code, status: hapStatus(in: response.body))
+        }
+        do {
+            return try TLV8(decoding: response.body)
+        } catch {
+            throw .malformedBody
+        }
+    }
+
+    /// The `"status"` of a JSON body such as `{"status":-70401}`, if there is one.
+    static func hapStatus(in body: [UInt8]) -> HAPStatus? {
+        struct StatusBody: Decodable {
+            var status: Int
+        }
+        guard let decoded = try? JSONDecoder().decode(StatusBody.self, from: Data(body)) else { return nil }
+        return HAPStatus(code: decoded.status)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HAP
+import HAPAccessoryServer
+import Simulator
+import Testing
+
+@testable import HAPController
+
+@Suite struct PairedAccessoryTests {
+    @Test func pairsListsReadsWritesAndReadsBack() async throws {
+        let bridge = try await SimulatedBridge.start()
+        defer { Task { await bridge.stop() } }
+        let client = try await bridge.pairedClient()
+        let database = try await client.accessories()
+        #expect(database.accessories.count == 5)
+        let on = try await bridge.id(ShortType.on, accessoryID: 2)
+        #expect(try await client.write([(on, .bool(true))]) == [on: .success])
+        #expect(try await client.read([on])[on] == .success(.bool(true)))
+        await client.close()
+    }
+
+    @Test func batchesReadsAndWritesOfManyCharacteristics() async throws {
+        let bridge = try await SimulatedBridge.start()
+        defer { Task { await bridge.stop() } }
+        let client = try await bridge.pairedClient()
+        var lamps: [CharacteristicID] = []
+        for accessoryID in UInt64(2)...4 { lamps.append(try await bridge.id(ShortType.on, accessoryID: accessoryID)) }
+        let missing = CharacteristicID(accessoryID: 2, instanceID: 999)
+        let writes = try await client.write(lamps.map { ($0, HAPValue.bool(true)) } + [(missing, .bool(true))])
+        #expect(writes.count == 4)
+        for lamp in lamps { #expect(writes[lamp] == .success) }
+        #expect(writes[missing] == .resourceDoesNotExist)
+        let temperature = try await bridge.id(ShortType.currentTemperature, accessoryID: 5)
+        let reads = try await client.read(lamps + [temperature, missing])
+        for lamp in lamps { #expect(reads[lamp] == .success(.bool(true))) }
+        guard case .success(let value) = reads[temperature] else {
+            Issue.record("temperature read failed: \(String(describing: reads[temperature]))")
+            return
+        }
+        #expect(value?.numericValue != nil)
+        #expect(reads[missing] == .failure(.resourceDoesNotExist))
+        await client.close()
+    }
+
+    @Test func splitsLongReadsIntoBatches() async throws {
+        let bridge = try await SimulatedBridge.start()
+        defer { Task { await bridge.stop() } }
+        let identity = newIdentity()
+        let paired = try await bridge.pairedClient(identity: identity)
+        await paired.close()
+        let client = PairedAccessory(
+            record: paired.record,
+            identity: identity,
+            configuration: PairedAccessory.Configuration(backoff: fastBackoff(), maximumReadBatch: 2),
+            logger: quietLogger()
+        )
+        let database = try await client.accessories()
+        let ids = database.accessories.flatMap { accessory in
+            accessory.services.flatMap(\.characteristics).filter { $0.permissions.contains(.read) }.map {
+                CharacteristicID(accessoryID: accessory.accessoryID, instanceID: $0.instanceID)
+            }
+        }
+        #expect(ids.count > 10)
+        let reads = try await client.read(ids)
+        #expect(reads.count == ids.count)
+        #expect(reads.values.allSatisfy { if case .success = $0 { true } else { false } })
+        await client.close()
+    }
+
+    @Test func deliversEventsAfterASimulatedChange() async throws {
+        let bridge = try await SimulatedBridge.start()
+        defer { Task { await bridge.stop() } }
+        let client = try await bridge.pairedClient()
+        let events = await Recorder.start(client.events)
+        let on = try await bridge.id(ShortType.on, accessoryID: 3)
+        #expect(try await client.subscribe([on]) == [on: .success])
+        try await bridge.simulator.set(accessory: "3", characteristic: "\(on.instanceID)", value: .bool(true))
+        let event = try await events.next()
+        #expect(event == .valuesChanged([CharacteristicValueChange(id: on, value: .bool(true))]))
+        try await client.unsubscribe([on])
+        await client.close()
+    }
+
+    @Test func timedWriteIsPreparedThenExecuted() async throws {
+        let bridge = try await SimulatedBridge.start()
+        defer { Task { await bridge.stop() } }
+        let client = try await bridge.pairedClient()
+        let on = try await bridge.id(ShortType.on, accessoryID: 4)
+        #expect(try await client.timedWrite([(on, .bool(true))]) == [on: .success])
+        #expect(try await client.read([on])[on] == .success(.bool(true)))
+        await client.close()
+    }
+
+    @Test func identifiesPairedAndUnpairedAccessories() async throws {
+        let bridge = try await SimulatedBridge.start()
+        defer { Task { await bridge.stop() } }
+        try await AccessoryPairingClient().identifyUnpaired(host: "127.0.0.1", port: bridge.port)
+        #expect(await bridge.simulator.identifyCount == 1)
+        let client = try await bridge.pairedClient()
+        try await client.identify()
+        #expect(await bridge.simulator.identifyCount == 2)
+        await #expect(throws: HAPControllerError.alreadyPaired) {
+            try await AccessoryPairingClient().identifyUnpaired(host: "127.0.0.1", port: bridge.port)
+        }
+        await client.close()
+    }
+
+    @Test func closingFinishesTheStreamsAndLaterCallsFail() async throws {
+        let bridge = try await SimulatedBridge.start()
+        defer { Task { await bridge.stop() } }
+        let client = try await bridge.pairedClient()
+        try await client.connect()
+        await client.close()
+        var reachable: [Bool] = []
+        for await value in client.reachability { reachable.append(value) }
+        #expect(reachable == [true])
+        for await event in client.events { Issue.record("unexpected event \(event)") }
+        await #expect(throws: HAPControllerError.closed) { try await client.accessories() }
+    }
+
+    @Test func anAccessoryThatIsGoneIsReportedUnreachable() async throws {
+        let bridge = try await SimulatedBridge.start()
+        let client = try await bridge.pairedClient()
+        await bridge.stop()
+        let reachability = await Recorder.start(client.reachability)
+        await #expect(throws: HAPControllerError.unreachable(host: "127.0.0.1", port: bridge.port)) {
+            try await client.accessories()
+        }
+        #expect(try await reachability.next() == false)
+        await client.close()
+    }
+}
