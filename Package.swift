@@ -44,6 +44,8 @@ let package = Package(
             exclude: ["README.md"],
             resources: [.process("Resources")]
         ),
+        // Durable file replacement (temporary file, fsync, rename, fsync folder), mode 0600, for keys and state.
+        .target(name: "AtomicFiles"),
         // mDNS / DNS-SD responder and browser on SwiftNIO UDP, bound only to the interfaces it is given.
         .target(
             name: "DNSSD",
@@ -59,6 +61,7 @@ let package = Package(
             name: "HAPAccessoryServer",
             dependencies: [
                 "HAP",
+                "AtomicFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -69,6 +72,7 @@ let package = Package(
         .target(
             name: "HAPController",
             dependencies: [
+                "AtomicFiles",
                 "HAP",
                 "DNSSD",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -93,6 +97,7 @@ let package = Package(
             name: "hearth-sim",
             dependencies: [
                 "HAP",
+                "AtomicFiles",
                 "HAPAccessoryServer",
                 "DNSSD",
                 "Simulator",

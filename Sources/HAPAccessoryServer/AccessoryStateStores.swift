@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 
 #if canImport(Glibc)
@@ -47,54 +48,13 @@ public actor FileAccessoryStateStore: AccessoryStateStore {
         } catch {
             throw AccessoryStateStoreError.unreadable
         }
-        try AtomicFile.write(data, toPath: path)
-    }
-
-}
-
-/// Replaces a file's contents atomically and durably: write a temporary file, fsync, rename, fsync the folder.
-///
-/// A crash or kill at any point leaves either the old file or the new one, whole. The file is mode 0600.
-public enum AtomicFile {
-    /// Writes `data` to `path`; the folder must exist.
-    public static func write(_ data: Data, toPath path: String) throws(AccessoryStateStoreError) {
-        let temporaryPath = path + ".tmp"
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("open") }
-        do throws(AccessoryStateStoreError) {
-            // O_CREAT's mode is only used for a new file; make sure an old temp file is not wider.
-            guard fchmod(descriptor, 0o600) == 0 else { throw failure("fchmod") }
-            let writeFailed = data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Bool in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return true
-                    }
-                    offset += written
-                }
-                return false
-            }
-            if writeFailed { throw failure("write") }
-            guard fsync(descriptor) == 0 else { throw failure("fsync") }
+        do {
+            try AtomicFile.write(data, toPath: path)
         } catch {
-            close(descriptor)
-            unlink(temporaryPath)
-            throw error
+            throw AccessoryStateStoreError.systemCallFailed(operation: error.operation, code: error.code)
         }
-        guard close(descriptor) == 0 else { throw failure("close") }
-        guard rename(temporaryPath, path) == 0 else { throw failure("rename") }
-        let folder = (path as NSString).deletingLastPathComponent
-        let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folderDescriptor >= 0 else { throw failure("open folder") }
-        defer { close(folderDescriptor) }
-        guard fsync(folderDescriptor) == 0 else { throw failure("fsync folder") }
     }
 
-    private static func failure(_ operation: String) -> AccessoryStateStoreError {
-        .systemCallFailed(operation: operation, code: errno)
-    }
 }
 
 /// Keeps the state in memory, for tests and throwaway accessories; counts saves so tests can wait for them.

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Crypto
 import Foundation
 import HAP
@@ -139,6 +140,10 @@ public actor ControllerPairingStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         guard let data = try? encoder.encode(value) else { throw .unreadable(file: file) }
-        try SecureFile.write(data, toPath: path(file))
+        do {
+            try AtomicFile.write(data, toPath: path(file))
+        } catch {
+            throw ControllerStoreError.systemCallFailed(operation: error.operation, code: error.code)
+        }
     }
 }

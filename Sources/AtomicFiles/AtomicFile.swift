@@ -8,23 +8,36 @@ import Foundation
     import Darwin
 #endif
 
-/// Replaces a file's contents atomically and durably, mode 0600: temporary file, fsync, rename, fsync the folder.
+/// A system call failed while writing a file; `operation` names it, `code` is errno.
+public struct AtomicFileError: Error, Equatable, Sendable {
+    /// The step that failed: open, write, fsync, rename …
+    public var operation: String
+    /// errno at the time.
+    public var code: Int32
+
+    /// Makes an error.
+    public init(operation: String, code: Int32) {
+        self.operation = operation
+        self.code = code
+    }
+}
+
+/// Replaces a file's contents atomically and durably: write a temporary file, fsync, rename, fsync the folder.
 ///
-/// The same steps as `AtomicFile` in HAPAccessoryServer, which this target cannot import (it sits beside it, not
-/// below it); HAP, the one shared layer, does no file I/O.
-enum SecureFile {
+/// A crash or kill at any point leaves either the old file or the new one, whole. The file is mode 0600.
+public enum AtomicFile {
     /// Writes `data` to `path`; the folder must exist.
-    static func write(_ data: Data, toPath path: String) throws(ControllerStoreError) {
+    public static func write(_ data: Data, toPath path: String) throws(AtomicFileError) {
         let temporaryPath = path + ".tmp"
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failure("open") }
-        do throws(ControllerStoreError) {
+        do throws(AtomicFileError) {
             // O_CREAT's mode is only used for a new file; make sure an old temp file is not wider.
             guard fchmod(descriptor, 0o600) == 0 else { throw failure("fchmod") }
             let writeFailed = data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Bool in
                 var offset = 0
                 while offset < buffer.count {
-                    let written = systemWrite(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                    let written = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
                         return true
@@ -49,17 +62,7 @@ enum SecureFile {
         guard fsync(folderDescriptor) == 0 else { throw failure("fsync folder") }
     }
 
-    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-            Glibc.write(descriptor, bytes, count)
-        #elseif canImport(Musl)
-            Musl.write(descriptor, bytes, count)
-        #else
-            Darwin.write(descriptor, bytes, count)
-        #endif
-    }
-
-    private static func failure(_ operation: String) -> ControllerStoreError {
-        .systemCallFailed(operation: operation, code: errno)
+    private static func failure(_ operation: String) -> AtomicFileError {
+        AtomicFileError(operation: operation, code: errno)
     }
 }
