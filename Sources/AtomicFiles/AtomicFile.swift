@@ -10,7 +10,7 @@ import Foundation
 
 /// A system call failed while writing a file; `operation` names it, `code` is errno.
 public struct AtomicFileError: Error, Equatable, Sendable {
-    /// The step that failed: open, write, fsync, rename …
+    /// The step that failed: open, write, fsync or rename.
     public var operation: String
     /// errno at the time.
     public var code: Int32

@@ -51,7 +51,7 @@ actor Recorder<Element: Sendable> {
 
     /// The next element after the last one returned that satisfies `predicate`.
     func next(
-        timeout: Duration = .seconds(10),
+        timeout: Duration = .seconds(60),
         where predicate: @escaping @Sendable (Element) -> Bool = { _ in true }
     ) async throws -> Element {
         if let index = items[cursor...].firstIndex(where: predicate) {
@@ -129,7 +129,7 @@ struct SimulatedBridge {
     /// Pairs a new controller and returns a client for the bridge with a fast backoff.
     func pairedClient(
         identity: ControllerIdentity = newIdentity(),
-        timeouts: ConnectionTimeouts = ConnectionTimeouts(connect: .seconds(2), request: .seconds(5))
+        timeouts: ConnectionTimeouts = ConnectionTimeouts(connect: .seconds(10), request: .seconds(20))
     ) async throws -> PairedAccessory {
         let pairing = try await AccessoryPairingClient().pairSetup(
             host: "127.0.0.1",
@@ -143,7 +143,7 @@ struct SimulatedBridge {
     func client(
         for record: PairedAccessoryRecord,
         identity: ControllerIdentity,
-        timeouts: ConnectionTimeouts = ConnectionTimeouts(connect: .seconds(2), request: .seconds(5))
+        timeouts: ConnectionTimeouts = ConnectionTimeouts(connect: .seconds(10), request: .seconds(20))
     ) -> PairedAccessory {
         PairedAccessory(
             record: record,

@@ -103,7 +103,7 @@ private func outcome(
 }
 
 @Suite struct MisbehavingAccessoryTests {
-    let quick = ConnectionTimeouts(connect: .seconds(2), request: .seconds(1))
+    let quick = ConnectionTimeouts(connect: .seconds(5), request: .seconds(3))
 
     @Test func anAnswerCutShortIsConnectionClosed() async throws {
         let server = try await MisbehavingServer([.closeMidResponse])

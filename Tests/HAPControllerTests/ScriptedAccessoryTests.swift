@@ -128,7 +128,7 @@ final class ScriptedAccessory: Sendable {
             record: record,
             identity: controller,
             configuration: PairedAccessory.Configuration(
-                timeouts: ConnectionTimeouts(connect: .seconds(2), request: .seconds(1)),
+                timeouts: ConnectionTimeouts(connect: .seconds(5), request: .seconds(3)),
                 backoff: fastBackoff()
             ),
             logger: quietLogger()

@@ -206,7 +206,7 @@ actor EventLog {
 
     /// Waits until an event matches, polling every 20 ms; nil after `timeout`.
     func first(
-        within timeout: Duration = .seconds(10),
+        within timeout: Duration = .seconds(60),
         where predicate: @Sendable (BrowseEvent) -> Bool
     ) async -> BrowseEvent? {
         let deadline = ContinuousClock.now + timeout
