@@ -31,6 +31,7 @@ let package = Package(
         // ChaCha20-Poly1305 for session frames on OpenSSL libcrypto (libssl-dev), one reused context per direction.
         .target(
             name: "CHAPCipher",
+            exclude: ["README.md"],
             linkerSettings: [.linkedLibrary("crypto")]
         ),
         // The protocol core: codecs and state machines, no I/O.
@@ -45,7 +46,7 @@ let package = Package(
             resources: [.process("Resources")]
         ),
         // Durable file replacement (temporary file, fsync, rename, fsync folder), mode 0600, for keys and state.
-        .target(name: "AtomicFiles"),
+        .target(name: "AtomicFiles", exclude: ["README.md"]),
         // mDNS / DNS-SD responder and browser on SwiftNIO UDP, bound only to the interfaces it is given.
         .target(
             name: "DNSSD",
@@ -105,7 +106,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // The command-line app; for now it shows the protocol core working end to end.
         .executableTarget(
@@ -114,12 +116,14 @@ let package = Package(
                 "HAP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",
-            path: "Tests/TestSupport"
+            path: "Tests/TestSupport",
+            exclude: ["README.md"]
         ),
         .testTarget(
             name: "DNSSDTests",
