@@ -74,6 +74,9 @@ extension AccessoryServer {
                 if pairSetupOwner?.connection == connection { pairSetupOwner = nil }
             case .failed:
                 if pairSetupOwner?.connection == connection { pairSetupOwner = nil }
+            case .transientSessionEstablished:
+                // Not offered: the conditions above leave `supportsTransientPairing` off, so the flag is ignored.
+                break
             }
         }
         session.pairSetup = machine.isFinished ? nil : machine

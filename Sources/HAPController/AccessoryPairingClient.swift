@@ -88,6 +88,9 @@ public struct AccessoryPairingClient: Sendable {
                 case .paired(let pairing):
                     await connection.shutDown()
                     return pairing
+                case .transient:
+                    // We never ask for a transient pair-setup, so an M4 that ends it is a protocol error.
+                    throw HAPControllerError.pairSetup(.unexpectedState(expected: 6, received: 4))
                 }
             }
         } catch {

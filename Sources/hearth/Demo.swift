@@ -54,6 +54,7 @@ struct Demo: ParsableCommand {
             switch next {
             case .send(let body): request = body
             case .paired(let pairing): record = pairing
+            case .transient: throw ValidationError("the accessory ended pair-setup as transient")
             }
         }
         guard let record else { throw ValidationError("pair-setup did not finish") }

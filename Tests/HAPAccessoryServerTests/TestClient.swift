@@ -183,6 +183,7 @@ final class TestClient {
             switch try controller.receive(reply) {
             case .send(let next): request = next
             case .paired(let pairing): return pairing
+            case .transient: throw PairingFailure.procedureFinished
             }
         }
     }

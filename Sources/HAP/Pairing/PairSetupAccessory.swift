@@ -15,12 +15,20 @@ public struct PairSetupAccessory: Sendable {
         public var failedAttempts: Int
         /// Whether another connection owns a pair-setup that has not finished.
         public var isAnotherPairSetupInProgress: Bool
+        /// Whether this server can run a transient pair-setup (hap-protocol.md §2.5); when not, the flag is ignored.
+        public var supportsTransientPairing: Bool
 
         /// Makes the conditions for a new attempt.
-        public init(isPaired: Bool, failedAttempts: Int, isAnotherPairSetupInProgress: Bool) {
+        public init(
+            isPaired: Bool,
+            failedAttempts: Int,
+            isAnotherPairSetupInProgress: Bool,
+            supportsTransientPairing: Bool = false
+        ) {
             self.isPaired = isPaired
             self.failedAttempts = failedAttempts
             self.isAnotherPairSetupInProgress = isAnotherPairSetupInProgress
+            self.supportsTransientPairing = supportsTransientPairing
         }
     }
 
@@ -36,6 +44,9 @@ public struct PairSetupAccessory: Sendable {
         case paired(Pairing)
         /// The procedure ended without a pairing; the pair-setup slot is free again.
         case failed(PairingError)
+        /// A transient pair-setup ended at M4: encrypt the connection with ``Step/transientSessionKeys``; no
+        /// pairing is stored.
+        case transientSessionEstablished
     }
 
     /// The answer to one request: the reply body to send and the events to carry out.
@@ -44,7 +55,25 @@ public struct PairSetupAccessory: Sendable {
         public var reply: TLV8
         /// What the server must record, in order.
         public var events: [Event]
+        /// The session keys of a transient pair-setup, set with ``Event/transientSessionEstablished``.
+        public var transientSessionKeys: SessionKeys?
+
+        /// Makes a step.
+        public init(reply: TLV8, events: [Event], transientSessionKeys: SessionKeys? = nil) {
+            self.reply = reply
+            self.events = events
+            self.transientSessionKeys = transientSessionKeys
+        }
+
+        /// Compares replies and events; keys are secrets and not compared.
+        public static func == (lhs: Step, rhs: Step) -> Bool {
+            lhs.reply == rhs.reply && lhs.events == rhs.events
+                && (lhs.transientSessionKeys == nil) == (rhs.transientSessionKeys == nil)
+        }
     }
+
+    /// hap-protocol.md §2.5: the Flags bit asking for a transient pair-setup (M1–M4 only, no key exchange).
+    public static let transientFlag: UInt64 = 0x10
 
     /// hap-protocol.md §3.1: the SRP user name.
     public static let username = "Pair-Setup"
@@ -55,7 +84,7 @@ public struct PairSetupAccessory: Sendable {
 
     private enum State: Sendable {
         case awaitingM1
-        case awaitingM3(SRPServer)
+        case awaitingM3(SRPServer, isTransient: Bool)
         case awaitingM5(sessionKey: SymmetricKey)
         case finished
     }
@@ -98,9 +127,9 @@ public struct PairSetupAccessory: Sendable {
         case .awaitingM1:
             guard requestState == [1] else { return fail(.unknown, atState: 2) }
             return handleM1(request)
-        case .awaitingM3(let server):
+        case .awaitingM3(let server, let isTransient):
             guard requestState == [3] else { return fail(.unknown, atState: 4) }
-            return handleM3(request, server: server)
+            return handleM3(request, server: server, isTransient: isTransient)
         case .awaitingM5(let sessionKey):
             guard requestState == [5] else { return fail(.unknown, atState: 6) }
             return handleM5(request, sessionKey: sessionKey)
@@ -125,7 +154,9 @@ public struct PairSetupAccessory: Sendable {
         } else {
             server = SRPServer(verifier: verifier)
         }
-        state = .awaitingM3(server)
+        let flags = (try? request.integer(.flags)) ?? nil
+        let isTransient = conditions.supportsTransientPairing && (flags ?? 0) & Self.transientFlag != 0
+        state = .awaitingM3(server, isTransient: isTransient)
         var reply = TLV8()
         reply.append(.state, byte: 2)
         reply.append(.salt, verifier.salt)
@@ -133,7 +164,7 @@ public struct PairSetupAccessory: Sendable {
         return Step(reply: reply, events: [.started])
     }
 
-    private mutating func handleM3(_ request: TLV8, server: SRPServer) -> Step {
+    private mutating func handleM3(_ request: TLV8, server: SRPServer, isTransient: Bool) -> Step {
         guard let clientPublicKey = request[.publicKey], let proof = request[.proof],
             !clientPublicKey.isEmpty, clientPublicKey.count <= verifier.group.byteCount, proof.count == 64
         else {
@@ -149,10 +180,18 @@ public struct PairSetupAccessory: Sendable {
             step.events.insert(.wrongSetupCode, at: 0)
             return step
         }
-        state = .awaitingM5(sessionKey: result.sessionKey)
         var reply = TLV8()
         reply.append(.state, byte: 4)
         reply.append(.proof, result.serverProof)
+        if isTransient {
+            state = .finished
+            return Step(
+                reply: reply,
+                events: [.correctSetupCode, .transientSessionEstablished],
+                transientSessionKeys: SessionKeys(transientFromSRPSessionKey: result.sessionKey)
+            )
+        }
+        state = .awaitingM5(sessionKey: result.sessionKey)
         return Step(reply: reply, events: [.correctSetupCode])
     }
 

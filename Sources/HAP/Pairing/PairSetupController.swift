@@ -6,11 +6,13 @@ import Crypto
 /// caller stores with its own identity. The machine does no I/O; SRP's private key can be fixed by tests.
 public struct PairSetupController: Sendable {
     /// What to do after a reply.
-    public enum Step: Sendable, Equatable {
+    public enum Step: Sendable {
         /// Send this body to `/pair-setup` and feed the answer back.
         case send(TLV8)
         /// Pair-setup succeeded: store this accessory.
         case paired(AccessoryPairing)
+        /// A transient pair-setup succeeded at M4: encrypt the connection with these keys; nothing is stored.
+        case transient(SessionKeys)
     }
 
     private enum State: Sendable {
@@ -24,6 +26,7 @@ public struct PairSetupController: Sendable {
     private let setupCode: String
     private let identity: ControllerIdentity
     private let client: SRPClient
+    private let isTransient: Bool
 
     /// Makes the machine for one attempt.
     ///
@@ -31,9 +34,15 @@ public struct PairSetupController: Sendable {
     ///   - setupCode: the accessory's setup code with dashes (`XXX-XX-XXX`), the SRP password.
     ///   - identity: this controller's long-term identity, sent in M5.
     ///   - srpPrivateKey: SRP's `a`, fixed by tests; `nil` draws a fresh random one.
-    public init(setupCode: String, identity: ControllerIdentity, srpPrivateKey: [UInt8]? = nil) {
+    public init(
+        setupCode: String,
+        identity: ControllerIdentity,
+        isTransient: Bool = false,
+        srpPrivateKey: [UInt8]? = nil
+    ) {
         self.setupCode = setupCode
         self.identity = identity
+        self.isTransient = isTransient
         if let srpPrivateKey {
             client = SRPClient(
                 username: PairSetupAccessory.username,
@@ -57,6 +66,7 @@ public struct PairSetupController: Sendable {
         var request = TLV8()
         request.append(.state, byte: 1)
         request.append(.method, byte: 0)
+        if isTransient { request.append(.flags, integer: PairSetupAccessory.transientFlag) }
         return request
     }
 
@@ -114,6 +124,10 @@ public struct PairSetupController: Sendable {
         }
         guard response.verifyServerProof(proof) else { throw .invalidAccessoryProof }
         let sessionKey = response.sessionKey
+        if isTransient {
+            state = .finished
+            return .transient(SessionKeys(transientFromSRPSessionKey: sessionKey))
+        }
         let encryptionKey = HAPKeyDerivation.pairSetupEncryptionKey(srpSessionKey: sessionKey)
         let controllerX = HAPKeyDerivation.pairSetupControllerSigningKey(srpSessionKey: sessionKey).withUnsafeBytes {
             Array($0)
@@ -184,5 +198,23 @@ public struct PairSetupController: Sendable {
             throw .accessoryRefused(PairingError(tlvErrorCode: code), state: state)
         }
         guard state == expectedState else { throw .unexpectedState(expected: expectedState, received: state) }
+    }
+}
+
+extension SessionKeys {
+    /// The keys of a transient pair-setup, from SRP's K (hap-protocol.md §2.5: salt "SplitSetupSalt").
+    public init(transientFromSRPSessionKey sessionKey: SymmetricKey) {
+        self.init(
+            accessoryToController: HAPKeyDerivation.deriveKey(
+                inputKeyMaterial: sessionKey,
+                salt: "SplitSetupSalt",
+                info: "AccessoryEncrypt-Control"
+            ),
+            controllerToAccessory: HAPKeyDerivation.deriveKey(
+                inputKeyMaterial: sessionKey,
+                salt: "SplitSetupSalt",
+                info: "ControllerEncrypt-Control"
+            )
+        )
     }
 }

@@ -204,3 +204,53 @@ extension PairSetupController {
         TLV8([.init(.state, [1]), .init(.method, [0])])
     }
 }
+
+@Suite struct TransientPairSetupTests {
+    static func run(supportsTransient: Bool) throws -> (PairSetupAccessory.Step, PairSetupController.Step) {
+        var accessory = PairSetupAccessory(
+            identity: PairingFixtures.accessoryIdentity(),
+            verifier: PairingFixtures.verifier(),
+            conditions: .init(
+                isPaired: false,
+                failedAttempts: 0,
+                isAnotherPairSetupInProgress: false,
+                supportsTransientPairing: supportsTransient
+            )
+        )
+        var controller = PairSetupController(
+            setupCode: PairingFixtures.setupCode,
+            identity: PairingFixtures.controllerIdentity(),
+            isTransient: true
+        )
+        let m1 = controller.start()
+        #expect(try m1.integer(.flags) == PairSetupAccessory.transientFlag)
+        guard case .send(let m3) = try controller.receive(accessory.receive(m1).reply) else {
+            throw PairingFailure.procedureFinished
+        }
+        let m4 = accessory.receive(m3)
+        return (m4, try controller.receive(m4.reply))
+    }
+
+    @Test func endsAtM4WithMatchingSessionKeysAndNoPairing() throws {
+        let (accessoryStep, controllerStep) = try Self.run(supportsTransient: true)
+        #expect(accessoryStep.events == [.correctSetupCode, .transientSessionEstablished])
+        guard case .transient(let controllerKeys) = controllerStep,
+            let accessoryKeys = accessoryStep.transientSessionKeys
+        else {
+            Issue.record("expected a transient session on both sides")
+            return
+        }
+        var accessoryCipher = SessionCipher(keys: accessoryKeys, role: .accessory)
+        var controllerCipher = SessionCipher(keys: controllerKeys, role: .controller)
+        let request = Array("GET /accessories HTTP/1.1\r\n\r\n".utf8)
+        #expect(try accessoryCipher.open(controllerCipher.seal(request)) == request)
+    }
+
+    @Test func anAccessoryWithoutTransientSupportRunsAFullPairSetup() throws {
+        let (accessoryStep, controllerStep) = try Self.run(supportsTransient: false)
+        #expect(accessoryStep.events == [.correctSetupCode])
+        #expect(accessoryStep.transientSessionKeys == nil)
+        // The controller asked for transient and got a normal M4: it ends its side at M4 anyway.
+        if case .transient = controllerStep {} else { Issue.record("controller should finish at M4") }
+    }
+}

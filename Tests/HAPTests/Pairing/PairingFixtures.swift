@@ -48,6 +48,9 @@ enum PairingFixtures {
                 case .paired(let pairing):
                     run.controllerResult = .success(pairing)
                     return run
+                case .transient:
+                    run.controllerResult = .failure(.procedureFinished)
+                    return run
                 }
             } catch {
                 run.controllerResult = .failure(error)
