@@ -144,6 +144,27 @@ public struct Characteristic: Sendable, Equatable, Codable, Identifiable {
         self.isNotificationEnabled = isNotificationEnabled
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case id, type, instanceID, format, permissions, metadata, value, isNotificationEnabled
+    }
+
+    /// Reads a characteristic, decoding `value` in the representation its `format` expects (20 stays a float).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        type = try container.decode(HAPUUID.self, forKey: .type)
+        instanceID = try container.decode(UInt64.self, forKey: .instanceID)
+        format = try container.decode(Format.self, forKey: .format)
+        permissions = try container.decode([Permission].self, forKey: .permissions)
+        metadata = try container.decode(CharacteristicMetadata.self, forKey: .metadata)
+        if container.contains(.value), try !container.decodeNil(forKey: .value) {
+            value = try HAPValue(from: container.superDecoder(forKey: .value), format: format)
+        } else {
+            value = nil
+        }
+        isNotificationEnabled = try container.decode(Bool.self, forKey: .isNotificationEnabled)
+    }
+
     /// The HAP form of this characteristic, whose checks the graph uses for values and permissions.
     public var hapCharacteristic: HAP.Characteristic {
         HAP.Characteristic(
