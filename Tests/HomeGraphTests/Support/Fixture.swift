@@ -26,6 +26,13 @@ struct Fixture {
         try graph.apply(.addHome(id: homeID, name: homeName, roomForEntireHomeID: entireHomeRoomID))
     }
 
+    /// A fixture whose graph has no home, for borrowing `makeLamp`.
+    init(unpopulatedWith ids: SeededIDGenerator) {
+        self.ids = ids
+        homeID = UUID()
+        entireHomeRoomID = UUID()
+    }
+
     var home: Home {
         get throws { try #require(graph.home(withID: homeID)) }
     }
