@@ -23,11 +23,6 @@ extension HomeGraph {
         timeZoneIdentifier: String
     ) throws(HomeGraphError) -> Changes {
         let name = try uniqueHomeName(name, for: id)
-        for newID in [id, roomForEntireHomeID] {
-            if let taken = homes.lazy.compactMap({ $0.kindOfObject(withID: newID) }).first {
-                throw .idTaken(ObjectReference(taken, newID))
-            }
-        }
         guard id != roomForEntireHomeID else { throw .idTaken(ObjectReference(.home, id)) }
         guard TimeZone(identifier: timeZoneIdentifier) != nil else { throw .invalidTimeZone(timeZoneIdentifier) }
         let home = Home(

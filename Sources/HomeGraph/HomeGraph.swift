@@ -39,6 +39,7 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     /// succeeds with no changes.
     @discardableResult
     public mutating func apply(_ operation: HomeOperation) throws(HomeGraphError) -> [HomeEvent] {
+        try checkNewIDsAcrossHomes(of: operation)
         let changes = try perform(operation)
         return record(changes)
     }

@@ -105,3 +105,33 @@ import Testing
         )
     }
 }
+
+@Suite struct LookupTests {
+    @Test func idsAreUniqueAcrossHomes() throws {
+        var fixture = try Fixture()
+        let room = try fixture.addRoom("Kitchen")
+        let other = fixture.ids.makeID()
+        try fixture.apply(.addHome(id: other, name: "Cabin", roomForEntireHomeID: fixture.ids.makeID()))
+        fixture.expectFailure(.addRoom(home: other, id: room, name: "Kitchen"), .idTaken(ObjectReference(.room, room)))
+        fixture.expectFailure(
+            .addUser(home: other, id: fixture.homeID, name: "Sam", role: .shared),
+            .idTaken(ObjectReference(.home, fixture.homeID))
+        )
+    }
+
+    @Test func aWriteCanBeCheckedWithoutChangingTheGraph() throws {
+        var fixture = try Fixture()
+        let lamp = try fixture.addLamp("Lamp")
+        let before = fixture.graph
+        #expect(
+            try fixture.graph.validatedWrite(.float(1), toCharacteristic: lamp.on.id, inHome: fixture.homeID)
+                == .bool(true)
+        )
+        #expect(throws: HomeGraphError.invalidValue(.notWritable(lamp.temperature.type))) {
+            try fixture.graph.validatedWrite(.float(1), toCharacteristic: lamp.temperature.id, inHome: fixture.homeID)
+        }
+        #expect(fixture.graph == before)
+        let found = try fixture.graph.characteristic(withID: lamp.brightness.id, inHome: fixture.homeID)
+        #expect(found.characteristic == lamp.brightness && found.accessory.id == lamp.id)
+    }
+}
