@@ -109,7 +109,7 @@ public struct HomeEvent: Sendable, Equatable, Codable {
 }
 
 /// What a client that reconnects gets when it asks for the changes after the last one it saw.
-public enum ChangeHistory: Sendable, Equatable {
+public enum ChangeHistory: Sendable, Equatable, Codable {
     /// Every change after the one asked for, oldest first (empty when the client is up to date).
     case events([HomeEvent])
     /// The changes asked for are no longer kept: reload the home, which is at `currentSequence`.

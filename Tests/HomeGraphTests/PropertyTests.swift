@@ -108,9 +108,7 @@ struct OperationMaker {
         let flag = Bool.random(using: &random)
         let role = UserRole.allCases.randomElement(using: &random) ?? .shared
         let kind = ActionSetKind.allCases.randomElement(using: &random) ?? .userDefined
-        var fixture = FixtureLamps(ids: ids)
-        let lamp = fixture.makeLamp(name, room: room, bridge: flag ? nil : accessory)
-        ids = fixture.ids
+        let lamp = Fixture.makeLamp(name, room: room, bridge: flag ? nil : accessory, ids: &ids)
         let operations: [HomeOperation] = [
             .removeHome(h), .setPrimaryHome(h), .renameHome(h, name: name),
             .setLocation(home: h, location: Location(latitude: flag ? 45 : 100, longitude: 7)),
@@ -154,17 +152,5 @@ struct OperationMaker {
             .setRole(home: h, user: user, role: role),
         ]
         return operations.randomElement(using: &random) ?? .removeHome(h)
-    }
-}
-
-/// Borrows the fixture's lamp without its home.
-private struct FixtureLamps {
-    var ids: SeededIDGenerator
-
-    mutating func makeLamp(_ name: String, room: UUID, bridge: UUID?) -> Accessory {
-        var fixture = Fixture(unpopulatedWith: ids)
-        let lamp = fixture.makeLamp(name, room: room, bridge: bridge)
-        ids = fixture.ids
-        return lamp
     }
 }

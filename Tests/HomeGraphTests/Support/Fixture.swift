@@ -26,13 +26,6 @@ struct Fixture {
         try graph.apply(.addHome(id: homeID, name: homeName, roomForEntireHomeID: entireHomeRoomID))
     }
 
-    /// A fixture whose graph has no home, for borrowing `makeLamp`.
-    init(unpopulatedWith ids: SeededIDGenerator) {
-        self.ids = ids
-        homeID = UUID()
-        entireHomeRoomID = UUID()
-    }
-
     var home: Home {
         get throws { try #require(graph.home(withID: homeID)) }
     }
@@ -57,10 +50,15 @@ struct Fixture {
 
     /// A lamp: On (bool, read/write/notify), Brightness (0–100 by 1) and a read-only Current Temperature.
     mutating func makeLamp(_ name: String, room: UUID? = nil, bridge: UUID? = nil) -> Accessory {
+        Self.makeLamp(name, room: room ?? entireHomeRoomID, bridge: bridge, ids: &ids)
+    }
+
+    /// A lamp for any home, with ids from `ids`.
+    static func makeLamp(_ name: String, room: UUID, bridge: UUID?, ids: inout SeededIDGenerator) -> Accessory {
         Accessory(
             id: ids.makeID(),
             name: name,
-            roomID: room ?? entireHomeRoomID,
+            roomID: room,
             category: .lightbulb,
             manufacturer: "Hearth",
             model: "Lamp 1",
