@@ -14,9 +14,12 @@ extension Home {
         return index
     }
 
+    // The lookups below walk indices rather than `enumerated()`, which copies every accessory it passes (one
+    // retain per field); on a home of 500 accessories that was most of the cost of a value update.
+
     func servicePath(_ id: UUID) throws(HomeGraphError) -> (accessory: Int, service: Int) {
-        for (accessoryIndex, accessory) in accessories.enumerated() {
-            if let serviceIndex = accessory.services.firstIndex(where: { $0.id == id }) {
+        for accessoryIndex in accessories.indices {
+            if let serviceIndex = accessories[accessoryIndex].services.firstIndex(where: { $0.id == id }) {
                 return (accessoryIndex, serviceIndex)
             }
         }
@@ -24,9 +27,10 @@ extension Home {
     }
 
     func characteristicPath(_ id: UUID) throws(HomeGraphError) -> CharacteristicPath {
-        for (accessoryIndex, accessory) in accessories.enumerated() {
-            for (serviceIndex, service) in accessory.services.enumerated() {
-                if let index = service.characteristics.firstIndex(where: { $0.id == id }) {
+        for accessoryIndex in accessories.indices {
+            for serviceIndex in accessories[accessoryIndex].services.indices {
+                let characteristics = accessories[accessoryIndex].services[serviceIndex].characteristics
+                if let index = characteristics.firstIndex(where: { $0.id == id }) {
                     return CharacteristicPath(accessory: accessoryIndex, service: serviceIndex, characteristic: index)
                 }
             }
