@@ -158,4 +158,16 @@ import Testing
         try fixture.apply(.renameRoom(home: fixture.homeID, room: fixture.entireHomeRoomID, name: "Whole House"))
         #expect(try fixture.home.roomForEntireHome.name == "Whole House")
     }
+
+    @Test func theASCIIShortcutFoldsLikeFoundation() {
+        var random = SplitMix64(seed: 11)
+        for _ in 0..<500 {
+            let length = Int.random(in: 1..<12, using: &random)
+            let text = String(
+                (0..<length).map { _ in Character(UnicodeScalar(UInt8.random(in: 0x21..<0x7F, using: &random))) }
+            )
+            #expect(Names.key(text) == text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
+        }
+        #expect(Names.key("Küche") == Names.key("KUCHE"))
+    }
 }
