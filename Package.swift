@@ -119,6 +119,12 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // The home model: homes, rooms, zones, accessories, groups, scenes, users; operations and change events.
+        .target(
+            name: "HomeGraph",
+            dependencies: ["HAP"],
+            exclude: ["README.md"]
+        ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",
@@ -162,6 +168,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "HomeGraphTests",
+            dependencies: ["HomeGraph", "HAP"]
         ),
         .testTarget(
             name: "HAPTests",

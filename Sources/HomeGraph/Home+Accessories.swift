@@ -1,0 +1,177 @@
+import Foundation
+import HAP
+
+extension Home {
+    /// Where a characteristic sits: accessory, service and characteristic positions.
+    struct CharacteristicPath {
+        var accessory: Int
+        var service: Int
+        var characteristic: Int
+    }
+
+    func accessoryIndex(_ id: UUID) throws(HomeGraphError) -> Int {
+        guard let index = accessories.firstIndex(where: { $0.id == id }) else { throw .notFound(.accessory, id) }
+        return index
+    }
+
+    // The lookups below walk indices rather than `enumerated()`, which copies every accessory it passes (one
+    // retain per field); on a home of 500 accessories that was most of the cost of a value update.
+
+    func servicePath(_ id: UUID) throws(HomeGraphError) -> (accessory: Int, service: Int) {
+        for accessoryIndex in accessories.indices {
+            if let serviceIndex = accessories[accessoryIndex].services.firstIndex(where: { $0.id == id }) {
+                return (accessoryIndex, serviceIndex)
+            }
+        }
+        throw .notFound(.service, id)
+    }
+
+    func characteristicPath(_ id: UUID) throws(HomeGraphError) -> CharacteristicPath {
+        for accessoryIndex in accessories.indices {
+            for serviceIndex in accessories[accessoryIndex].services.indices {
+                let characteristics = accessories[accessoryIndex].services[serviceIndex].characteristics
+                if let index = characteristics.firstIndex(where: { $0.id == id }) {
+                    return CharacteristicPath(accessory: accessoryIndex, service: serviceIndex, characteristic: index)
+                }
+            }
+        }
+        throw .notFound(.characteristic, id)
+    }
+
+    subscript(path: CharacteristicPath) -> Characteristic {
+        get { accessories[path.accessory].services[path.service].characteristics[path.characteristic] }
+        set { accessories[path.accessory].services[path.service].characteristics[path.characteristic] = newValue }
+    }
+
+    // MARK: Adding and removing
+
+    mutating func addAccessory(_ new: Accessory) throws(HomeGraphError) -> [HomeChange] {
+        var accessory = new
+        var seen: Set<UUID> = []
+        let ids = [accessory.id] + accessory.services.flatMap { [$0.id] + $0.characteristics.map(\.id) }
+        for id in ids {
+            try checkNewID(id)
+            guard seen.insert(id).inserted else { throw .idTaken(ObjectReference(.accessory, id)) }
+        }
+        accessory.name = try uniqueName(accessory.name, for: accessory.id)
+        _ = try roomIndex(accessory.roomID)
+        if let bridgeID = accessory.bridgeID {
+            guard bridgeID != accessory.id else { throw .invalidBridge(bridgeID) }
+            let bridge = accessories[try accessoryIndex(bridgeID)]
+            guard !bridge.isBridged else { throw .invalidBridge(bridgeID) }
+        }
+        for index in accessory.services.indices {
+            accessory.services[index].name = try Names.trimmed(accessory.services[index].name)
+        }
+        accessories.append(accessory)
+        return [.accessoryAdded(accessory)]
+    }
+
+    mutating func removeAccessory(_ id: UUID) throws(HomeGraphError) -> [HomeChange] {
+        _ = try accessoryIndex(id)
+        let removed = accessories.filter { $0.id == id || $0.bridgeID == id }
+        let removedIDs = Set(removed.map(\.id))
+        let serviceIDs = Set(removed.flatMap { $0.services.map(\.id) })
+        let characteristicIDs = Set(removed.flatMap { $0.characteristics.map(\.id) })
+        var changes: [HomeChange] = []
+        for groupIndex in serviceGroups.indices {
+            let groupID = serviceGroups[groupIndex].id
+            for serviceID in serviceGroups[groupIndex].serviceIDs where serviceIDs.contains(serviceID) {
+                changes.append(.serviceRemovedFromGroup(service: serviceID, group: groupID))
+            }
+            serviceGroups[groupIndex].serviceIDs.removeAll { serviceIDs.contains($0) }
+        }
+        for setIndex in actionSets.indices
+        where actionSets[setIndex].actions.contains(where: { characteristicIDs.contains($0.characteristicID) }) {
+            actionSets[setIndex].actions.removeAll { characteristicIDs.contains($0.characteristicID) }
+            changes.append(
+                .actionSetActionsChanged(actionSet: actionSets[setIndex].id, actions: actionSets[setIndex].actions)
+            )
+        }
+        // Bridged accessories go before their bridge, so no change names a bridge that is gone.
+        for accessory in removed where accessory.id != id { changes.append(.accessoryRemoved(accessory: accessory.id)) }
+        changes.append(.accessoryRemoved(accessory: id))
+        accessories.removeAll { removedIDs.contains($0.id) }
+        return changes
+    }
+
+    // MARK: Changing
+
+    mutating func renameAccessory(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+        let index = try accessoryIndex(id)
+        let name = try uniqueName(name, for: id)
+        let old = accessories[index].name
+        guard old != name else { return [] }
+        accessories[index].name = name
+        return [.accessoryRenamed(accessory: id, old: old, new: name)]
+    }
+
+    mutating func moveAccessory(_ id: UUID, toRoom roomID: UUID) throws(HomeGraphError) -> [HomeChange] {
+        let index = try accessoryIndex(id)
+        _ = try roomIndex(roomID)
+        let from = accessories[index].roomID
+        guard from != roomID else { return [] }
+        accessories[index].roomID = roomID
+        return [.accessoryMovedToRoom(accessory: id, from: from, to: roomID)]
+    }
+
+    mutating func setReachability(of id: UUID, isReachable: Bool) throws(HomeGraphError) -> [HomeChange] {
+        let index = try accessoryIndex(id)
+        guard accessories[index].isReachable != isReachable else { return [] }
+        accessories[index].isReachable = isReachable
+        return [.accessoryReachabilityChanged(accessory: id, isReachable: isReachable)]
+    }
+
+    mutating func renameService(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+        let path = try servicePath(id)
+        let name = try Names.trimmed(name)
+        let old = accessories[path.accessory].services[path.service].name
+        guard old != name else { return [] }
+        accessories[path.accessory].services[path.service].name = name
+        return [.serviceRenamed(service: id, accessory: accessories[path.accessory].id, old: old, new: name)]
+    }
+
+    // MARK: Characteristics
+
+    /// The value in the characteristic's format once HAP's checks pass; `isWrite` also needs the write permission.
+    ///
+    /// Timed writes and authorization data are the transport's business, so only `pw` itself is checked.
+    func validatedValue(
+        _ value: HAPValue,
+        for characteristic: Characteristic,
+        isWrite: Bool
+    ) throws(HomeGraphError) -> HAPValue {
+        let hap = characteristic.hapCharacteristic
+        do {
+            if isWrite { try hap.checkWritable(isTimedWrite: true, hasAuthorizationData: true) }
+            return try hap.normalized(value)
+        } catch {
+            throw .invalidValue(error)
+        }
+    }
+
+    mutating func updateValue(
+        of id: UUID,
+        to value: HAPValue,
+        isWrite: Bool
+    ) throws(HomeGraphError) -> [HomeChange] {
+        let path = try characteristicPath(id)
+        let value = try validatedValue(value, for: self[path], isWrite: isWrite)
+        guard self[path].value != value else { return [] }
+        self[path].value = value
+        return [
+            .characteristicValueChanged(characteristic: id, accessory: accessories[path.accessory].id, value: value)
+        ]
+    }
+
+    mutating func setNotifications(of id: UUID, isEnabled: Bool) throws(HomeGraphError) -> [HomeChange] {
+        let path = try characteristicPath(id)
+        if isEnabled {
+            do { try self[path].hapCharacteristic.checkNotifiable() } catch { throw .invalidValue(error) }
+        }
+        guard self[path].isNotificationEnabled != isEnabled else { return [] }
+        self[path].isNotificationEnabled = isEnabled
+        let accessoryID = accessories[path.accessory].id
+        return [.characteristicNotificationsChanged(characteristic: id, accessory: accessoryID, isEnabled: isEnabled)]
+    }
+}

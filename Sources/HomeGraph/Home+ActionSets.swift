@@ -1,0 +1,114 @@
+import Foundation
+
+extension Home {
+    // MARK: Action sets
+
+    func actionSetIndex(_ id: UUID) throws(HomeGraphError) -> Int {
+        guard let index = actionSets.firstIndex(where: { $0.id == id }) else { throw .notFound(.actionSet, id) }
+        return index
+    }
+
+    /// The actions with values in their characteristics' formats, once each is a valid write of its own target.
+    func validatedActions(_ actions: [Action]) throws(HomeGraphError) -> [Action] {
+        var seen: Set<UUID> = []
+        var validated: [Action] = []
+        for action in actions {
+            guard seen.insert(action.characteristicID).inserted else {
+                throw .duplicateAction(characteristicID: action.characteristicID)
+            }
+            let characteristic = self[try characteristicPath(action.characteristicID)]
+            let value = try validatedValue(action.targetValue, for: characteristic, isWrite: true)
+            validated.append(Action(characteristicID: action.characteristicID, targetValue: value))
+        }
+        return validated
+    }
+
+    mutating func addActionSet(
+        id: UUID,
+        name: String,
+        kind: ActionSetKind,
+        actions: [Action]
+    ) throws(HomeGraphError) -> [HomeChange] {
+        try checkNewID(id)
+        let name = try uniqueName(name, for: id)
+        if kind.isBuiltIn, let existing = actionSets.first(where: { $0.kind == kind }) {
+            throw .builtInActionSetExists(kind, existing: existing.id)
+        }
+        let actionSet = ActionSet(id: id, name: name, kind: kind, actions: try validatedActions(actions))
+        actionSets.append(actionSet)
+        return [.actionSetAdded(actionSet)]
+    }
+
+    mutating func renameActionSet(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+        let index = try actionSetIndex(id)
+        let name = try uniqueName(name, for: id)
+        let old = actionSets[index].name
+        guard old != name else { return [] }
+        actionSets[index].name = name
+        return [.actionSetRenamed(actionSet: id, old: old, new: name)]
+    }
+
+    mutating func removeActionSet(_ id: UUID) throws(HomeGraphError) -> [HomeChange] {
+        let index = try actionSetIndex(id)
+        var changes: [HomeChange] = []
+        for triggerIndex in triggers.indices where triggers[triggerIndex].actionSetIDs.contains(id) {
+            triggers[triggerIndex].actionSetIDs.removeAll { $0 == id }
+            let trigger = triggers[triggerIndex]
+            changes.append(.triggerActionSetsChanged(trigger: trigger.id, actionSetIDs: trigger.actionSetIDs))
+        }
+        actionSets.remove(at: index)
+        changes.append(.actionSetRemoved(actionSet: id))
+        return changes
+    }
+
+    mutating func setActions(of id: UUID, to actions: [Action]) throws(HomeGraphError) -> [HomeChange] {
+        let index = try actionSetIndex(id)
+        let actions = try validatedActions(actions)
+        guard actionSets[index].actions != actions else { return [] }
+        actionSets[index].actions = actions
+        return [.actionSetActionsChanged(actionSet: id, actions: actions)]
+    }
+
+    // MARK: Triggers
+
+    func triggerIndex(_ id: UUID) throws(HomeGraphError) -> Int {
+        guard let index = triggers.firstIndex(where: { $0.id == id }) else { throw .notFound(.trigger, id) }
+        return index
+    }
+
+    mutating func addTrigger(_ new: Trigger) throws(HomeGraphError) -> [HomeChange] {
+        var trigger = new
+        try checkNewID(trigger.id)
+        trigger.name = try uniqueName(trigger.name, for: trigger.id)
+        var unique: [UUID] = []
+        for actionSetID in trigger.actionSetIDs where !unique.contains(actionSetID) {
+            _ = try actionSetIndex(actionSetID)
+            unique.append(actionSetID)
+        }
+        trigger.actionSetIDs = unique
+        triggers.append(trigger)
+        return [.triggerAdded(trigger)]
+    }
+
+    mutating func renameTrigger(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+        let index = try triggerIndex(id)
+        let name = try uniqueName(name, for: id)
+        let old = triggers[index].name
+        guard old != name else { return [] }
+        triggers[index].name = name
+        return [.triggerRenamed(trigger: id, old: old, new: name)]
+    }
+
+    mutating func removeTrigger(_ id: UUID) throws(HomeGraphError) -> [HomeChange] {
+        let index = try triggerIndex(id)
+        triggers.remove(at: index)
+        return [.triggerRemoved(trigger: id)]
+    }
+
+    mutating func enableTrigger(_ id: UUID, isEnabled: Bool) throws(HomeGraphError) -> [HomeChange] {
+        let index = try triggerIndex(id)
+        guard triggers[index].isEnabled != isEnabled else { return [] }
+        triggers[index].isEnabled = isEnabled
+        return [.triggerEnabledChanged(trigger: id, isEnabled: isEnabled)]
+    }
+}

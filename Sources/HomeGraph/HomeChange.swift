@@ -1,0 +1,117 @@
+import Foundation
+import HAP
+
+/// One fine-grained change to a home, as an operation produced it; `HomeEvent` stamps it with home and sequence.
+public enum HomeChange: Sendable, Equatable, Codable {
+    /// A home was added; it holds its room for the entire home.
+    case homeAdded(Home)
+    /// The home was removed with everything in it.
+    case homeRemoved
+    /// The home became the primary one.
+    case homeBecamePrimary
+    /// The home stopped being the primary one.
+    case homeStoppedBeingPrimary
+    /// The home was renamed.
+    case homeRenamed(old: String, new: String)
+    /// The home's location was set or cleared.
+    case homeLocationChanged(Location?)
+    /// The home's time zone changed.
+    case homeTimeZoneChanged(String)
+
+    /// A room was added.
+    case roomAdded(Room)
+    /// A room was renamed.
+    case roomRenamed(room: UUID, old: String, new: String)
+    /// A room was removed (its accessories moved first, each with its own change).
+    case roomRemoved(room: UUID)
+    /// A zone was added.
+    case zoneAdded(Zone)
+    /// A zone was renamed.
+    case zoneRenamed(zone: UUID, old: String, new: String)
+    /// A zone was removed.
+    case zoneRemoved(zone: UUID)
+    /// A room was put in a zone.
+    case roomAddedToZone(room: UUID, zone: UUID)
+    /// A room was taken out of a zone.
+    case roomRemovedFromZone(room: UUID, zone: UUID)
+
+    /// An accessory was added with its services.
+    case accessoryAdded(Accessory)
+    /// An accessory was renamed.
+    case accessoryRenamed(accessory: UUID, old: String, new: String)
+    /// An accessory moved from one room to another.
+    case accessoryMovedToRoom(accessory: UUID, from: UUID, to: UUID)
+    /// An accessory was removed.
+    case accessoryRemoved(accessory: UUID)
+    /// An accessory became reachable or unreachable.
+    case accessoryReachabilityChanged(accessory: UUID, isReachable: Bool)
+    /// A service was renamed.
+    case serviceRenamed(service: UUID, accessory: UUID, old: String, new: String)
+    /// A characteristic's known value changed.
+    case characteristicValueChanged(characteristic: UUID, accessory: UUID, value: HAPValue)
+    /// Events of a characteristic were turned on or off.
+    case characteristicNotificationsChanged(characteristic: UUID, accessory: UUID, isEnabled: Bool)
+
+    /// A service group was added.
+    case serviceGroupAdded(ServiceGroup)
+    /// A service group was renamed.
+    case serviceGroupRenamed(group: UUID, old: String, new: String)
+    /// A service group was removed.
+    case serviceGroupRemoved(group: UUID)
+    /// A service was added to a group.
+    case serviceAddedToGroup(service: UUID, group: UUID)
+    /// A service was taken out of a group (or its accessory was removed).
+    case serviceRemovedFromGroup(service: UUID, group: UUID)
+
+    /// An action set was added.
+    case actionSetAdded(ActionSet)
+    /// An action set was renamed.
+    case actionSetRenamed(actionSet: UUID, old: String, new: String)
+    /// An action set was removed.
+    case actionSetRemoved(actionSet: UUID)
+    /// An action set's actions were replaced (or lost those of a removed accessory).
+    case actionSetActionsChanged(actionSet: UUID, actions: [Action])
+
+    /// A trigger was added.
+    case triggerAdded(Trigger)
+    /// A trigger was renamed.
+    case triggerRenamed(trigger: UUID, old: String, new: String)
+    /// A trigger was removed.
+    case triggerRemoved(trigger: UUID)
+    /// A trigger was turned on or off.
+    case triggerEnabledChanged(trigger: UUID, isEnabled: Bool)
+    /// A trigger's action sets changed because one was removed.
+    case triggerActionSetsChanged(trigger: UUID, actionSetIDs: [UUID])
+
+    /// A user was added.
+    case userAdded(User)
+    /// A user was removed.
+    case userRemoved(user: UUID)
+    /// A user's role changed.
+    case userRoleChanged(user: UUID, old: UserRole, new: UserRole)
+}
+
+/// A change stamped with its home and that home's sequence number, which only grows.
+public struct HomeEvent: Sendable, Equatable, Codable {
+    /// The home the change happened in.
+    public var homeID: UUID
+    /// The position of the change in the home's history, starting at 1.
+    public var sequence: UInt64
+    /// What changed.
+    public var change: HomeChange
+
+    /// Stamps `change`.
+    public init(homeID: UUID, sequence: UInt64, change: HomeChange) {
+        self.homeID = homeID
+        self.sequence = sequence
+        self.change = change
+    }
+}
+
+/// What a client that reconnects gets when it asks for the changes after the last one it saw.
+public enum ChangeHistory: Sendable, Equatable, Codable {
+    /// Every change after the one asked for, oldest first (empty when the client is up to date).
+    case events([HomeEvent])
+    /// The changes asked for are no longer kept: reload the home, which is at `currentSequence`.
+    case reloadRequired(currentSequence: UInt64)
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HAP
+
+extension HomeGraph {
+    /// The characteristic `id` of the home `homeID` and the accessory it belongs to.
+    public func characteristic(
+        withID id: UUID,
+        inHome homeID: UUID
+    ) throws(HomeGraphError) -> (characteristic: Characteristic, accessory: Accessory) {
+        let home = homes[try homeIndex(homeID)]
+        let path = try home.characteristicPath(id)
+        return (home[path], home.accessories[path.accessory])
+    }
+
+    /// The value to send when writing `value` to a characteristic, in its format, or why the write is refused.
+    ///
+    /// The hub checks a write with this before sending it, and applies `writeCharacteristicValue` once the
+    /// accessory accepted it; the graph itself does not change here.
+    public func validatedWrite(
+        _ value: HAPValue,
+        toCharacteristic id: UUID,
+        inHome homeID: UUID
+    ) throws(HomeGraphError) -> HAPValue {
+        let home = homes[try homeIndex(homeID)]
+        return try home.validatedValue(value, for: home[try home.characteristicPath(id)], isWrite: true)
+    }
+
+    /// Throws when an id the operation gives a new object already belongs to an object of any home.
+    func checkNewIDsAcrossHomes(of operation: HomeOperation) throws(HomeGraphError) {
+        for id in operation.newObjectIDs {
+            for home in homes {
+                if let kind = home.kindOfObject(withID: id) { throw .idTaken(ObjectReference(kind, id)) }
+            }
+        }
+    }
+}
+
+extension HomeOperation {
+    /// The ids the operation gives to objects it creates.
+    var newObjectIDs: [UUID] {
+        switch self {
+        case .addHome(let id, _, let roomID, _): [id, roomID]
+        case .addRoom(_, let id, _), .addZone(_, let id, _, _), .addServiceGroup(_, let id, _, _),
+            .addActionSet(_, let id, _, _, _), .addUser(_, let id, _, _):
+            [id]
+        case .addTrigger(_, let trigger): [trigger.id]
+        case .addAccessory(_, let accessory):
+            [accessory.id] + accessory.services.flatMap { [$0.id] + $0.characteristics.map(\.id) }
+        case .removeHome, .setPrimaryHome, .renameHome, .setLocation, .setTimeZone, .renameRoom, .removeRoom,
+            .renameZone, .removeZone, .addRoomToZone, .removeRoomFromZone, .renameAccessory, .moveAccessory,
+            .removeAccessory, .setReachability, .renameService, .updateCharacteristicValue, .writeCharacteristicValue,
+            .setNotifications, .renameServiceGroup, .removeServiceGroup, .addServiceToGroup, .removeServiceFromGroup,
+            .renameActionSet, .removeActionSet, .setActions, .renameTrigger, .removeTrigger, .enableTrigger,
+            .removeUser, .setRole:
+            []
+        }
+    }
+}

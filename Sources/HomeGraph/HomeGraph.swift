@@ -1,0 +1,95 @@
+import Foundation
+import HAP
+
+/// Every home as one value: the model and its rules, changed only by `apply(_:)`, which reports what changed.
+///
+/// Each home has its own sequence of changes, numbered from 1, and keeps its recent changes so that a client that
+/// reconnects can ask for the ones it missed (`changes(after:inHome:)`).
+public struct HomeGraph: Sendable, Equatable, Codable {
+    /// The homes, in the order they were added.
+    public internal(set) var homes: [Home]
+    /// The last sequence number given out per home; kept after a home is removed so numbers never repeat.
+    public internal(set) var lastSequences: [UUID: UInt64]
+    /// The recent changes per home, oldest first, with consecutive sequence numbers.
+    var history: [UUID: [HomeEvent]]
+    /// How many recent changes per home are kept at least; up to twice as many are kept between trims.
+    public let historyLimit: Int
+
+    /// Makes a graph with no homes that keeps at least `historyLimit` recent changes per home.
+    public init(historyLimit: Int = 1000) {
+        precondition(historyLimit > 0, "historyLimit must be positive")
+        homes = []
+        lastSequences = [:]
+        history = [:]
+        self.historyLimit = historyLimit
+    }
+
+    /// The primary home, or `nil` when there are no homes.
+    public var primaryHome: Home? { homes.first(where: \.isPrimary) }
+
+    /// The home with `id`, if any.
+    public func home(withID id: UUID) -> Home? { homes.first { $0.id == id } }
+
+    /// The sequence number of the home's latest change, 0 before any.
+    public func lastSequence(ofHome homeID: UUID) -> UInt64 { lastSequences[homeID] ?? 0 }
+
+    /// Applies `operation` whole and returns its changes in order, or throws and changes nothing.
+    ///
+    /// An operation that would change nothing (renaming to the same name, reporting the value already known)
+    /// succeeds with no changes.
+    @discardableResult
+    public mutating func apply(_ operation: HomeOperation) throws(HomeGraphError) -> [HomeEvent] {
+        try checkNewIDsAcrossHomes(of: operation)
+        let changes = try perform(operation)
+        return record(changes)
+    }
+
+    /// The changes of a home after the one numbered `sequence`, or word that the client must reload the home.
+    public func changes(after sequence: UInt64, inHome homeID: UUID) throws(HomeGraphError) -> ChangeHistory {
+        guard home(withID: homeID) != nil else { throw .notFound(.home, homeID) }
+        let current = lastSequence(ofHome: homeID)
+        if sequence == current { return .events([]) }
+        let log = history[homeID] ?? []
+        guard sequence < current, let first = log.first, first.sequence <= sequence + 1 else {
+            return .reloadRequired(currentSequence: current)
+        }
+        return .events(Array(log[Int(sequence + 1 - first.sequence)...]))
+    }
+
+    // MARK: Dispatch
+
+    /// Changes a home and the home they happened in, before stamping.
+    typealias Changes = [(homeID: UUID, change: HomeChange)]
+
+    /// Runs `body` on the home `id` in place; `body` checks everything before it changes anything.
+    mutating func modifyHome(
+        _ id: UUID,
+        _ body: (inout Home) throws(HomeGraphError) -> [HomeChange]
+    ) throws(HomeGraphError) -> Changes {
+        guard let index = homes.firstIndex(where: { $0.id == id }) else { throw .notFound(.home, id) }
+        return try body(&homes[index]).map { (homeID: id, change: $0) }
+    }
+
+    // MARK: History
+
+    private mutating func record(_ changes: Changes) -> [HomeEvent] {
+        var events: [HomeEvent] = []
+        events.reserveCapacity(changes.count)
+        for (homeID, change) in changes {
+            let sequence = lastSequence(ofHome: homeID) + 1
+            lastSequences[homeID] = sequence
+            let event = HomeEvent(homeID: homeID, sequence: sequence, change: change)
+            events.append(event)
+            if case .homeRemoved = change {
+                history[homeID] = nil
+                continue
+            }
+            history[homeID, default: []].append(event)
+            // Trimming only at twice the limit keeps appends amortised O(1).
+            if let count = history[homeID]?.count, count >= 2 * historyLimit {
+                history[homeID]?.removeFirst(count - historyLimit)
+            }
+        }
+        return events
+    }
+}

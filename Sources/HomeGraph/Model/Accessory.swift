@@ -1,0 +1,247 @@
+import Foundation
+import HAP
+
+/// A device of the home, or one device behind a bridge, with its services.
+public struct Accessory: Sendable, Equatable, Codable, Identifiable {
+    /// The accessory's identity, fixed for its life, through renames, moves and re-pairing.
+    public var id: UUID
+    /// The name people see; unique within the home.
+    public var name: String
+    /// The room it is in: the room for the entire home or one of the home's rooms.
+    public var roomID: UUID
+    /// The kind of device, shown as its icon.
+    public var category: AccessoryCategory
+    /// Who made it, from the Accessory Information service.
+    public var manufacturer: String
+    /// The model name.
+    public var model: String
+    /// The serial number.
+    public var serialNumber: String
+    /// The firmware revision.
+    public var firmwareRevision: String
+    /// Whether the hub can talk to it now.
+    public var isReachable: Bool
+    /// The bridge it sits behind, or `nil` when it is reached directly.
+    public var bridgeID: UUID?
+    /// The HAP device id of the accessory server (a bridge's id for bridged accessories).
+    public var deviceID: DeviceID?
+    /// The HAP accessory id (`aid`) on that server; 1 for a server's own accessory.
+    public var accessoryInstanceID: UInt64
+    /// The services it offers, Accessory Information included.
+    public var services: [Service]
+
+    /// Makes an accessory; unbridged and reachable unless told otherwise.
+    public init(
+        id: UUID,
+        name: String,
+        roomID: UUID,
+        category: AccessoryCategory = .other,
+        manufacturer: String = "",
+        model: String = "",
+        serialNumber: String = "",
+        firmwareRevision: String = "",
+        isReachable: Bool = true,
+        bridgeID: UUID? = nil,
+        deviceID: DeviceID? = nil,
+        accessoryInstanceID: UInt64 = 1,
+        services: [Service] = []
+    ) {
+        self.id = id
+        self.name = name
+        self.roomID = roomID
+        self.category = category
+        self.manufacturer = manufacturer
+        self.model = model
+        self.serialNumber = serialNumber
+        self.firmwareRevision = firmwareRevision
+        self.isReachable = isReachable
+        self.bridgeID = bridgeID
+        self.deviceID = deviceID
+        self.accessoryInstanceID = accessoryInstanceID
+        self.services = services
+    }
+
+    /// Whether it sits behind a bridge.
+    public var isBridged: Bool { bridgeID != nil }
+
+    /// Every characteristic of every service.
+    public var characteristics: [Characteristic] { services.flatMap(\.characteristics) }
+}
+
+// AccessoryCategory is a HAP enum with a raw value; the graph stores and sends it as that number.
+extension AccessoryCategory: Codable {}
+
+/// One service of an accessory: a group of characteristics with a catalog type such as Lightbulb.
+public struct Service: Sendable, Equatable, Codable, Identifiable {
+    /// The service's identity, fixed for its life.
+    public var id: UUID
+    /// The name people see; need not be unique.
+    public var name: String
+    /// What the service is, from the type catalog.
+    public var type: HAPUUID
+    /// The HAP instance id (`iid`) within the accessory.
+    public var instanceID: UInt64
+    /// Whether this is the accessory's primary service.
+    public var isPrimary: Bool
+    /// The service's characteristics.
+    public var characteristics: [Characteristic]
+
+    /// Makes a service.
+    public init(
+        id: UUID,
+        name: String,
+        type: HAPUUID,
+        instanceID: UInt64 = 0,
+        isPrimary: Bool = false,
+        characteristics: [Characteristic] = []
+    ) {
+        self.id = id
+        self.name = name
+        self.type = type
+        self.instanceID = instanceID
+        self.isPrimary = isPrimary
+        self.characteristics = characteristics
+    }
+}
+
+/// One characteristic of a service: its type, format, permissions, limits and the last value known.
+public struct Characteristic: Sendable, Equatable, Codable, Identifiable {
+    /// The characteristic's identity, fixed for its life.
+    public var id: UUID
+    /// What the characteristic is, from the type catalog.
+    public var type: HAPUUID
+    /// The HAP instance id (`iid`) within the accessory.
+    public var instanceID: UInt64
+    /// How values are represented.
+    public var format: Format
+    /// What a controller may do with it.
+    public var permissions: [Permission]
+    /// The limits values are checked against.
+    public var metadata: CharacteristicMetadata
+    /// The last value the accessory reported or accepted; `nil` when none is known.
+    public var value: HAPValue?
+    /// Whether the hub asked the accessory for events of this characteristic.
+    public var isNotificationEnabled: Bool
+
+    /// Makes a characteristic.
+    public init(
+        id: UUID,
+        type: HAPUUID,
+        instanceID: UInt64 = 0,
+        format: Format,
+        permissions: [Permission],
+        metadata: CharacteristicMetadata = CharacteristicMetadata(),
+        value: HAPValue? = nil,
+        isNotificationEnabled: Bool = false
+    ) {
+        self.id = id
+        self.type = type
+        self.instanceID = instanceID
+        self.format = format
+        self.permissions = permissions
+        self.metadata = metadata
+        self.value = value
+        self.isNotificationEnabled = isNotificationEnabled
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, type, instanceID, format, permissions, metadata, value, isNotificationEnabled
+    }
+
+    /// Reads a characteristic, decoding `value` in the representation its `format` expects (20 stays a float).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        type = try container.decode(HAPUUID.self, forKey: .type)
+        instanceID = try container.decode(UInt64.self, forKey: .instanceID)
+        format = try container.decode(Format.self, forKey: .format)
+        permissions = try container.decode([Permission].self, forKey: .permissions)
+        metadata = try container.decode(CharacteristicMetadata.self, forKey: .metadata)
+        if container.contains(.value), try !container.decodeNil(forKey: .value) {
+            value = try HAPValue(from: container.superDecoder(forKey: .value), format: format)
+        } else {
+            value = nil
+        }
+        isNotificationEnabled = try container.decode(Bool.self, forKey: .isNotificationEnabled)
+    }
+
+    /// The HAP form of this characteristic, whose checks the graph uses for values and permissions.
+    public var hapCharacteristic: HAP.Characteristic {
+        HAP.Characteristic(
+            instanceID: instanceID,
+            type: type,
+            permissions: permissions,
+            format: format,
+            value: value,
+            description: metadata.description,
+            unit: metadata.unit,
+            minValue: metadata.minValue,
+            maxValue: metadata.maxValue,
+            minStep: metadata.minStep,
+            maxLength: metadata.maxLength,
+            maxDataLength: metadata.maxDataLength,
+            validValues: metadata.validValues,
+            validValuesRange: metadata.validValuesRange
+        )
+    }
+}
+
+/// The limits of a characteristic's values, as its accessory declared them.
+public struct CharacteristicMetadata: Sendable, Equatable, Codable {
+    /// A description for people.
+    public var description: String?
+    /// The unit of a numeric value.
+    public var unit: HAP.Unit?
+    /// The smallest value allowed.
+    public var minValue: Double?
+    /// The largest value allowed.
+    public var maxValue: Double?
+    /// The step between allowed values, counted from `minValue`.
+    public var minStep: Double?
+    /// The longest string in UTF-8 bytes; `nil` means HAP's default of 64.
+    public var maxLength: Int?
+    /// The longest `data` value in bytes.
+    public var maxDataLength: Int?
+    /// The only values allowed, for enumerations.
+    public var validValues: [Int]?
+    /// The range values must lie in.
+    public var validValuesRange: ClosedRange<Int>?
+
+    /// Makes metadata; every limit left `nil` is absent.
+    public init(
+        description: String? = nil,
+        unit: HAP.Unit? = nil,
+        minValue: Double? = nil,
+        maxValue: Double? = nil,
+        minStep: Double? = nil,
+        maxLength: Int? = nil,
+        maxDataLength: Int? = nil,
+        validValues: [Int]? = nil,
+        validValuesRange: ClosedRange<Int>? = nil
+    ) {
+        self.description = description
+        self.unit = unit
+        self.minValue = minValue
+        self.maxValue = maxValue
+        self.minStep = minStep
+        self.maxLength = maxLength
+        self.maxDataLength = maxDataLength
+        self.validValues = validValues
+        self.validValuesRange = validValuesRange
+    }
+
+    /// The metadata of a HAP characteristic.
+    public init(_ characteristic: HAP.Characteristic) {
+        self.init(
+            description: characteristic.description,
+            unit: characteristic.unit,
+            minValue: characteristic.minValue,
+            maxValue: characteristic.maxValue,
+            minStep: characteristic.minStep,
+            maxLength: characteristic.maxLength,
+            maxDataLength: characteristic.maxDataLength,
+            validValues: characteristic.validValues,
+            validValuesRange: characteristic.validValuesRange
+        )
+    }
+}

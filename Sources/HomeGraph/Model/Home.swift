@@ -1,0 +1,163 @@
+import Foundation
+
+/// One home: its rooms, zones, accessories, groups, scenes, triggers and people.
+public struct Home: Sendable, Equatable, Codable, Identifiable {
+    /// The home's identity, fixed for its life.
+    public var id: UUID
+    /// The name people see; unique among homes.
+    public var name: String
+    /// Whether this is the primary home; exactly one home is while any exists.
+    public var isPrimary: Bool
+    /// Where the home is, for sunrise and sunset; `nil` until set.
+    public var location: Location?
+    /// The IANA time zone identifier the home's clock times are in (`Europe/Berlin`).
+    public var timeZoneIdentifier: String
+    /// The room that holds every accessory not placed in another room; it cannot be removed.
+    public var roomForEntireHome: Room
+    /// The rooms people made, in the order they were added.
+    public var rooms: [Room]
+    /// Groups of rooms ("Upstairs").
+    public var zones: [Zone]
+    /// Every accessory of the home, bridges and bridged accessories alike.
+    public var accessories: [Accessory]
+    /// Services from several accessories acted on together.
+    public var serviceGroups: [ServiceGroup]
+    /// Scenes: sets of characteristic writes.
+    public var actionSets: [ActionSet]
+    /// What runs action sets automatically.
+    public var triggers: [Trigger]
+    /// The people who share the home.
+    public var users: [User]
+
+    /// Makes an empty home with only its room for the entire home.
+    public init(
+        id: UUID,
+        name: String,
+        isPrimary: Bool = false,
+        location: Location? = nil,
+        timeZoneIdentifier: String = "UTC",
+        roomForEntireHome: Room,
+        rooms: [Room] = [],
+        zones: [Zone] = [],
+        accessories: [Accessory] = [],
+        serviceGroups: [ServiceGroup] = [],
+        actionSets: [ActionSet] = [],
+        triggers: [Trigger] = [],
+        users: [User] = []
+    ) {
+        self.id = id
+        self.name = name
+        self.isPrimary = isPrimary
+        self.location = location
+        self.timeZoneIdentifier = timeZoneIdentifier
+        self.roomForEntireHome = roomForEntireHome
+        self.rooms = rooms
+        self.zones = zones
+        self.accessories = accessories
+        self.serviceGroups = serviceGroups
+        self.actionSets = actionSets
+        self.triggers = triggers
+        self.users = users
+    }
+
+    /// The room for the entire home followed by every other room.
+    public var allRooms: [Room] { [roomForEntireHome] + rooms }
+
+    /// The room with `id`, including the room for the entire home.
+    public func room(withID id: UUID) -> Room? {
+        id == roomForEntireHome.id ? roomForEntireHome : rooms.first { $0.id == id }
+    }
+
+    /// The accessory with `id`, if the home has it.
+    public func accessory(withID id: UUID) -> Accessory? {
+        accessories.first { $0.id == id }
+    }
+
+    /// The accessories placed in the room `roomID`.
+    public func accessories(inRoom roomID: UUID) -> [Accessory] {
+        accessories.filter { $0.roomID == roomID }
+    }
+}
+
+/// A point on Earth in degrees, for the sun's position.
+public struct Location: Sendable, Equatable, Hashable, Codable {
+    /// Degrees north of the equator, −90 to 90.
+    public var latitude: Double
+    /// Degrees east of Greenwich, −180 to 180.
+    public var longitude: Double
+
+    /// Makes a location from degrees of latitude and longitude.
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Whether both coordinates are finite and in range.
+    public var isValid: Bool {
+        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude) && (-180...180).contains(longitude)
+    }
+}
+
+/// A room of a home; every accessory is in exactly one room.
+public struct Room: Sendable, Equatable, Codable, Identifiable {
+    /// The room's identity, fixed for its life.
+    public var id: UUID
+    /// The name people see; unique within the home.
+    public var name: String
+
+    /// The name the room for the entire home gets when none is given.
+    public static let defaultNameForEntireHome = "Default Room"
+
+    /// Makes a room.
+    public init(id: UUID, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// A group of rooms ("Upstairs"); a room may be in any number of zones.
+public struct Zone: Sendable, Equatable, Codable, Identifiable {
+    /// The zone's identity, fixed for its life.
+    public var id: UUID
+    /// The name people see; unique within the home.
+    public var name: String
+    /// The rooms in the zone, in the order they were added.
+    public var roomIDs: [UUID]
+
+    /// Makes a zone of `roomIDs`.
+    public init(id: UUID, name: String, roomIDs: [UUID] = []) {
+        self.id = id
+        self.name = name
+        self.roomIDs = roomIDs
+    }
+}
+
+/// A person who shares a home, and what they may do there.
+public struct User: Sendable, Equatable, Codable, Identifiable {
+    /// The user's identity, fixed for their life.
+    public var id: UUID
+    /// The name people see; need not be unique.
+    public var name: String
+    /// What the user may do in the home.
+    public var role: UserRole
+
+    /// Makes a user.
+    public init(id: UUID, name: String, role: UserRole) {
+        self.id = id
+        self.name = name
+        self.role = role
+    }
+}
+
+/// What a user may do in a home; the hub enforces it.
+public enum UserRole: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Made the home; configures everything. At most one per home.
+    case owner
+    /// Configures the home: adds, removes and renames, manages automations and users.
+    case administrator
+    /// Reads and controls (writes characteristics, runs scenes) but never configures.
+    case shared
+
+    /// Whether the role may change the home's configuration.
+    public var mayConfigure: Bool { self != .shared }
+}
