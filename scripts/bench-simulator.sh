@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Measures hearth-sim against HAP-python 5.0.0 with HAPLoad (Benchmarks/HAPLoad), in one run, same client, same
 # accessory set (docs/benchmarks.md):
-#   1. load: a bridge with 3 lightbulbs; pair-verify latency, sequential reads on 1 session, reads over 8 sessions,
-#      sequential writes, and the server's CPU time per request from /proc/PID/stat;
+#   1. load: a bridge with 3 lightbulbs, event coalescing off; pair-verify latency, sequential reads on 1 session,
+#      reads over 8 sessions, sequential writes, the server's CPU time per request from /proc/PID/stat, and event
+#      latency (write on one session -> event on another);
 #   2. memory: VmRSS idle with one lightbulb, and with a bridge of 150 accessories (149 lightbulbs) before and
 #      with 16 verified sessions open.
 # Each server runs in a network namespace of its own making and HAPLoad in a second one, joined by a veth pair;
@@ -107,8 +108,13 @@ pyhap() { # STATE-NAME ARGS...
 
 for server in hearth-sim hap-python; do
     echo "== $server: load, bridge of 3 lightbulbs"
-    if [[ $server == hearth-sim ]]; then sim load --bridge --preset lightbulb:3; else pyhap load --lights 3; fi
-    load "$server-load" --count "$COUNT" --seconds "$SECONDS_MAX" --sessions "$SESSIONS" --verify-reps 50
+    if [[ $server == hearth-sim ]]; then
+        sim load --bridge --preset lightbulb:3 --coalesce-milliseconds 0
+    else
+        pyhap load --lights 3 --coalesce-seconds 0
+    fi
+    load "$server-load" --count "$COUNT" --seconds "$SECONDS_MAX" --sessions "$SESSIONS" --verify-reps 50 \
+        --event-reps 200
     stop
 
     echo "== $server: memory, one lightbulb, idle"
@@ -148,6 +154,8 @@ rows = [
     ("write, 1 session: p99 (ms)", "write_sequential_p99_ms", "{:.3f}"),
     ("write, 1 session: server CPU ms/request", "write_sequential_server_cpu_ms_per_request", "{:.4f}"),
     ("write, 1 session: requests per server CPU second", "write_sequential_requests_per_server_cpu_second", "{:.0f}"),
+    ("event, write on B -> event on A: p50 (ms)", "event_write_to_event_p50_ms", "{:.3f}"),
+    ("event, write on B -> event on A: p99 (ms)", "event_write_to_event_p99_ms", "{:.3f}"),
 ]
 sim, py = get("hearth-sim-load"), get("hap-python-load")
 print("| HAPLoad | hearth-sim | HAP-python | ratio |\n|---|---:|---:|---:|")

@@ -90,21 +90,31 @@ final class HAPConnection: @unchecked Sendable {
         try sendBytes(request.encoded())
     }
 
-    /// The next response, skipping events.
+    /// The next response; events received meanwhile are kept for ``event()``.
     func response() throws -> HTTPResponse {
         while true {
-            while !ready.isEmpty {
-                let message = ready.removeFirst()
-                if message.kind != .event { return message }
-            }
-            let count = receiveBuffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count == 0 { throw LoadError.closed }
-            guard count > 0 else { throw LoadError.system("recv", errno) }
-            var plaintext = Array(receiveBuffer[0..<count])
-            if cipher != nil, let opened = try cipher?.open(plaintext) { plaintext = opened }
-            parser.append(plaintext)
-            while let message = try parser.nextResponse() { ready.append(message) }
+            if let index = ready.firstIndex(where: { $0.kind != .event }) { return ready.remove(at: index) }
+            try receiveMore()
         }
+    }
+
+    /// The next event.
+    func event() throws -> HTTPResponse {
+        while true {
+            if let index = ready.firstIndex(where: { $0.kind == .event }) { return ready.remove(at: index) }
+            try receiveMore()
+        }
+    }
+
+    /// Reads what the socket has (waiting for at least one byte) and parses every message it completes.
+    private func receiveMore() throws {
+        let count = receiveBuffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
+        if count == 0 { throw LoadError.closed }
+        guard count > 0 else { throw LoadError.system("recv", errno) }
+        var plaintext = Array(receiveBuffer[0..<count])
+        if cipher != nil, let opened = try cipher?.open(plaintext) { plaintext = opened }
+        parser.append(plaintext)
+        while let message = try parser.nextResponse() { ready.append(message) }
     }
 
     /// Sends a request and waits for its response.

@@ -3,10 +3,11 @@
 //
 //   HAPLoad --host 127.0.0.1 --port 51826 [--setup-code 031-45-154] [--pairing-file F] [--server-pid PID]
 //           [--count 10000] [--seconds 20] [--sessions 8] [--verify-reps 20] [--hold-sessions 16]
-//           [--characteristic AID.IID]
+//           [--event-reps 0] [--characteristic AID.IID]
 //
 // Pairs (or reuses --pairing-file), finds the first `On` characteristic, then measures: pair-verify latency,
-// sequential reads on one session, reads over --sessions sessions in parallel, sequential writes; and with
+// sequential reads on one session, reads over --sessions sessions in parallel, sequential writes; with
+// --event-reps, the time from a write on one session to the event on another subscribed one; and with
 // --hold-sessions, the server's resident memory with that many verified sessions open. Each phase stops after
 // --count requests or --seconds, whichever comes first. With --server-pid, the server's CPU time (utime + stime
 // from /proc/PID/stat) over each phase is divided by that phase's requests. Prints one JSON object on stdout.
@@ -30,6 +31,7 @@ struct Options {
     var sessions = 8
     var verifyReps = 20
     var holdSessions = 0
+    var eventReps = 0
     var characteristic: (aid: Int, iid: Int)?
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -60,6 +62,7 @@ struct Options {
             case "--sessions": options.sessions = max(1, try number(value()))
             case "--verify-reps": options.verifyReps = try number(value())
             case "--hold-sessions": options.holdSessions = try number(value())
+            case "--event-reps": options.eventReps = try number(value())
             case "--characteristic":
                 let parts = try value().split(separator: ".").compactMap { Int($0) }
                 guard parts.count == 2 else { throw LoadError.unexpected("--characteristic is AID.IID") }
@@ -67,6 +70,7 @@ struct Options {
             case "--help", "-h":
                 print("usage: HAPLoad --host ADDR --port P [--setup-code C] [--pairing-file F] [--server-pid PID]")
                 print("       [--count N] [--seconds S] [--sessions K] [--verify-reps N] [--hold-sessions K]")
+                print("       [--event-reps N]")
                 print("       [--characteristic AID.IID]")
                 exit(0)
             default: throw LoadError.unexpected("unknown argument \(arguments[index])")
@@ -375,6 +379,45 @@ func run() throws {
         )
     }
     main.close()
+
+    // Event latency: session A subscribes; each write on session B (request sent) until A has the event.
+    if options.eventReps > 0 {
+        let listener = try verifiedConnection(options, identity, accessory)
+        let writer = try verifiedConnection(options, identity, accessory)
+        let subscribe = #"{"characteristics":[{"aid":\#(target.aid),"iid":\#(target.iid),"ev":true}]}"#
+        let subscribed = try listener.request(
+            .put,
+            "/characteristics",
+            body: Array(subscribe.utf8),
+            contentType: .hapJSON
+        )
+        guard subscribed.status.code == 204 else { throw LoadError.unexpected("subscribe: HTTP \(subscribed.status)") }
+        // A known starting value (off), so that every measured write is a change that makes an event.
+        let off = #"{"characteristics":[{"aid":\#(target.aid),"iid":\#(target.iid),"value":false}]}"#
+        _ = try writer.request(.put, "/characteristics", body: Array(off.utf8), contentType: .hapJSON)
+        usleep(100_000)
+        var samples = Samples()
+        let start = monotonicNanoseconds()
+        for index in 0..<options.eventReps {
+            let body = #"{"characteristics":[{"aid":\#(target.aid),"iid":\#(target.iid),"value":\#(index % 2 == 0)}]}"#
+            let begin = monotonicNanoseconds()
+            let response = try writer.request(.put, "/characteristics", body: Array(body.utf8), contentType: .hapJSON)
+            guard response.status.code == 204 else { throw LoadError.unexpected("write: HTTP \(response.status)") }
+            _ = try listener.event()
+            samples.nanoseconds.append(monotonicNanoseconds() - begin)
+        }
+        record(
+            "event_write_to_event",
+            requests: options.eventReps,
+            elapsed: monotonicNanoseconds() - start,
+            samples: samples,
+            serverCPU: (nil, nil),
+            clientCPU: 0,
+            into: report
+        )
+        listener.close()
+        writer.close()
+    }
 
     // Resident memory with verified sessions held open (each has read once, as a controller would).
     if options.holdSessions > 0 {
