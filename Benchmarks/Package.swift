@@ -24,7 +24,16 @@ let package = Package(
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
-        )
+        ),
+        // A HAP load client on blocking sockets (pairs, then reads and writes as fast as the accessory answers).
+        .executableTarget(
+            name: "HAPLoad",
+            dependencies: [
+                .product(name: "HAP", package: "Hearth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "HAPLoad"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
