@@ -69,7 +69,7 @@ struct PairSetupTranscript: Sendable {
                 case .paired:
                     isPaired = true
                     break exchange
-                case nil:
+                case .transient, nil:
                     break exchange
                 }
             }

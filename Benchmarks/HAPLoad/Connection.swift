@@ -145,6 +145,7 @@ final class HAPConnection: @unchecked Sendable {
             switch try controller.receive(try tlv("/pair-setup", next)) {
             case .send(let request): next = request
             case .paired(let pairing): return pairing
+            case .transient: throw LoadError.unexpected("the accessory ended pair-setup as transient")
             }
         }
     }
