@@ -10,7 +10,7 @@ import HomeGraph
 /// reads the newest snapshot and replays the operations after it through `HomeGraph.apply(_:)`.
 public actor HomeStore {
     /// How many operations are logged between snapshots unless told otherwise.
-    public static let defaultSnapshotInterval = 500
+    public static let defaultSnapshotInterval = 2000
 
     /// The graph as of the last acknowledged operation.
     public private(set) var graph: HomeGraph
@@ -80,19 +80,33 @@ public actor HomeStore {
             throw .rejected(error)
         }
         guard !events.isEmpty else { return events }
-        let sequence = lastOperationSequence + 1
-        do {
-            try persist(operation, sequence: sequence)
-        } catch {
-            // Roll back by reading what is on disk; if even that fails the store is unusable until reopened.
-            do {
-                try reload()
-            } catch {
-                isClosed = true
-            }
-            throw error
-        }
+        try persistOrRollBack([operation])
         return events
+    }
+
+    /// Applies each operation in turn and writes those that changed the graph in one transaction (one sync).
+    ///
+    /// For a stream of value updates this is group commit: the batch is acknowledged, or on a write failure
+    /// thrown away, as a whole. An operation the graph refuses is skipped and reported in its place in the
+    /// result; the others still apply.
+    public func apply(
+        contentsOf operations: [HomeOperation]
+    ) throws(HomeStoreError) -> [Result<[HomeEvent], HomeGraphError>] {
+        guard !isClosed else { throw .closed }
+        var results: [Result<[HomeEvent], HomeGraphError>] = []
+        results.reserveCapacity(operations.count)
+        var written: [HomeOperation] = []
+        for operation in operations {
+            do throws(HomeGraphError) {
+                let events = try graph.apply(operation)
+                if !events.isEmpty { written.append(operation) }
+                results.append(.success(events))
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        if !written.isEmpty { try persistOrRollBack(written) }
+        return results
     }
 
     /// Closes the database; later calls throw `.closed`.
@@ -104,40 +118,66 @@ public actor HomeStore {
 
     // MARK: Writing
 
-    private func persist(_ operation: HomeOperation, sequence: Int64) throws(HomeStoreError) {
-        let operationPayload = try deviceKey.seal(
-            try Self.encode(operation, table: OperationRecord.databaseTableName, sequence: sequence),
-            table: OperationRecord.databaseTableName,
-            sequence: sequence
-        )
-        let takesSnapshot = sequence - lastSnapshotSequence >= Int64(snapshotInterval)
-        var snapshotPayload: Data?
+    /// Writes operations already applied to `graph`; on failure reads the graph back from disk and rethrows.
+    private func persistOrRollBack(_ operations: [HomeOperation]) throws(HomeStoreError) {
+        do {
+            try persist(operations)
+        } catch {
+            // If even reading fails the store is unusable until it is opened again.
+            do {
+                try reload()
+            } catch {
+                isClosed = true
+            }
+            throw error
+        }
+    }
+
+    private func persist(_ operations: [HomeOperation]) throws(HomeStoreError) {
+        var records: [OperationRecord] = []
+        records.reserveCapacity(operations.count)
+        var sequence = lastOperationSequence
+        for operation in operations {
+            sequence += 1
+            let table = OperationRecord.databaseTableName
+            let plaintext = try Self.encode(operation, table: table, sequence: sequence)
+            records.append(
+                OperationRecord(
+                    sequence: sequence,
+                    payload: try deviceKey.seal(plaintext, table: table, sequence: sequence)
+                )
+            )
+        }
+        let last = sequence
+        let takesSnapshot = last - lastSnapshotSequence >= Int64(snapshotInterval)
+        var snapshot: SnapshotRecord?
         if takesSnapshot {
-            snapshotPayload = try deviceKey.seal(
-                try Self.encode(graph, table: SnapshotRecord.databaseTableName, sequence: sequence),
-                table: SnapshotRecord.databaseTableName,
-                sequence: sequence
+            let table = SnapshotRecord.databaseTableName
+            let plaintext = try Self.encode(graph, table: table, sequence: last)
+            snapshot = SnapshotRecord(
+                sequence: last,
+                payload: try deviceKey.seal(plaintext, table: table, sequence: last)
             )
         }
         try Self.databaseCall {
             try database.write { db in
-                try OperationRecord(sequence: sequence, payload: operationPayload).insert(db)
-                if let snapshotPayload {
-                    try SnapshotRecord(sequence: sequence, payload: snapshotPayload).insert(db)
-                    try OperationRecord.filter(OperationRecord.Columns.sequence <= sequence).deleteAll(db)
-                    try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < sequence).deleteAll(db)
+                for record in records { try record.insert(db) }
+                if let snapshot {
+                    try snapshot.insert(db)
+                    try OperationRecord.filter(OperationRecord.Columns.sequence <= last).deleteAll(db)
+                    try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < last).deleteAll(db)
                 }
             }
         }
-        lastOperationSequence = sequence
-        if takesSnapshot { lastSnapshotSequence = sequence }
+        lastOperationSequence = last
+        if takesSnapshot { lastSnapshotSequence = last }
     }
 
     private static func encode(_ value: some Encodable, table: String, sequence: Int64) throws(HomeStoreError) -> Data {
         do {
             return try JSONEncoder().encode(value)
         } catch {
-            throw .undecodable(table: table, sequence: sequence)
+            throw .unencodable(table: table, sequence: sequence)
         }
     }
 

@@ -17,6 +17,8 @@ public enum HomeStoreError: Error, Equatable, Sendable {
     case newerSchema
     /// A row did not open under the device key: a wrong key, a tampered row, or a row moved to another place.
     case sealFailed(table: String, sequence: Int64)
+    /// A value could not be written as JSON (a float that is not finite, say); nothing was written.
+    case unencodable(table: String, sequence: Int64)
     /// A row opened but did not decode.
     case undecodable(table: String, sequence: Int64)
     /// The operation log has a hole: `expected` is missing and `found` follows.
@@ -36,6 +38,7 @@ public enum HomeStoreError: Error, Equatable, Sendable {
         case .database: "database"
         case .newerSchema: "newerSchema"
         case .sealFailed: "sealFailed"
+        case .unencodable: "unencodable"
         case .undecodable: "undecodable"
         case .missingOperation: "missingOperation"
         case .replayFailed: "replayFailed"

@@ -102,6 +102,62 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
         #expect(await reopened.lastOperationSequence == sequence)
     }
 
+    @Test func aBatchIsWrittenTogetherAndSkipsRefusedOperations() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (home, operations) = fixture.homeOperations(lamps: 4)
+        let store = try HomeStore(folder: fixture.folder, snapshotInterval: 10)
+        let missing = UUID()
+        var batch = operations
+        batch.insert(.removeRoom(home: home, room: missing), at: 3)
+        let results = try await store.apply(contentsOf: batch)
+        var live = HomeGraph()
+        for (operation, result) in zip(batch, results) {
+            switch result {
+            case .success(let events): #expect(events == (try live.apply(operation)))
+            case .failure(let error): #expect(error == .notFound(.room, missing))
+            }
+        }
+        #expect(results.filter { (try? $0.get()) == nil }.count == 1)
+        #expect(await store.graph == live)
+        #expect(await store.lastOperationSequence == Int64(operations.count))
+        try await store.close()
+        let reopened = try HomeStore(folder: fixture.folder, snapshotInterval: 10)
+        #expect(try normalised(await reopened.graph) == normalised(live))
+        #expect(await reopened.lastOperationSequence == Int64(operations.count))
+    }
+
+    @Test func aFailedWriteRollsTheGraphBack() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (home, operations) = fixture.homeOperations(lamps: 1)
+        let store = try HomeStore(folder: fixture.folder)
+        for operation in operations { try await store.apply(operation) }
+        let before = await store.graph
+        let sequence = await store.lastOperationSequence
+        // Another connection makes SQLite refuse the next insert, as a full disk would.
+        let other = try DatabaseQueue(path: fixture.folder + "/home.sqlite")
+        try await other.write { db in
+            try db.execute(
+                sql: "CREATE TRIGGER refuse BEFORE INSERT ON operation BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+        }
+        let room = UUID()
+        await #expect(throws: HomeStoreError.self) {
+            try await store.apply(.addRoom(home: home, id: room, name: "Dingo Den"))
+        }
+        #expect(await store.graph == before)
+        #expect(await store.lastOperationSequence == sequence)
+        try await other.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        try other.close()
+        // The same operation goes through once the disk accepts it, with the next number.
+        try await store.apply(.addRoom(home: home, id: room, name: "Dingo Den"))
+        #expect(await store.lastOperationSequence == sequence + 1)
+        try await store.close()
+        let reopened = try HomeStore(folder: fixture.folder)
+        #expect(await reopened.graph.home(withID: home)?.rooms.contains { $0.id == room } == true)
+    }
+
     @Test func deviceKeyIsPrivateAndKept() async throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }
