@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // Big-number arithmetic for SRP. Always optimised: a debug build of this code is hundreds of times
@@ -125,6 +126,24 @@ let package = Package(
             dependencies: ["HAP"],
             exclude: ["README.md"]
         ),
+        // The home graph on disk: an encrypted operation log and snapshots in SQLite through GRDB.
+        .target(
+            name: "HomeStore",
+            dependencies: [
+                "HomeGraph",
+                "HAP",
+                "AtomicFiles",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["README.md"]
+        ),
+        // A child process for the kill -9 test: applies seeded random operations, prints each acknowledged one.
+        .executableTarget(
+            name: "hearth-store-torture",
+            dependencies: ["HomeStore", "HomeGraph"],
+            path: "Tests/StoreTorture"
+        ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",
@@ -172,6 +191,13 @@ let package = Package(
         .testTarget(
             name: "HomeGraphTests",
             dependencies: ["HomeGraph", "HAP"]
+        ),
+        .testTarget(
+            name: "HomeStoreTests",
+            dependencies: [
+                "HomeStore", "HomeGraph", "HAP", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "HAPTests",

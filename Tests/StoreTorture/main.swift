@@ -1,0 +1,133 @@
+// Runs a HomeStore under random operations for the kill -9 test in HomeStoreTests.
+//
+// Usage: hearth-store-torture <folder> <seed> <count>. Before each operation it prints `try <base64 JSON>`; after
+// the store acknowledged it, `ack <sequence>`; a refused or empty one, `skip`. It stops after `count` operations.
+import Foundation
+import HomeGraph
+import HomeStore
+
+import enum HAP.AccessoryCategory
+import enum HAP.Format
+import struct HAP.HAPUUID
+import enum HAP.HAPValue
+import enum HAP.Permission
+
+/// SplitMix64, so a seed gives the same operations.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func makeLamp(_ name: String, room: UUID, ids: inout SeededIDGenerator) -> Accessory {
+    Accessory(
+        id: ids.makeID(),
+        name: name,
+        roomID: room,
+        category: .lightbulb,
+        services: [
+            Service(
+                id: ids.makeID(),
+                name: name,
+                type: HAPUUID(apple: 0x43),
+                instanceID: 10,
+                isPrimary: true,
+                characteristics: [
+                    Characteristic(
+                        id: ids.makeID(),
+                        type: HAPUUID(apple: 0x25),
+                        instanceID: 11,
+                        format: .bool,
+                        permissions: [.read, .write, .notify],
+                        value: .bool(false)
+                    ),
+                    Characteristic(
+                        id: ids.makeID(),
+                        type: HAPUUID(apple: 0x08),
+                        instanceID: 12,
+                        format: .int,
+                        permissions: [.read, .write, .notify],
+                        metadata: CharacteristicMetadata(unit: .percentage, minValue: 0, maxValue: 100, minStep: 1),
+                        value: .int(0)
+                    ),
+                ]
+            )
+        ]
+    )
+}
+
+func makeOperation(for graph: HomeGraph, random: inout SeededRandom, ids: inout SeededIDGenerator) -> HomeOperation {
+    let words = ["Kitchen", "Hall", "Lamp", "Attic", "Porch", "Cellar", "Study", "Landing", "Nook", "Den"]
+    let name = (words.randomElement(using: &random) ?? "Den") + " \(Int.random(in: 0..<40, using: &random))"
+    guard let home = graph.homes.randomElement(using: &random), Int.random(in: 0..<40, using: &random) > 0 else {
+        return .addHome(id: ids.makeID(), name: name, roomForEntireHomeID: ids.makeID())
+    }
+    let h = home.id
+    let room = home.allRooms.randomElement(using: &random)?.id ?? home.roomForEntireHome.id
+    let accessory = home.accessories.randomElement(using: &random)?.id ?? UUID()
+    let characteristic = home.accessories.flatMap(\.characteristics).randomElement(using: &random)?.id ?? UUID()
+    let zone = home.zones.randomElement(using: &random)?.id ?? UUID()
+    let level = Int64.random(in: 0...120, using: &random)
+    let choices: [HomeOperation] = [
+        .addRoom(home: h, id: ids.makeID(), name: name),
+        .renameRoom(home: h, room: room, name: name),
+        .removeRoom(home: h, room: room),
+        .addZone(home: h, id: ids.makeID(), name: name, roomIDs: []),
+        .addRoomToZone(home: h, room: room, zone: zone),
+        .addAccessory(home: h, accessory: makeLamp(name, room: room, ids: &ids)),
+        .renameAccessory(home: h, accessory: accessory, name: name),
+        .moveAccessory(home: h, accessory: accessory, room: room),
+        .removeAccessory(home: h, accessory: accessory),
+        .setReachability(home: h, accessory: accessory, isReachable: Bool.random(using: &random)),
+        .updateCharacteristicValue(home: h, characteristic: characteristic, value: .int(level)),
+        .updateCharacteristicValue(home: h, characteristic: characteristic, value: .bool(level.isMultiple(of: 2))),
+        .updateCharacteristicValue(home: h, characteristic: characteristic, value: .int(level)),
+        .renameHome(h, name: name),
+    ]
+    return choices.randomElement(using: &random) ?? .removeHome(h)
+}
+
+/// Applies `operation`; true when the store wrote it, false when the graph refused it or it changed nothing.
+func isWritten(_ operation: HomeOperation, to store: HomeStore) async throws(HomeStoreError) -> Bool {
+    do {
+        return try await !store.apply(operation).isEmpty
+    } catch {
+        guard case .rejected = error else { throw error }
+        return false
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let seed = UInt64(arguments[2]), let count = Int(arguments[3]) else {
+    FileHandle.standardError.write(Data("usage: hearth-store-torture <folder> <seed> <count>\n".utf8))
+    exit(2)
+}
+do {
+    // A small interval, so kills land during snapshots and pruning too.
+    let store = try HomeStore(folder: arguments[1], snapshotInterval: 37)
+    var random = SeededRandom(state: seed)
+    var ids = SeededIDGenerator(seed: seed)
+    let encoder = JSONEncoder()
+    say("ready \(await store.lastOperationSequence)")
+    for _ in 0..<count {
+        let operation = makeOperation(for: await store.graph, random: &random, ids: &ids)
+        say("try " + (try encoder.encode(operation)).base64EncodedString())
+        if try await isWritten(operation, to: store) {
+            say("ack \(await store.lastOperationSequence)")
+        } else {
+            say("skip")
+        }
+    }
+} catch {
+    FileHandle.standardError.write(Data("hearth-store-torture: \(error)\n".utf8))
+    exit(1)
+}
