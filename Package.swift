@@ -141,7 +141,7 @@ let package = Package(
         // A child process for the kill -9 test: applies seeded random operations, prints each acknowledged one.
         .executableTarget(
             name: "hearth-store-torture",
-            dependencies: ["HomeStore", "HomeGraph"],
+            dependencies: ["HomeStore", "HomeGraph", "HAP"],
             path: "Tests/StoreTorture"
         ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
