@@ -112,8 +112,12 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HAP",
+                "HAPController",
+                "DNSSD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
