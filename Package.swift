@@ -115,8 +115,12 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HAP",
+                "HAPController",
+                "DNSSD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"]
         ),

@@ -1,24 +1,36 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 /// The `hearth` command-line app.
 @main
-struct Hearth: ParsableCommand {
+struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "Hearth, an open home automation system: the command-line app.",
-        subcommands: [Demo.self]
+        subcommands: [Demo.self, HAPCommand.self]
     )
 
     /// Runs the command, exiting 2 (not the parser's 64) on a usage error, as docs/style.md §3 asks.
-    static func main() {
+    static func main() async {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandleOutput.standardError(fullMessage(for: error))
+                let text = message(for: error)
+                let sentence = text.hasSuffix(".") ? text : text + "."
+                FileHandleOutput.standardError("error: \(sentence) Run the command with --help to see its usage.")
                 Foundation.exit(2)
             }
             exit(withError: error)

@@ -1,0 +1,269 @@
+import ArgumentParser
+import DNSSD
+import Foundation
+import HAP
+import HAPController
+import NIOPosix
+
+/// Options every `hearth hap` command takes (docs/style.md §3).
+struct HAPOptions: ParsableArguments {
+    @Option(help: "The state folder holding this controller's identity and pairings.")
+    var state: String = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".hearth").path
+
+    @Flag(help: "Print one JSON object on stdout instead of text.")
+    var json = false
+
+    /// The pairing store in the state folder, which is made (mode 0700) when missing.
+    func store() -> ControllerPairingStore {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: state,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            fail("cannot make the state folder \(state). Check its path and permissions", code: 1, kind: "store")
+        }
+        return ControllerPairingStore(folder: state)
+    }
+
+    /// Reads an accessory argument; exits 2 when it is neither a device ID nor ADDRESS:PORT.
+    func target(_ text: String) -> AccessoryTarget {
+        do throws(CommandLineArgumentError) {
+            return try AccessoryTarget(text)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Every stored pairing; exits 1 when the store cannot be read.
+    func records() async -> [PairedAccessoryRecord] {
+        do throws(ControllerStoreError) {
+            return try await store().accessories()
+        } catch {
+            fail(HAPControllerError.store(error))
+        }
+    }
+
+    /// This controller's identity, made on first use; exits 1 when the store cannot be written.
+    func identity() async -> ControllerIdentity {
+        do throws(ControllerStoreError) {
+            return try await store().identity()
+        } catch {
+            fail(HAPControllerError.store(error))
+        }
+    }
+
+    /// Stores a pairing, or forgets one with `removing`; exits 1 when the store cannot be written.
+    func update(saving record: PairedAccessoryRecord? = nil, removing deviceID: String? = nil) async {
+        do throws(ControllerStoreError) {
+            if let record { try await store().save(record) }
+            if let deviceID { try await store().remove(deviceID: deviceID) }
+        } catch {
+            fail(HAPControllerError.store(error))
+        }
+    }
+
+    /// The stored pairing of the accessory `target` names; exits 3 when there is none.
+    func record(for target: AccessoryTarget) async -> PairedAccessoryRecord {
+        guard let record = await records().first(where: { target.matches($0) }) else {
+            fail(
+                "no pairing with \(target) in \(state). Pair it first with 'hearth hap pair --code CODE \(target)'",
+                code: 3,
+                kind: "notFound"
+            )
+        }
+        return record
+    }
+
+    /// Runs `body` with a verified client of the paired accessory `target` names, closing it afterwards.
+    func withAccessory<Result>(
+        _ target: AccessoryTarget,
+        _ body: (PairedAccessory) async throws(HAPControllerError) -> Result
+    ) async -> Result {
+        let record = await record(for: target)
+        let accessory = PairedAccessory(record: record, identity: await identity())
+        do throws(HAPControllerError) {
+            let result = try await body(accessory)
+            await accessory.close()
+            return result
+        } catch {
+            await accessory.close()
+            fail(error)
+        }
+    }
+
+    /// Prints an error as one line on stderr (and the error object on stdout with `--json`), then exits.
+    func fail(_ message: String, code: Int32, kind: String) -> Never {
+        let sentence = message.hasSuffix(".") ? message : message + "."
+        if json {
+            Output.json(ErrorReply(error: .init(code: kind, message: sentence)))
+        }
+        Output.standardError("error: " + sentence)
+        Foundation.exit(code)
+    }
+
+    /// Fails with a controller error's message and exit code.
+    func fail(_ error: HAPControllerError) -> Never {
+        let kind = String(String(describing: error).prefix { $0 != "(" })
+        if case .pairingRefused(.authentication) = error {
+            fail(
+                "the accessory refused: this controller is not an admin of it. Use an admin pairing",
+                code: 4,
+                kind: "notPermitted"
+            )
+        }
+        fail(error.description, code: error.exitCode, kind: kind)
+    }
+
+    /// Fails with a usage error (exit code 2).
+    func fail(_ error: CommandLineArgumentError) -> Never {
+        fail(error.description, code: 2, kind: "usage")
+    }
+}
+
+/// The API's error object (docs/style.md §4).
+struct ErrorReply: Encodable {
+    struct Detail: Encodable {
+        var code: String
+        var message: String
+    }
+    var error: Detail
+}
+
+/// Writes results to stdout and messages to stderr, unbuffered so that lines arrive as they happen.
+enum Output {
+    /// Writes one line to stdout.
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// Writes text that already ends with a newline to stdout.
+    static func text(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// Writes one line to stderr.
+    static func standardError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Writes a value as one line of compact JSON with sorted keys.
+    static func json(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return }
+        line(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Lines of columns padded to the widest cell; the last column is not padded.
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            .joined(separator: "  ")
+        }
+        .joined(separator: "\n") + "\n"
+    }
+}
+
+/// Finds accessories over mDNS on the given interfaces.
+enum Discovery {
+    /// Every accessory seen within `timeout` seconds, or the one with `deviceID` as soon as it is seen.
+    static func browse(
+        interfaces: [String],
+        timeout: Double,
+        deviceID: String? = nil,
+        options: HAPOptions
+    ) async -> [DiscoveredAccessory] {
+        var addresses: [IPv4Address] = []
+        for text in interfaces {
+            guard let address = IPv4Address(text) else {
+                options.fail(
+                    "\(text) is not an IPv4 address. Give --interface as, for example, 192.168.1.20",
+                    code: 2,
+                    kind: "usage"
+                )
+            }
+            addresses.append(address)
+        }
+        let browser = AccessoryBrowser(interfaces: addresses, group: MultiThreadedEventLoopGroup.singleton)
+        do throws(MDNSError) {
+            try await browser.start()
+        } catch {
+            options.fail("mDNS could not start (\(error)). Check the --interface addresses", code: 1, kind: "mdns")
+        }
+        let events = browser.events
+        let stopper = Task {
+            try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+            await browser.stop()
+        }
+        var found: [String: DiscoveredAccessory] = [:]
+        for await event in events {
+            switch event {
+            case .found(let accessory), .updated(let accessory):
+                found[accessory.deviceID] = accessory
+                if let deviceID, accessory.deviceID == deviceID, accessory.host != nil {
+                    stopper.cancel()
+                    await browser.stop()
+                    return [accessory]
+                }
+            case .removed(let id):
+                found[id] = nil
+            }
+        }
+        await browser.stop()
+        if deviceID != nil { return [] }
+        return found.values.sorted { ($0.name, $0.deviceID) < ($1.name, $1.deviceID) }
+    }
+
+    /// Where the accessory with `deviceID` listens; exits 5 when it does not show up within `timeout` seconds.
+    static func locate(
+        deviceID: String,
+        interfaces: [String],
+        timeout: Double,
+        options: HAPOptions
+    ) async -> DiscoveredAccessory {
+        guard !interfaces.isEmpty else {
+            options.fail(
+                "finding \(deviceID) needs mDNS. Pass --interface ADDRESS, or name the accessory as ADDRESS:PORT",
+                code: 2,
+                kind: "usage"
+            )
+        }
+        let found = await browse(interfaces: interfaces, timeout: timeout, deviceID: deviceID, options: options)
+        guard let accessory = found.first else {
+            options.fail(
+                "no accessory \(deviceID) answered over mDNS within \(timeout) s. Check that it is on and on the network of --interface",
+                code: 5,
+                kind: "unreachable"
+            )
+        }
+        return accessory
+    }
+}
+
+extension AccessoryCategory {
+    /// The case's name (`lightbulb`, `doorLock`).
+    var name: String { String(describing: self) }
+}
+
+/// Lowercase hexadecimal text of bytes.
+func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String(format: "%02x", $0) }.joined()
+}
+
+/// Bytes from hexadecimal text; `nil` when it is not an even number of hex digits.
+func bytes(hex text: String) -> [UInt8]? {
+    let characters = Array(text)
+    guard characters.count.isMultiple(of: 2) else { return nil }
+    var result: [UInt8] = []
+    for index in stride(from: 0, to: characters.count, by: 2) {
+        guard let byte = UInt8(String(characters[index...index + 1]), radix: 16) else { return nil }
+        result.append(byte)
+    }
+    return result
+}
