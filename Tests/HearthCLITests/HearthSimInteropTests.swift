@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `hearth hap` run as a program against hearth-sim, each in its own network namespace: pairing by address,
-/// a watcher that lives through a restart of the accessory, and a configuration change.
+/// `hearth hap` run as a program against hearth-sim, each in its own network namespace: pairing by address and
+/// setup URI, a watcher that lives through a restart of the accessory, and a configuration change.
 @Suite(
     .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"),
     .enabled(if: ChildProcess.arePeersAvailable, "run scripts/setup-peers.sh to set up the peers"),
@@ -12,7 +12,11 @@ import Testing
 struct HearthSimInteropTests {
     static let setupCode = "031-45-154"
 
-    static func startSimulator(in network: NetworkNamespacePair, state: String) throws -> ChildProcess {
+    /// Starts hearth-sim in the accessory's namespace; returns it and the setup URI it printed.
+    static func startSimulator(
+        in network: NetworkNamespacePair,
+        state: String
+    ) throws -> (process: ChildProcess, setupURI: String) {
         let process = try network.start(
             inAccessoryNamespace: true,
             BuiltProducts.path("hearth-sim"),
@@ -21,8 +25,9 @@ struct HearthSimInteropTests {
                 network.accessoryAddress, "--json", "--bridge", "--preset", "lightbulb", "--preset", "door-lock",
             ]
         )
-        _ = try #require(try process.receive()["deviceID"] as? String)
-        return process
+        let ready = try process.receive()
+        _ = try #require(ready["deviceID"] as? String)
+        return (process, try #require(ready["setupURI"] as? String))
     }
 
     /// The `aid.iid` of the first On characteristic (type 25) in an accessory database.
@@ -45,13 +50,14 @@ struct HearthSimInteropTests {
         let folder = try HearthCLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let simState = folder + "/sim"
-        var simulator = try Self.startSimulator(in: network, state: simState)
+        let started = try Self.startSimulator(in: network, state: simState)
+        var simulator = started.process
         defer { simulator.terminate() }
         let hearth = HearthCLI(network: network, state: folder + "/controller")
         let accessory = "\(network.accessoryAddress):51826"
         let simPath = BuiltProducts.path("hearth-sim")
 
-        let paired = try hearth.run(["hap", "pair", "--code", Self.setupCode, accessory, "--json"])
+        let paired = try hearth.run(["hap", "pair", "--setup-uri", started.setupURI, accessory, "--json"])
         #expect(paired.status == 0, "\(paired)")
         let listed = try hearth.run(["hap", "accessories", accessory, "--json"])
         #expect(listed.status == 0, "\(listed)")
@@ -67,7 +73,7 @@ struct HearthSimInteropTests {
         // Kill the accessory and start it again: the watcher reconnects and re-subscribes on its own.
         #expect(simulator.terminate() == 0, "hearth-sim exits 0 on SIGTERM")
         _ = try watcher.receive { $0["reachable"] as? Bool == false }
-        simulator = try Self.startSimulator(in: network, state: simState)
+        simulator = try Self.startSimulator(in: network, state: simState).process
         _ = try watcher.receive { $0["reachable"] as? Bool == true }
         // The restarted simulator may start from its default values: change whatever it has now.
         let current = try hearth.run(["hap", "get", accessory, on.id, "--json"])
