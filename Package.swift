@@ -168,6 +168,11 @@ let package = Package(
             name: "HearthSimTests",
             dependencies: ["TestSupport"]
         ),
+        // The built `hearth hap` run as a program against HAP-python and hearth-sim inside network namespaces.
+        .testTarget(
+            name: "HearthCLITests",
+            dependencies: ["TestSupport"]
+        ),
         .testTarget(
             name: "HAPAccessoryServerTests",
             dependencies: [

@@ -104,18 +104,25 @@ extension HAPCommand {
             _ = try setupCode()
         }
 
+        /// The setup code from --code or --setup-uri; a usage error when neither gives a valid one.
         func setupCode() throws -> SetupCode {
-            do {
-                if let code { return try SetupCode(code) }
-                guard let setupURI, let code = try SetupPayload(setupURI).setupCode else {
-                    throw ValidationError("the setup URI carries no setup code; give it with --code.")
+            if let code {
+                do throws(SetupCodeError) {
+                    return try SetupCode(code)
+                } catch {
+                    throw ValidationError("--code must be XXX-XX-XXX digits, as on the accessory (\(error)).")
                 }
-                return code
-            } catch let error as ValidationError {
-                throw error
-            } catch {
-                throw ValidationError("the setup code must be XXX-XX-XXX digits, as on the accessory (\(error)).")
             }
+            let payload: SetupPayload
+            do throws(SetupPayloadError) {
+                payload = try SetupPayload(setupURI ?? "")
+            } catch {
+                throw ValidationError("--setup-uri must be the X-HM:// text of the accessory's QR code (\(error)).")
+            }
+            guard let code = payload.setupCode else {
+                throw ValidationError("the setup URI carries no setup code; give it with --code.")
+            }
+            return code
         }
 
         func run() async throws {

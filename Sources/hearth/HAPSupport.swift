@@ -105,7 +105,7 @@ struct HAPOptions: ParsableArguments {
 
     /// Fails with a controller error's message and exit code.
     func fail(_ error: HAPControllerError) -> Never {
-        let kind = String(String(describing: error).prefix { $0 != "(" })
+        let kind = Self.kind(of: error)
         if case .pairingRefused(.authentication) = error {
             fail(
                 "the accessory refused: this controller is not an admin of it. Use an admin pairing",
@@ -114,6 +114,29 @@ struct HAPOptions: ParsableArguments {
             )
         }
         fail(error.description, code: error.exitCode, kind: kind)
+    }
+
+    /// The error object's `code` for a controller error: the case's name.
+    static func kind(of error: HAPControllerError) -> String {
+        switch error {
+        case .wrongSetupCode: "wrongSetupCode"
+        case .alreadyPaired: "alreadyPaired"
+        case .pairingRefused: "pairingRefused"
+        case .pairingFailed: "pairingFailed"
+        case .verificationFailed: "verificationFailed"
+        case .unreachable: "unreachable"
+        case .timedOut: "timedOut"
+        case .connectionClosed: "connectionClosed"
+        case .malformedResponse: "malformedResponse"
+        case .sessionFailed: "sessionFailed"
+        case .malformedBody: "malformedBody"
+        case .unexpectedHTTPStatus: "unexpectedHTTPStatus"
+        case .accessoryRefused: "accessoryRefused"
+        case .unknownCharacteristic: "unknownCharacteristic"
+        case .characteristicNotFound: "notFound"
+        case .closed: "closed"
+        case .store: "store"
+        }
     }
 
     /// Fails with a usage error (exit code 2).

@@ -104,14 +104,16 @@ extension HAPCommand {
                     return .finished
                 }
                 group.addTask {
+                    var wasLost = false
                     for await reachable in accessory.reachability {
                         if json {
                             Output.json(["reachable": reachable])
-                        } else {
-                            Output.standardError(
-                                reachable ? "accessory reachable again" : "accessory unreachable; reconnecting"
-                            )
+                        } else if !reachable {
+                            Output.standardError("accessory unreachable; reconnecting")
+                        } else if wasLost {
+                            Output.standardError("accessory reachable again; subscriptions renewed")
                         }
+                        wasLost = wasLost || !reachable
                     }
                     return nil
                 }

@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `hearth hap` run as a program against hearth-sim, each in its own network namespace: pairing by address and
+/// setup URI, a watcher that lives through a restart of the accessory, and a configuration change.
+@Suite(
+    .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"),
+    .enabled(if: ChildProcess.arePeersAvailable, "run scripts/setup-peers.sh to set up the peers"),
+    .serialized
+)
+struct HearthSimInteropTests {
+    static let setupCode = "031-45-154"
+
+    /// Starts hearth-sim in the accessory's namespace; returns it and the setup URI it printed.
+    static func startSimulator(
+        in network: NetworkNamespacePair,
+        state: String
+    ) throws -> (process: ChildProcess, setupURI: String) {
+        let process = try network.start(
+            inAccessoryNamespace: true,
+            BuiltProducts.path("hearth-sim"),
+            [
+                "serve", "--state", state, "--port", "51826", "--setup-code", setupCode, "--interface",
+                network.accessoryAddress, "--json", "--bridge", "--preset", "lightbulb", "--preset", "door-lock",
+            ]
+        )
+        let ready = try process.receive()
+        _ = try #require(ready["deviceID"] as? String)
+        return (process, try #require(ready["setupURI"] as? String))
+    }
+
+    /// The `aid.iid` of the first On characteristic (type 25) in an accessory database.
+    static func firstOn(in database: [String: Any]) throws -> (aid: Int, id: String) {
+        for case let accessory as [String: Any] in database["accessories"] as? [Any] ?? [] {
+            for case let service as [String: Any] in accessory["services"] as? [Any] ?? [] {
+                for case let characteristic as [String: Any] in service["characteristics"] as? [Any] ?? []
+                where characteristic["type"] as? String == "25" {
+                    let aid = try #require(accessory["aid"] as? Int)
+                    return (aid, "\(aid).\(try #require(characteristic["iid"] as? Int))")
+                }
+            }
+        }
+        throw OutputError(description: "no On characteristic in \(database)")
+    }
+
+    @Test func aWatcherDeliversEventsAcrossARestartAndSeesNewAccessories() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let simState = folder + "/sim"
+        let started = try Self.startSimulator(in: network, state: simState)
+        var simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let accessory = "\(network.accessoryAddress):51826"
+        let simPath = BuiltProducts.path("hearth-sim")
+
+        let paired = try hearth.run(["hap", "pair", "--setup-uri", started.setupURI, accessory, "--json"])
+        #expect(paired.status == 0, "\(paired)")
+        let listed = try hearth.run(["hap", "accessories", accessory, "--json"])
+        #expect(listed.status == 0, "\(listed)")
+        let database = try listed.json()
+        let count = (database["accessories"] as? [Any])?.count ?? 0
+        let on = try Self.firstOn(in: database)
+
+        let watcher = try hearth.start(["hap", "watch", accessory, on.id, "--count", "2", "--timeout", "60", "--json"])
+        _ = try watcher.receive { $0["watching"] != nil }
+        #expect(try HearthCLI.runLocally(simPath, ["set", "--state", simState, "\(on.aid)", "on", "true"]) == 0)
+        #expect(try watcher.receive { $0["value"] != nil }["value"] as? Bool == true)
+
+        // Kill the accessory and start it again: the watcher reconnects and re-subscribes on its own.
+        #expect(simulator.terminate() == 0, "hearth-sim exits 0 on SIGTERM")
+        _ = try watcher.receive { $0["reachable"] as? Bool == false }
+        simulator = try Self.startSimulator(in: network, state: simState).process
+        _ = try watcher.receive { $0["reachable"] as? Bool == true }
+        // The restarted simulator may start from its default values: change whatever it has now.
+        let current = try hearth.run(["hap", "get", accessory, on.id, "--json"])
+        let values = try current.json()["characteristics"] as? [[String: Any]]
+        let now = try #require(values?.first?["value"] as? Bool, "\(current)")
+        #expect(try HearthCLI.runLocally(simPath, ["set", "--state", simState, "\(on.aid)", "on", "\(!now)"]) == 0)
+        let after = try watcher.receive { $0["value"] != nil }
+        #expect(after["value"] as? Bool == !now)
+        #expect("\(after["aid"] ?? "").\(after["iid"] ?? "")" == on.id)
+        #expect(watcher.waitForExit() == 0, "the watcher stops after --count 2")
+
+        // A new accessory bumps c#; the database read afterwards has it.
+        #expect(try HearthCLI.runLocally(simPath, ["add", "lightbulb", "New Lamp", "--state", simState]) == 0)
+        let grown = try hearth.run(["hap", "accessories", accessory, "--json"])
+        #expect((try grown.json()["accessories"] as? [Any])?.count == count + 1, "\(grown)")
+        let tree = try hearth.run(["hap", "accessories", accessory])
+        #expect(tree.status == 0 && tree.output.contains("New Lamp"), "\(tree)")
+
+        let unpair = try hearth.run(["hap", "unpair", accessory])
+        #expect(unpair.status == 0, "\(unpair)")
+    }
+}
