@@ -18,21 +18,11 @@ struct HAPPythonInteropTests {
         let folder = try HearthCLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = ChildProcess.repositoryRoot.appendingPathComponent("Tests/Peers/hap_python_accessory.py").path
-        // Two workarounds, in a launcher rather than in the script: the script keeps no reference to its stdin
-        // task, whose reader asyncio holds only weakly, so the cyclic garbage collector destroys it mid-test; and
-        // the child inherits the test thread's blocked SIGTERM, so terminate() would wait for ever.
-        let launcher = """
-            import gc, runpy, signal, sys
-            gc.disable()
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
-            sys.argv = sys.argv[1:]
-            runpy.run_path(sys.argv[0], run_name="__main__")
-            """
         let python = try network.start(
             inAccessoryNamespace: true,
             ChildProcess.python,
             [
-                "-c", launcher, script, "--address", network.accessoryAddress, "--state-file",
+                script, "--address", network.accessoryAddress, "--state-file",
                 folder + "/accessory.state",
             ]
         )

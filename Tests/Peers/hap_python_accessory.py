@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 
 from pyhap.accessory import Accessory, Bridge
@@ -49,6 +50,8 @@ class Thermometer(Accessory):
 
 
 def main():
+    # A child of the Swift test runner inherits its blocked SIGTERM; unblock it so the test can stop us.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
     parser.add_argument("--port", type=int, default=51827)
@@ -106,8 +109,10 @@ def main():
                 print(json.dumps({"error": repr(error)}), flush=True)
         driver.stop()
 
-    loop.create_task(commands())
+    # Keep a reference: asyncio holds tasks only weakly, and the garbage collector would end this one mid-test.
+    command_task = loop.create_task(commands())
     driver.start()
+    command_task.cancel()
 
 
 if __name__ == "__main__":

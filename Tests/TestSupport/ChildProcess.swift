@@ -103,10 +103,13 @@ public final class ChildProcess: @unchecked Sendable {
         String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    /// Sends SIGTERM and waits for the child to exit; returns its status.
+    /// Sends SIGTERM and waits for the child to exit (SIGKILL after 10 s, for a child that blocks SIGTERM).
     @discardableResult
     public func terminate() -> Int32 {
         if process.isRunning { process.terminate() }
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         return process.terminationStatus
     }
