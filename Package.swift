@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "HAPAccessoryServer", targets: ["HAPAccessoryServer"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "HAPController", targets: ["HAPController"]),
+        .library(name: "Hub", targets: ["Hub"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-sim", targets: ["hearth-sim"]),
     ],
@@ -142,6 +143,21 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // The keeper of the home: the only writer of the graph, rights, accessories through the HAP controller.
+        .target(
+            name: "Hub",
+            dependencies: [
+                "HomeGraph",
+                "HomeStore",
+                "HAP",
+                "HAPController",
+                "DNSSD",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]
+        ),
         // A child process for the kill -9 test: applies seeded random operations, prints each acknowledged one.
         .executableTarget(
             name: "hearth-store-torture",
@@ -206,6 +222,14 @@ let package = Package(
             dependencies: [
                 "HomeStore", "HomeGraph", "HAP", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "HubTests",
+            dependencies: [
+                "Hub", "HomeGraph", "HomeStore", "HAP", "HAPController", "HAPAccessoryServer", "Simulator", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

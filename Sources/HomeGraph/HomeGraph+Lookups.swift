@@ -41,8 +41,10 @@ extension HomeOperation {
         switch self {
         case .addHome(let id, _, let roomID, _): [id, roomID]
         case .addRoom(_, let id, _), .addZone(_, let id, _, _), .addServiceGroup(_, let id, _, _),
-            .addActionSet(_, let id, _, _, _), .addUser(_, let id, _, _):
+            .addActionSet(_, let id, _, _, _):
             [id]
+        // A user's id is the person's: the same person may be a user of several homes (checked within the home).
+        case .addUser: []
         case .addTrigger(_, let trigger): [trigger.id]
         case .addAccessory(_, let accessory):
             [accessory.id] + accessory.services.flatMap { [$0.id] + $0.characteristics.map(\.id) }
@@ -53,6 +55,28 @@ extension HomeOperation {
             .renameActionSet, .removeActionSet, .setActions, .renameTrigger, .removeTrigger, .enableTrigger,
             .removeUser, .setRole:
             []
+        }
+    }
+}
+
+extension HomeOperation {
+    /// The home the operation changes; `nil` for adding a home, whose id is not yet a home's.
+    public var homeID: UUID? {
+        switch self {
+        case .addHome: nil
+        case .removeHome(let id), .setPrimaryHome(let id), .renameHome(let id, _): id
+        case .setLocation(let h, _), .setTimeZone(let h, _), .addRoom(let h, _, _), .renameRoom(let h, _, _),
+            .removeRoom(let h, _), .addZone(let h, _, _, _), .renameZone(let h, _, _), .removeZone(let h, _),
+            .addRoomToZone(let h, _, _), .removeRoomFromZone(let h, _, _), .addAccessory(let h, _),
+            .renameAccessory(let h, _, _), .moveAccessory(let h, _, _), .removeAccessory(let h, _),
+            .setReachability(let h, _, _), .renameService(let h, _, _), .updateCharacteristicValue(let h, _, _),
+            .writeCharacteristicValue(let h, _, _), .setNotifications(let h, _, _), .addServiceGroup(let h, _, _, _),
+            .renameServiceGroup(let h, _, _), .removeServiceGroup(let h, _), .addServiceToGroup(let h, _, _),
+            .removeServiceFromGroup(let h, _, _), .addActionSet(let h, _, _, _, _), .renameActionSet(let h, _, _),
+            .removeActionSet(let h, _), .setActions(let h, _, _), .addTrigger(let h, _), .renameTrigger(let h, _, _),
+            .removeTrigger(let h, _), .enableTrigger(let h, _, _), .addUser(let h, _, _, _), .removeUser(let h, _),
+            .setRole(let h, _, _):
+            h
         }
     }
 }

@@ -113,9 +113,15 @@ import Testing
         let other = fixture.ids.makeID()
         try fixture.apply(.addHome(id: other, name: "Cabin", roomForEntireHomeID: fixture.ids.makeID()))
         fixture.expectFailure(.addRoom(home: other, id: room, name: "Kitchen"), .idTaken(ObjectReference(.room, room)))
+        // A user's id is the person's: one person may belong to several homes, but within a home it is unique.
+        let person = fixture.ids.makeID()
+        try fixture.apply(.addUser(home: fixture.homeID, id: person, name: "Sam", role: .owner))
+        try fixture.apply(.addUser(home: other, id: person, name: "Sam", role: .shared))
+        let otherRoom = fixture.ids.makeID()
+        try fixture.apply(.addRoom(home: other, id: otherRoom, name: "Loft"))
         fixture.expectFailure(
-            .addUser(home: other, id: fixture.homeID, name: "Sam", role: .shared),
-            .idTaken(ObjectReference(.home, fixture.homeID))
+            .addUser(home: other, id: otherRoom, name: "Di", role: .shared),
+            .idTaken(ObjectReference(.room, otherRoom))
         )
     }
 

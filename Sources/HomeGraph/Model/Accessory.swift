@@ -245,3 +245,10 @@ public struct CharacteristicMetadata: Sendable, Equatable, Codable {
         )
     }
 }
+
+/// The graph's accessory, by a name that does not clash with `HAP.Accessory` in files that import both.
+public typealias HomeAccessory = Accessory
+/// The graph's service, by a name that does not clash with `HAP.Service`.
+public typealias HomeService = Service
+/// The graph's characteristic, by a name that does not clash with `HAP.Characteristic`.
+public typealias HomeCharacteristic = Characteristic

@@ -1,0 +1,272 @@
+import Foundation
+import HAP
+import HomeGraph
+import HomeStore
+import Logging
+
+/// The keeper of the common home: the only writer of the home graph, which checks every caller's rights.
+///
+/// Every API call and every automation goes through `perform(_:as:)` or one of the accessory calls; the hub
+/// checks the caller's role in the home, applies the operation through the store (acknowledged = on disk) and
+/// hands the resulting change events, in sequence order per home, to every subscriber allowed to see them.
+public actor Hub {
+    /// Where the hub keeps its state and what it talks to.
+    public struct Configuration: Sendable {
+        /// The state folder: the home store, its device key, the controller's pairings.
+        public var stateFolder: String
+        /// How many recent changes per home are kept for clients that resume.
+        public var historyLimit: Int
+        /// The logger; never given secrets.
+        public var logger: Logger
+
+        /// Makes a configuration for the state folder `stateFolder`.
+        public init(
+            stateFolder: String,
+            historyLimit: Int = 1000,
+            logger: Logger = Logger(label: "hearth.hub")
+        ) {
+            self.stateFolder = stateFolder
+            self.historyLimit = historyLimit
+            self.logger = logger
+        }
+    }
+
+    /// The configuration the hub was started with.
+    public nonisolated let configuration: Configuration
+    /// The home graph as of the last acknowledged operation.
+    public var graph: HomeGraph { currentGraph }
+
+    let store: HomeStore
+    let logger: Logger
+    private var currentGraph: HomeGraph
+    private var subscribers: [UUID: Subscriber] = [:]
+    /// Per home, the last sequence handed to subscribers and events that arrived ahead of a missing one.
+    private var published: [UUID: UInt64] = [:]
+    private var waiting: [UUID: [UInt64: HomeEvent]] = [:]
+    var isStopped = false
+
+    /// Opens the home store in the state folder (creating it on first start) and reads the home graph.
+    public init(configuration: Configuration) async throws(HubError) {
+        self.configuration = configuration
+        logger = configuration.logger
+        let store: HomeStore
+        do {
+            store = try HomeStore(folder: configuration.stateFolder, historyLimit: configuration.historyLimit)
+        } catch {
+            throw HubError(error)
+        }
+        self.store = store
+        let graph = await store.graph
+        currentGraph = graph
+        published = graph.lastSequences
+    }
+
+    // MARK: Operations
+
+    /// Applies `operation` for `caller` after checking their rights, and returns its change events.
+    @discardableResult
+    public func perform(_ operation: HomeOperation, as caller: HubCaller) async throws(HubError) -> [HomeEvent] {
+        try authorize(operation, as: caller)
+        return try await apply(operation)
+    }
+
+    /// Adds a home whose owner is `caller` (a person) and returns it; the first home becomes primary.
+    public func addHome(
+        name: String,
+        timeZoneIdentifier: String = "UTC",
+        ownerName: String,
+        as caller: HubCaller
+    ) async throws(HubError) -> Home {
+        let homeID = UUID()
+        let add = HomeOperation.addHome(
+            id: homeID,
+            name: name,
+            roomForEntireHomeID: UUID(),
+            timeZoneIdentifier: timeZoneIdentifier
+        )
+        var operations = [add]
+        if case .user(let userID) = caller {
+            operations.append(.addUser(home: homeID, id: userID, name: ownerName, role: .owner))
+        }
+        try await applyAll(operations)
+        guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        return home
+    }
+
+    /// The changes of a home after `sequence` for a client that resumes, if `caller` belongs to the home.
+    public func changes(
+        after sequence: UInt64,
+        inHome homeID: UUID,
+        as caller: HubCaller
+    ) throws(HubError)
+        -> ChangeHistory
+    {
+        guard currentGraph.role(of: caller, inHome: homeID) != nil else { throw .homeNotFound(homeID) }
+        do {
+            return try currentGraph.changes(after: sequence, inHome: homeID)
+        } catch {
+            throw .rejected(error)
+        }
+    }
+
+    /// Throws unless `caller` may carry out `operation`.
+    func authorize(_ operation: HomeOperation, as caller: HubCaller) throws(HubError) {
+        guard case .user = caller else { return }
+        let level = AccessLevel(for: operation)
+        guard let homeID = operation.homeID else {
+            // Adding a home goes through addHome(name:…), which makes the caller its owner.
+            throw .notPermitted("a home is added with addHome, which makes you its owner")
+        }
+        guard let role = currentGraph.role(of: caller, inHome: homeID) else { throw .homeNotFound(homeID) }
+        try Self.check(level, role: role)
+    }
+
+    /// Throws unless `role` has `level`, with a message that says what is needed.
+    static func check(_ level: AccessLevel, role: UserRole) throws(HubError) {
+        guard !level.isGranted(to: role) else { return }
+        switch level {
+        case .control: return
+        case .configure: throw .notPermitted("shared users control the home but do not change its configuration")
+        case .owner: throw .notPermitted("only the home's owner may do this")
+        case .hub: throw .notPermitted("this change comes from accessories; use the accessory calls")
+        }
+    }
+
+    /// Throws unless `caller` has at least `level` in `homeID`.
+    func authorize(_ level: AccessLevel, inHome homeID: UUID, as caller: HubCaller) throws(HubError) {
+        guard case .user = caller else { return }
+        guard let role = currentGraph.role(of: caller, inHome: homeID) else { throw .homeNotFound(homeID) }
+        try Self.check(level, role: role)
+    }
+
+    /// Applies one operation durably and publishes its events.
+    @discardableResult
+    func apply(_ operation: HomeOperation) async throws(HubError) -> [HomeEvent] {
+        guard !isStopped else { throw .stopped }
+        let events: [HomeEvent]
+        do {
+            events = try await store.apply(operation)
+        } catch {
+            throw HubError(error)
+        }
+        let before = currentGraph
+        currentGraph = await store.graph
+        publish(events, before: before)
+        return events
+    }
+
+    /// Applies operations in one transaction, all or nothing: when one is refused none is kept.
+    func applyAll(_ operations: [HomeOperation]) async throws(HubError) {
+        guard !isStopped else { throw .stopped }
+        // Checked on a copy first, so the store only ever sees a batch that applies whole.
+        var trial = currentGraph
+        for operation in operations {
+            do { try trial.apply(operation) } catch { throw .rejected(error) }
+        }
+        let results: [Result<[HomeEvent], HomeGraphError>]
+        do {
+            results = try await store.apply(contentsOf: operations)
+        } catch {
+            throw HubError(error)
+        }
+        let before = currentGraph
+        currentGraph = await store.graph
+        for result in results {
+            switch result {
+            case .success(let events): publish(events, before: before)
+            // Another operation got in between the trial and the store; what applied is kept and published.
+            case .failure(let error):
+                logger.warning(
+                    "an operation of a batch was refused after its trial",
+                    metadata: ["code": "\(error.code)"]
+                )
+            }
+        }
+    }
+
+    /// Applies value reports from accessories in one transaction (group commit); refused ones are skipped.
+    func applyReports(_ operations: [HomeOperation]) async throws(HubError) {
+        guard !isStopped, !operations.isEmpty else { return }
+        let results: [Result<[HomeEvent], HomeGraphError>]
+        do {
+            results = try await store.apply(contentsOf: operations)
+        } catch {
+            throw HubError(error)
+        }
+        let before = currentGraph
+        currentGraph = await store.graph
+        for case .success(let events) in results { publish(events, before: before) }
+    }
+
+    // MARK: Change events
+
+    /// A stream of the change events `caller` may see, from now on, in sequence order per home.
+    ///
+    /// The stream ends when the hub stops or the subscriber cancels it.
+    public func subscribe(as caller: HubCaller, bufferingNewest limit: Int = 10_000) -> AsyncStream<HomeEvent> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: HomeEvent.self,
+            bufferingPolicy: .bufferingNewest(limit)
+        )
+        subscribers[id] = Subscriber(caller: caller, continuation: continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        if isStopped { continuation.finish() }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) {
+        subscribers[id] = nil
+    }
+
+    /// Hands events to subscribers in sequence order per home, holding back any that overtook an earlier one.
+    /// `before` is the graph before the events: members of a home as it was (a removed user, a removed home)
+    /// hear of the change that ended their membership.
+    private func publish(_ events: [HomeEvent], before: HomeGraph) {
+        for event in events {
+            let home = event.homeID
+            let last = published[home] ?? 0
+            guard event.sequence == last + 1 else {
+                if event.sequence > last { waiting[home, default: [:]][event.sequence] = event }
+                continue
+            }
+            deliver(event, before: before)
+            var next = event.sequence
+            while let queued = waiting[home]?.removeValue(forKey: next + 1) {
+                deliver(queued, before: before)
+                next += 1
+            }
+            published[home] = next
+            if waiting[home]?.isEmpty == true { waiting[home] = nil }
+        }
+    }
+
+    private func deliver(_ event: HomeEvent, before: HomeGraph) {
+        for subscriber in subscribers.values
+        where subscriber.maySee(event, in: currentGraph) || subscriber.maySee(event, in: before) {
+            subscriber.continuation.yield(event)
+        }
+    }
+
+    /// Closes the store and ends every subscription; later requests throw `.stopped`.
+    public func stop() async {
+        guard !isStopped else { return }
+        isStopped = true
+        for subscriber in subscribers.values { subscriber.continuation.finish() }
+        subscribers = [:]
+        do { try await store.close() } catch { logger.error("closing the home store failed: \(error.code)") }
+    }
+}
+
+/// One subscription to change events.
+struct Subscriber {
+    let caller: HubCaller
+    let continuation: AsyncStream<HomeEvent>.Continuation
+
+    /// Whether the caller is a user of the event's home in `graph`.
+    func maySee(_ event: HomeEvent, in graph: HomeGraph) -> Bool {
+        graph.role(of: caller, inHome: event.homeID) != nil
+    }
+}

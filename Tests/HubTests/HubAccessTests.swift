@@ -1,0 +1,279 @@
+import Foundation
+import HAP
+import HomeGraph
+import Hub
+import Testing
+
+/// A hub on a fresh state folder with one home owned by `owner`, an administrator and a shared user.
+struct HubFixture {
+    let hub: Hub
+    let folder: String
+    let home: Home
+    let owner = UUID()
+    let admin = UUID()
+    let guest = UUID()
+    let stranger = UUID()
+
+    init() async throws {
+        folder = NSTemporaryDirectory() + "hub-\(UUID().uuidString)"
+        hub = try await Hub(configuration: .init(stateFolder: folder))
+        home = try await hub.addHome(name: "Maple Street", ownerName: "Ada", as: .user(owner))
+        try await hub.perform(.addUser(home: home.id, id: admin, name: "Bo", role: .administrator), as: .user(owner))
+        try await hub.perform(.addUser(home: home.id, id: guest, name: "Cy", role: .shared), as: .user(admin))
+    }
+
+    /// Adds a lamp as the hub does after pairing: On (bool, writable, notifying) and Brightness (0–100).
+    func addLamp(_ name: String) async throws -> HomeAccessory {
+        let lamp = HomeAccessory(
+            id: UUID(),
+            name: name,
+            roomID: home.roomForEntireHome.id,
+            category: .lightbulb,
+            services: [
+                HomeService(
+                    id: UUID(),
+                    name: name,
+                    type: HAPUUID(apple: 0x43),
+                    instanceID: 10,
+                    isPrimary: true,
+                    characteristics: [
+                        HomeCharacteristic(
+                            id: UUID(),
+                            type: HAPUUID(apple: 0x25),
+                            instanceID: 11,
+                            format: .bool,
+                            permissions: [.read, .write, .notify],
+                            value: .bool(false)
+                        ),
+                        HomeCharacteristic(
+                            id: UUID(),
+                            type: HAPUUID(apple: 0x08),
+                            instanceID: 12,
+                            format: .int,
+                            permissions: [.read, .write, .notify],
+                            metadata: CharacteristicMetadata(minValue: 0, maxValue: 100, minStep: 1),
+                            value: .int(0)
+                        ),
+                    ]
+                )
+            ]
+        )
+        try await hub.perform(.addAccessory(home: home.id, accessory: lamp), as: .hub)
+        return lamp
+    }
+
+    func stop() async {
+        await hub.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
+
+@Suite struct HubAccessTests {
+    @Test func theCreatorOwnsTheHomeAndEveryRoleSeesIt() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let graph = await fixture.hub.graph
+        #expect(graph.role(of: .user(fixture.owner), inHome: fixture.home.id) == .owner)
+        #expect(graph.role(of: .user(fixture.admin), inHome: fixture.home.id) == .administrator)
+        #expect(graph.role(of: .user(fixture.guest), inHome: fixture.home.id) == .shared)
+        #expect(graph.homes(visibleTo: .user(fixture.guest)).map(\.id) == [fixture.home.id])
+        #expect(graph.homes(visibleTo: .user(fixture.stranger)).isEmpty)
+    }
+
+    @Test func aSharedUserIsRefusedEveryConfigurationAndTheHomeIsUnchanged() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let lamp = try await fixture.addLamp("Desk")
+        let room = UUID()
+        try await fixture.hub.perform(.addRoom(home: fixture.home.id, id: room, name: "Hall"), as: .user(fixture.admin))
+        let h = fixture.home.id
+        let service = lamp.services[0].id
+        let configuration: [HomeOperation] = [
+            .renameHome(h, name: "Elm"), .setPrimaryHome(h), .setTimeZone(home: h, identifier: "Europe/Paris"),
+            .setLocation(home: h, location: nil), .addRoom(home: h, id: UUID(), name: "Attic"),
+            .renameRoom(home: h, room: room, name: "Lobby"), .removeRoom(home: h, room: room),
+            .addZone(home: h, id: UUID(), name: "Up"), .renameAccessory(home: h, accessory: lamp.id, name: "Lamp"),
+            .moveAccessory(home: h, accessory: lamp.id, room: room),
+            .renameService(home: h, service: service, name: "L"),
+            .addServiceGroup(home: h, id: UUID(), name: "Lamps", serviceIDs: [service]),
+            .addActionSet(home: h, id: UUID(), name: "Night"), .addUser(home: h, id: UUID(), name: "Di", role: .shared),
+            .removeUser(home: h, user: fixture.admin), .setRole(home: h, user: fixture.guest, role: .administrator),
+            .removeHome(h),
+        ]
+        let before = await fixture.hub.graph
+        for operation in configuration {
+            await #expect(throws: HubError.self) { try await fixture.hub.perform(operation, as: .user(fixture.guest)) }
+        }
+        #expect(await fixture.hub.graph == before)
+    }
+
+    @Test func aSharedUserControlsButValuesOnlyComeFromTheHub() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let lamp = try await fixture.addLamp("Desk")
+        let on = lamp.services[0].characteristics[0].id
+        try await fixture.hub.perform(
+            .setNotifications(home: fixture.home.id, characteristic: on, isEnabled: true),
+            as: .user(fixture.guest)
+        )
+        for caller in [fixture.guest, fixture.owner] {
+            let error = await #expect(throws: HubError.self) {
+                try await fixture.hub.perform(
+                    .updateCharacteristicValue(home: fixture.home.id, characteristic: on, value: .bool(true)),
+                    as: .user(caller)
+                )
+            }
+            guard case .notPermitted = error else {
+                Issue.record("expected notPermitted, got \(String(describing: error))"); continue
+            }
+        }
+    }
+
+    @Test func onlyTheOwnerRemovesTheHomeOrHandsOutOwnership() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let h = fixture.home.id
+        let error = await #expect(throws: HubError.self) {
+            try await fixture.hub.perform(.removeHome(h), as: .user(fixture.admin))
+        }
+        #expect(error == .notPermitted("only the home's owner may do this"))
+        await #expect(throws: HubError.self) {
+            try await fixture.hub.perform(
+                .setRole(home: h, user: fixture.admin, role: .owner),
+                as: .user(fixture.admin)
+            )
+        }
+        try await fixture.hub.perform(.removeHome(h), as: .user(fixture.owner))
+        #expect(await fixture.hub.graph.homes.isEmpty)
+    }
+
+    @Test func aStrangerIsToldTheHomeDoesNotExist() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let error = await #expect(throws: HubError.self) {
+            try await fixture.hub.perform(
+                .addRoom(home: fixture.home.id, id: UUID(), name: "Attic"),
+                as: .user(fixture.stranger)
+            )
+        }
+        #expect(error == .homeNotFound(fixture.home.id))
+        #expect(error?.httpStatus == 404)
+        await #expect(throws: HubError.self) {
+            try await fixture.hub.changes(after: 0, inHome: fixture.home.id, as: .user(fixture.stranger))
+        }
+    }
+
+    @Test func onePersonOwnsOneHomeAndIsSharedInAnother() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let second = try await fixture.hub.addHome(name: "Cabin", ownerName: "Cy", as: .user(fixture.guest))
+        try await fixture.hub.perform(
+            .addUser(home: second.id, id: fixture.owner, name: "Ada", role: .shared),
+            as: .user(fixture.guest)
+        )
+        let graph = await fixture.hub.graph
+        #expect(graph.role(of: .user(fixture.guest), inHome: second.id) == .owner)
+        #expect(graph.role(of: .user(fixture.owner), inHome: second.id) == .shared)
+        #expect(graph.homes(visibleTo: .user(fixture.owner)).count == 2)
+        #expect(graph.primaryHome?.id == fixture.home.id)
+    }
+
+    @Test func errorsNameTheirCodeAndStatus() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        try await fixture.hub.perform(
+            .addRoom(home: fixture.home.id, id: UUID(), name: "Hall"),
+            as: .user(fixture.owner)
+        )
+        let error = await #expect(throws: HubError.self) {
+            try await fixture.hub.perform(
+                .addRoom(home: fixture.home.id, id: UUID(), name: " hALL "),
+                as: .user(fixture.owner)
+            )
+        }
+        #expect(error?.code == "nameTaken")
+        #expect(error?.httpStatus == 409)
+    }
+}
+
+@Suite struct HubEventTests {
+    @Test func membersHearOfChangesAndOthersDoNot() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let guestEvents = await fixture.hub.subscribe(as: .user(fixture.guest))
+        let strangerEvents = await fixture.hub.subscribe(as: .user(fixture.stranger))
+        let other = try await fixture.hub.addHome(name: "Cabin", ownerName: "Di", as: .user(fixture.stranger))
+        let room = UUID()
+        try await fixture.hub.perform(.addRoom(home: fixture.home.id, id: room, name: "Hall"), as: .user(fixture.owner))
+        // The guest is then removed: they hear of their removal and nothing after it.
+        try await fixture.hub.perform(.removeUser(home: fixture.home.id, user: fixture.guest), as: .user(fixture.owner))
+        try await fixture.hub.perform(
+            .renameRoom(home: fixture.home.id, room: room, name: "Lobby"),
+            as: .user(fixture.owner)
+        )
+
+        var guest = guestEvents.makeAsyncIterator()
+        let first = try #require(await guest.next())
+        #expect(first.change == .roomAdded(Room(id: room, name: "Hall")))
+        let second = try #require(await guest.next())
+        #expect(second.change == .userRemoved(user: fixture.guest))
+        #expect(second.sequence == first.sequence + 1)
+
+        var stranger = strangerEvents.makeAsyncIterator()
+        let strangerFirst = try #require(await stranger.next())
+        #expect(strangerFirst.homeID == other.id)
+        await fixture.hub.stop()
+        #expect(await guest.next() == nil)
+        // Only the stranger's own home: its addition and the owner joining it.
+        let rest = await drain(stranger)
+        #expect(rest.allSatisfy { $0.homeID == other.id })
+    }
+
+    @Test func eventsOfOneHomeArriveInSequenceOrderFromConcurrentCallers() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let events = await fixture.hub.subscribe(as: .user(fixture.owner))
+        let hub = fixture.hub
+        let home = fixture.home.id
+        let owner = fixture.owner
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try await hub.perform(.addRoom(home: home, id: UUID(), name: "Room \(index)"), as: .user(owner))
+                }
+            }
+            try await group.waitForAll()
+        }
+        await fixture.hub.stop()
+        let sequences = await drain(events.makeAsyncIterator()).map(\.sequence)
+        #expect(sequences.count == 40)
+        #expect(sequences == Array(sequences.sorted()))
+        #expect(Set(sequences).count == 40)
+    }
+
+    @Test func aResumingClientGetsExactlyWhatItMissed() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let start = await fixture.hub.graph.lastSequence(ofHome: fixture.home.id)
+        for name in ["Hall", "Den", "Loft"] {
+            try await fixture.hub.perform(
+                .addRoom(home: fixture.home.id, id: UUID(), name: name),
+                as: .user(fixture.owner)
+            )
+        }
+        let missed = try await fixture.hub.changes(after: start + 1, inHome: fixture.home.id, as: .user(fixture.guest))
+        guard case .events(let events) = missed else {
+            Issue.record("expected events, got \(missed)")
+            return
+        }
+        #expect(events.map(\.sequence) == [start + 2, start + 3])
+    }
+}
+
+/// Every event left in a finished stream.
+func drain(_ iterator: AsyncStream<HomeEvent>.Iterator) async -> [HomeEvent] {
+    var iterator = iterator
+    var events: [HomeEvent] = []
+    while let event = await iterator.next() { events.append(event) }
+    return events
+}
