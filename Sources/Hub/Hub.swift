@@ -222,6 +222,7 @@ public actor Hub {
     }
 
     /// Hands events to subscribers in sequence order per home, holding back any that overtook an earlier one.
+    ///
     /// `before` is the graph before the events: members of a home as it was (a removed user, a removed home)
     /// hear of the change that ended their membership.
     private func publish(_ events: [HomeEvent], before: HomeGraph) {
