@@ -44,8 +44,7 @@ let package = Package(
                 "HAPArithmetic",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            exclude: ["README.md"],
-            resources: [.process("Resources")]
+            exclude: ["README.md"]
         ),
         // Durable file replacement (temporary file, fsync, rename, fsync folder), mode 0600, for keys and state.
         .target(name: "AtomicFiles", exclude: ["README.md"]),

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -55,8 +59,9 @@ public enum AtomicFile {
         }
         guard close(descriptor) == 0 else { throw failure("close") }
         guard rename(temporaryPath, path) == 0 else { throw failure("rename") }
-        let folder = (path as NSString).deletingLastPathComponent
-        let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        let folderPath = path.hasPrefix("/") && folder.isEmpty ? "/" : folder
+        let folderDescriptor = open(folderPath.isEmpty ? "." : folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderDescriptor >= 0 else { throw failure("open folder") }
         defer { close(folderDescriptor) }
         guard fsync(folderDescriptor) == 0 else { throw failure("fsync folder") }

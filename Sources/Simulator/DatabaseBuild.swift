@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HAP
 
 /// An accessory database built from a description, with the ids it used and whether its structure changed.
@@ -138,7 +142,7 @@ extension SimulatorDescription {
     }
 
     static func checkName(_ name: String, field: String) throws(DescriptionError) {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let trimmed = name.trimmingWhitespace()
         guard !trimmed.isEmpty, name.utf8.count <= Characteristic.defaultMaxLength else {
             throw .invalidName(field: field)
         }

@@ -54,7 +54,7 @@ extension SimulatedAccessories {
     /// The first service whose behaviour knows the event handles it; `docs/simulator.md` lists every event.
     public func trigger(accessory: String, event: String) throws(SimulatorError) {
         let (accessoryIndex, built) = try resolveAccessory(accessory)
-        let name = event.trimmingCharacters(in: .whitespaces).lowercased()
+        let name = event.trimmingWhitespace().lowercased()
         var known: [String] = []
         for serviceIndex in current.accessories[accessoryIndex].services.indices {
             let result = withBehaviour(accessoryIndex: accessoryIndex, serviceIndex: serviceIndex) {
@@ -130,7 +130,7 @@ extension SimulatedAccessories {
     // MARK: Lookups
 
     func resolveAccessory(_ reference: String) throws(SimulatorError) -> (index: Int, built: BuiltAccessory) {
-        let key = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        let key = reference.trimmingWhitespace().lowercased()
         let built =
             accessories.first { $0.name.lowercased() == key }
             ?? UInt64(key).flatMap { accessoryID in accessories.first { $0.accessoryID == accessoryID } }
@@ -150,7 +150,7 @@ extension SimulatedAccessories {
     {
         let services = current.accessories[accessoryIndex].services
         let accessoryID = current.accessories[accessoryIndex].accessoryID
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        let trimmed = reference.trimmingWhitespace()
         if let instanceID = UInt64(trimmed),
             let location = locations[CharacteristicID(accessoryID: accessoryID, instanceID: instanceID)]
         {

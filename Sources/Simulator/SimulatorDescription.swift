@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HAP
 
 /// Which accessories a simulator serves, read from JSON; the format is documented in `docs/simulator.md`.

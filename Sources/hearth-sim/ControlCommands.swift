@@ -1,8 +1,13 @@
 import ArgumentParser
-import Foundation
 import NIOCore
 import NIOPosix
 import Simulator
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Sends one control command to the running instance (through the state folder's socket) and prints the reply.
 func sendControl(_ command: ControlCommand, options: GlobalOptions) async -> Never {
@@ -22,7 +27,7 @@ func sendControl(_ command: ControlCommand, options: GlobalOptions) async -> Nev
                 text += String(buffer: buffer)
                 if text.contains("\n") { break }
             }
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.trimmingWhitespace()
         }
     } catch {
         fail(

@@ -1,5 +1,13 @@
 import ArgumentParser
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hearth-sim`: serves simulated accessories as a real HAP accessory, and drives the physical world.
 @main
@@ -29,8 +37,8 @@ struct HearthSim: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+                writeStandardError(fullMessage(for: error) + "\n")
+                Glibc.exit(2)
             }
             exit(withError: error)
         }
@@ -51,6 +59,12 @@ struct GlobalOptions: ParsableArguments {
 
 /// Prints an error line on stderr and exits with the code for its kind.
 func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-    Foundation.exit(code)
+    writeStandardError("error: \(message)\n")
+    Glibc.exit(code)
+}
+
+/// Writes text to standard error unbuffered.
+func writeStandardError(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }

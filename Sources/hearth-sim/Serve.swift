@@ -1,12 +1,17 @@
 import ArgumentParser
 import DNSSD
 import Dispatch
-import Foundation
 import HAP
 import HAPAccessoryServer
 import Logging
 import NIOPosix
 import Simulator
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `hearth-sim serve`: serves the described accessories until SIGTERM or SIGINT.
 struct Serve: AsyncParsableCommand {
@@ -163,7 +168,7 @@ struct Serve: AsyncParsableCommand {
                             if registered {
                                 try await responder.updateTXT(txt)
                             } else {
-                                let suffix = update.deviceID.replacingOccurrences(of: ":", with: "").suffix(6)
+                                let suffix = update.deviceID.replacing(":", with: "").suffix(6)
                                 let instance = ServiceInstance(
                                     name: "\(update.name) \(suffix)",
                                     hostName: "hearth-sim-\(suffix)",
@@ -244,17 +249,18 @@ struct Serve: AsyncParsableCommand {
         )
         let deviceID = advertisement?.deviceID ?? "?"
         if global.json {
-            let object: [String: Any] = [
-                "port": port, "host": host, "deviceID": deviceID, "setupCode": code.formatted,
-                "setupURI": payload.uri, "controlSocket": global.folder.controlSocket,
-                "isPaired": !(advertisement?.isUnpaired ?? true),
-            ]
-            if let data = try? JSONSerialization.data(
-                withJSONObject: object,
-                options: [.sortedKeys, .withoutEscapingSlashes]
-            ) {
-                print(String(decoding: data, as: UTF8.self))
-            }
+            let banner = ServeBanner(
+                port: port,
+                host: host,
+                deviceID: deviceID,
+                setupCode: code.formatted,
+                setupURI: payload.uri,
+                controlSocket: global.folder.controlSocket,
+                isPaired: !(advertisement?.isUnpaired ?? true)
+            )
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            if let data = try? encoder.encode(banner) { print(String(decoding: data, as: UTF8.self)) }
         } else {
             print("hearth-sim serving on \(host):\(port)")
             print("device ID   \(deviceID)")
@@ -289,4 +295,15 @@ struct Serve: AsyncParsableCommand {
         for await _ in stream { break }
         sources.forEach { $0.cancel() }
     }
+}
+
+/// The line `serve --json` prints once it listens.
+struct ServeBanner: Encodable {
+    var port: Int
+    var host: String
+    var deviceID: String
+    var setupCode: String
+    var setupURI: String
+    var controlSocket: String
+    var isPaired: Bool
 }

@@ -1,8 +1,13 @@
 import AtomicFiles
-import Foundation
 import HAP
 import HAPAccessoryServer
 import Simulator
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The files of a simulator's state folder.
 struct StateFolder {
@@ -27,7 +32,7 @@ struct StateFolder {
     /// The stored setup code, or `nil` when none was stored yet.
     func storedSetupCode() throws -> SetupCode? {
         guard let data = FileManager.default.contents(atPath: setupCode) else { return nil }
-        return try SetupCode(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return try SetupCode(String(decoding: data, as: UTF8.self).trimmingWhitespace())
     }
 
     /// Stores the setup code, mode 0600.

@@ -73,10 +73,6 @@ public struct ServiceType: Sendable, Equatable, Codable {
 
 /// Why the type catalog could not be loaded or could not build what was asked.
 public enum CatalogError: Error, Equatable, Sendable {
-    /// The catalog resource is not in the bundle.
-    case resourceMissing
-    /// The catalog resource could not be read; the text says why.
-    case unreadable(String)
     /// The catalog is not valid JSON of the expected shape; the text says where.
     case malformed(String)
     /// Two entries of one kind share a UUID.

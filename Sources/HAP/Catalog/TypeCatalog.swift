@@ -1,6 +1,10 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
-/// The catalog of Apple-defined service and characteristic types, read from our own `catalog.json` resource.
+/// The catalog of Apple-defined service and characteristic types, embedded from our own `CatalogData.json`.
 ///
 /// Looks types up by UUID, identifier and the words people use, and builds `Service` and `Characteristic`
 /// templates with given instance ids. The data follows hap-protocol.md §11; choices where sources disagree are in
@@ -18,7 +22,7 @@ public struct TypeCatalog: Sendable, Equatable {
     private let serviceIndex: Index
     private let characteristicIndex: Index
 
-    /// Reads and checks a catalog from JSON `data` (the shape of `Resources/catalog.json`).
+    /// Reads and checks a catalog from JSON `data` (the shape of `CatalogData.json`).
     ///
     /// Fails on duplicate UUIDs or identifiers, on a synonym shared by two entries of one kind, and on a service
     /// that lists a characteristic the catalog does not define.
@@ -45,18 +49,9 @@ public struct TypeCatalog: Sendable, Equatable {
         }
     }
 
-    /// Reads the catalog bundled with this module; each call reads the file again (use `shared()` to reuse it).
+    /// Reads the catalog bundled with this module; each call parses it again (use `shared()` to reuse it).
     public static func load() throws(CatalogError) -> TypeCatalog {
-        guard let url = Bundle.module.url(forResource: "catalog", withExtension: "json") else {
-            throw .resourceMissing
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(String(describing: error))
-        }
-        return try TypeCatalog(data: data)
+        try TypeCatalog(data: Data(CatalogData.json.utf8))
     }
 
     /// The bundled catalog, read once per process; the first failure is remembered and thrown on every call.
@@ -135,7 +130,7 @@ extension TypeCatalog {
         }
     }
 
-    /// The top level of `catalog.json`.
+    /// The top level of the catalog JSON.
     private struct CatalogFile: Decodable {
         var version: Int
         var notes: [String]

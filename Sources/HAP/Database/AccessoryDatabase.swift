@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The whole answer to `GET /accessories`: every accessory an accessory server (or bridge) exposes.
 public struct AccessoryDatabase: Sendable, Equatable, Codable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One characteristic of a service as `GET /accessories` describes it: its type, permissions, format, value and
 /// metadata; hap-protocol.md §7.4 and §9.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why a `GET /characteristics` query was refused; the accessory answers HTTP 400.
 public enum CharacteristicQueryError: Error, Equatable, Sendable {
@@ -90,7 +94,7 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
     }
 
     private static func parseIDs(_ text: String) throws(CharacteristicQueryError) -> [CharacteristicID] {
-        let list = text.replacingOccurrences(of: "%2C", with: ",").replacingOccurrences(of: "%2c", with: ",")
+        let list = text.replacing("%2C", with: ",").replacing("%2c", with: ",")
         if list.isEmpty { return [] }
         var ids: [CharacteristicID] = []
         for entry in list.split(separator: ",", omittingEmptySubsequences: false) {

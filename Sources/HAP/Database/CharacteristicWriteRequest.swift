@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The body of `PUT /characteristics`: values to write and subscriptions to change; hap-protocol.md §7.6.
 public struct CharacteristicWriteRequest: Sendable, Equatable, Codable {

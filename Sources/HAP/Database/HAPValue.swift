@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A characteristic value as HAP carries it in JSON; the characteristic's `Format` says which case is expected.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One command of the simulator's control interface: what a person or the environment does to a device.
 ///
@@ -113,7 +117,7 @@ public enum ControlCommand: Sendable, Equatable {
     static func quote(_ word: String) -> String {
         let needsQuotes = word.isEmpty || word.contains { $0.isWhitespace || $0 == "\"" || $0 == "\\" }
         guard needsQuotes else { return word }
-        return "\"" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"" + word.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
             + "\""
     }
 }

@@ -1,5 +1,13 @@
-import Foundation
 import HAP
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Carries out control commands on the simulated accessories: the physical world's side of `hearth-sim`.
 public struct SimulatorControlHandler: ControlHandler {
@@ -63,7 +71,7 @@ public struct SimulatorControlHandler: ControlHandler {
 
     /// A value from the JSON text of a control command: `true`, `1`, `18.5`, `"text"`.
     static func value(fromJSON text: String) throws -> HAPValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         switch trimmed {
         case "true": return .bool(true)
         case "false": return .bool(false)
@@ -71,10 +79,7 @@ public struct SimulatorControlHandler: ControlHandler {
         }
         if let integer = Int64(trimmed) { return .int(integer) }
         if let number = Double(trimmed), number.isFinite { return .float(number) }
-        if trimmed.hasPrefix("\""),
-            let string = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8), options: [.fragmentsAllowed])
-                as? String
-        {
+        if trimmed.hasPrefix("\""), let string = try? JSONDecoder().decode(String.self, from: Data(trimmed.utf8)) {
             return .string(string)
         }
         throw ControlValueError(text: text)
@@ -89,11 +94,7 @@ public struct SimulatorControlHandler: ControlHandler {
         case .uint(let number): String(number)
         case .float(let number): String(number)
         case .string(let text):
-            (try? String(
-                decoding: JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed]),
-                as: UTF8.self
-            ))
-                ?? "null"
+            (try? String(decoding: JSONEncoder().encode(text), as: UTF8.self)) ?? "null"
         case .data(let bytes): "\"" + Data(bytes).base64EncodedString() + "\""
         }
     }

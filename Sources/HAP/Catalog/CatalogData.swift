@@ -1,3 +1,11 @@
+// The catalog of Apple-defined service and characteristic types (hap-protocol.md §11), our own data in the shape
+// `TypeCatalog.init(data:)` reads. Embedded in the source rather than shipped as a resource, so programs need no
+// resource bundle and no Foundation `Bundle`.
+
+/// The bundled catalog's JSON text.
+enum CatalogData {
+    /// The catalog as JSON.
+    static let json = #"""
 {
   "version": 1,
   "notes": [
@@ -126,4 +134,6 @@
     {"uuid": "A9", "name": "currentAirPurifierState", "displayName": "Current Air Purifier State", "synonyms": ["purifier state"], "format": "uint8", "permissions": ["pr", "ev"], "minValue": 0, "maxValue": 2, "minStep": 1, "validValues": [{"value": 0, "names": ["inactive"]}, {"value": 1, "names": ["idle"]}, {"value": 2, "names": ["purifying", "purifyingAir"]}]},
     {"uuid": "A8", "name": "targetAirPurifierState", "displayName": "Target Air Purifier State", "synonyms": ["purifier mode"], "format": "uint8", "permissions": ["pr", "pw", "ev"], "minValue": 0, "maxValue": 1, "minStep": 1, "validValues": [{"value": 0, "names": ["manual"]}, {"value": 1, "names": ["auto"]}]}
   ]
+}
+"""#
 }
