@@ -226,7 +226,8 @@ let package = Package(
         .testTarget(
             name: "HubTests",
             dependencies: [
-                "Hub", "HomeGraph", "HomeStore", "HAP", "HAPController", "HAPAccessoryServer", "Simulator", "TestSupport",
+                "Hub", "HomeGraph", "HomeStore", "HAP", "HAPController", "HAPAccessoryServer", "Simulator",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,13 +1,14 @@
 import Crypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HAP
 import Logging
 import NIOCore
 import NIOPosix
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why the server could not start.
 public enum AccessoryServerError: Error, Equatable, Sendable {

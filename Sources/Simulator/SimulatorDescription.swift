@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HAP
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which accessories a simulator serves, read from JSON; the format is documented in `docs/simulator.md`.
 public struct SimulatorDescription: Sendable, Equatable, Codable {

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The body of `PUT /characteristics`: values to write and subscriptions to change; hap-protocol.md §7.6.
