@@ -23,10 +23,15 @@ public enum AccessoryServerError: Error, Equatable, Sendable {
 /// A HAP accessory server on SwiftNIO: sessions, pairing, HTTP routes and events for one backend.
 ///
 /// State shared by all connections (pairings, the pair-setup slot, subscriptions, the session table) lives in this
-/// actor; each connection's bytes are handled on its own event loop by a channel handler.
+/// actor, and the actor runs on one event loop that also carries every connection: a request is handled where its
+/// bytes arrived, with no hop to another thread (a backend pinned to the same loop adds none either).
 public actor AccessoryServer {
     /// The configuration the server was made with.
     public nonisolated let configuration: Configuration
+    /// The event loop the server's state and all its connections live on.
+    public nonisolated let eventLoop: any EventLoop
+    /// Runs the actor on ``eventLoop``.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
     /// Every advertisement change: the first after ``start()``, then on pairing changes and `c#` bumps.
     public nonisolated let advertisements: AsyncStream<Advertisement>
 
@@ -34,7 +39,6 @@ public actor AccessoryServer {
     let store: any AccessoryStateStore
     let logger: Logger
     let uptime: @Sendable () -> Duration
-    private let group: any EventLoopGroup
     private let advertisementContinuation: AsyncStream<Advertisement>.Continuation
 
     var state = AccessoryState(
@@ -86,7 +90,7 @@ public actor AccessoryServer {
         self.backend = backend
         self.store = store
         self.logger = logger
-        self.group = eventLoopGroup
+        eventLoop = eventLoopGroup.next()
         let origin = ContinuousClock.now
         self.uptime = uptime ?? { ContinuousClock.now - origin }
         (advertisements, advertisementContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(32))
@@ -101,7 +105,7 @@ public actor AccessoryServer {
         let server = self
         let window = configuration.eventCoalescingWindow
         let logger = self.logger
-        let channel = try await ServerBootstrap(group: group)
+        let channel = try await ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

@@ -5,8 +5,9 @@ import NIOCore
 /// One TCP connection: HTTP in clear until pair-verify, then every byte sealed; requests answered one at a time.
 ///
 /// Lives on its channel's event loop and never leaves it. Each request is handed to the ``AccessoryServer`` actor
-/// in a task; the answer comes back to the loop, is written whole, and only then is the next request taken, so
-/// pipelined requests are answered in order (peers/README.md quirk 11) and an event never splits a response.
+/// in a task that runs on that same loop (the actor's executor); the answer is written whole, and only then is the
+/// next request taken, so pipelined requests are answered in order (peers/README.md quirk 11) and an event never
+/// splits a response.
 final class HAPConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -41,7 +42,11 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         let handle = ConnectionHandle(handler: self, eventLoop: context.eventLoop)
         self.handle = handle
         let server = self.server
-        Task { await server.register(handle) }
+        if context.eventLoop === server.eventLoop {
+            server.assumeIsolated { $0.register(handle) }
+        } else {
+            Task { await server.register(handle) }
+        }
         context.fireChannelActive()
     }
 
@@ -51,7 +56,11 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         eventTimer?.cancel()
         if let handle {
             let server = self.server
-            Task { await server.unregister(handle) }
+            if context.eventLoop === server.eventLoop {
+                server.assumeIsolated { $0.unregister(handle) }
+            } else {
+                Task { await server.unregister(handle) }
+            }
         }
         handle = nil
         context.fireChannelInactive()
@@ -116,9 +125,23 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         let connectionID = handle.id
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let loop = context.eventLoop
-        requestTask = Task {
-            let outcome = await server.handle(request, session: session, connection: connectionID)
-            loop.execute { bound.value.finish(outcome) }
+        guard loop === server.eventLoop else {
+            requestTask = Task {
+                let outcome = await server.handle(request, session: session, connection: connectionID)
+                loop.execute { bound.value.finish(outcome) }
+            }
+            return
+        }
+        // The server's executor is this loop: the task starts on it, isolated to the server, and finishes here.
+        requestTask = server.assumeIsolated { server in
+            Task {
+                let outcome = await server.handle(request, session: session, connection: connectionID)
+                if loop.inEventLoop {
+                    bound.value.finish(outcome)
+                } else {
+                    loop.execute { bound.value.finish(outcome) }
+                }
+            }
         }
     }
 

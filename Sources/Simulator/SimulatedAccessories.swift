@@ -1,11 +1,19 @@
 import HAP
 import HAPAccessoryServer
+import NIOCore
+import NIOPosix
 
 /// Simulated accessories served through ``AccessoryBackend``: values, behaviours, and the physical world.
 ///
 /// Controller writes run the service's behaviour; its side effects (not the written value itself) go out as
 /// ``BackendEvent/valuesChanged(_:)``. Time moves through ``tick()``, which ``run()`` calls every tick interval.
+/// The actor runs on an event loop: give it the accessory server's loop and reads and writes take no thread hop.
 public actor SimulatedAccessories: AccessoryBackend {
+    /// The event loop the simulation runs on.
+    public nonisolated let eventLoop: any EventLoop
+    /// Runs the actor on ``eventLoop``.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
+
     /// Where a characteristic sits in the database.
     struct Location: Hashable {
         var accessoryIndex: Int
@@ -44,8 +52,10 @@ public actor SimulatedAccessories: AccessoryBackend {
         description: SimulatorDescription,
         identifiers: IdentifierMap = IdentifierMap(),
         clock: any SimulationClock = ContinuousSimulationClock(),
-        tickInterval: Duration = .seconds(1)
+        tickInterval: Duration = .seconds(1),
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
     ) throws(DescriptionError) {
+        self.eventLoop = eventLoop
         let build = try description.makeDatabase(identifiers: identifiers)
         self.clock = clock
         self.tickInterval = tickInterval

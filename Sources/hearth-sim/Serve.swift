@@ -97,8 +97,14 @@ struct Serve: AsyncParsableCommand {
         let storedIdentifiers = try folder.storedIdentifiers()
         let description = try resolveDescription(folder)
         let simulator: SimulatedAccessories
+        // The simulation and the server share one event loop, so a request never waits for another thread.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
         do {
-            simulator = try SimulatedAccessories(description: description, identifiers: storedIdentifiers ?? .init())
+            simulator = try SimulatedAccessories(
+                description: description,
+                identifiers: storedIdentifiers ?? .init(),
+                eventLoop: loop
+            )
         } catch {
             fail("\(error)", code: 2)
         }
@@ -119,7 +125,8 @@ struct Serve: AsyncParsableCommand {
             configuration: configuration,
             backend: simulator,
             store: FileAccessoryStateStore(path: folder.accessoryState),
-            logger: logger
+            logger: logger,
+            eventLoopGroup: loop
         )
         let boundPort = try await server.start()
         if simulator.didChangeAtStart && storedIdentifiers != nil {

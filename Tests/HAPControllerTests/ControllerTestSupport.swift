@@ -3,6 +3,7 @@ import Foundation
 import HAP
 import HAPAccessoryServer
 import Logging
+import NIOPosix
 import Simulator
 import Testing
 
@@ -101,7 +102,8 @@ struct SimulatedBridge {
         store: InMemoryAccessoryStateStore = InMemoryAccessoryStateStore(),
         identifiers: IdentifierMap = IdentifierMap()
     ) async throws -> SimulatedBridge {
-        let simulator = try SimulatedAccessories(description: description, identifiers: identifiers)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let simulator = try SimulatedAccessories(description: description, identifiers: identifiers, eventLoop: loop)
         var logger = Logger(label: "test.bridge")
         logger.logLevel = .critical
         let server = AccessoryServer(
@@ -116,7 +118,8 @@ struct SimulatedBridge {
             ),
             backend: simulator,
             store: store,
-            logger: logger
+            logger: logger,
+            eventLoopGroup: loop
         )
         let bound = try await server.start()
         return SimulatedBridge(server: server, simulator: simulator, store: store, port: bound)
