@@ -174,6 +174,7 @@ let package = Package(
             dependencies: [
                 "DNSSD",
                 "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

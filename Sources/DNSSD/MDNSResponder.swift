@@ -4,7 +4,9 @@ import NIOCore
 /// Advertises one service instance over mDNS on the given interfaces (RFC 6762, RFC 6763).
 ///
 /// `register` probes the names (three probes 250 ms apart), renames the instance to `Name (2)`, `Name (3)`… on a
-/// conflict, then announces (twice, one second apart) and answers queries until `stop()` says goodbye.
+/// conflict, then announces (twice, one second apart) and answers queries until `stop()` says goodbye. A conflicting
+/// answer heard after announcing sends it back to probing (RFC 6762 §9): it keeps its name if nobody defends the
+/// other data, else it takes the next free `Name (n)` and announces that.
 /// Answers go to the multicast group, except legacy unicast queries (source port not 5353), which are answered
 /// to the sender. The QU bit is honoured by answering on multicast too. IPv4 only.
 public actor MDNSResponder {
@@ -34,6 +36,9 @@ public actor MDNSResponder {
     private var phase = Phase.idle
     private var conflictSeen = false
     private var lostTieBreak = false
+    private var baseName = ""
+    private var renames = 0
+    private var reprobeTask: Task<Void, Never>?
 
     /// Makes a responder for these interface addresses, whose sockets live on `group`'s event loops.
     public init(interfaces: [IPv4Address], group: any EventLoopGroup, logger: Logger? = nil) {
@@ -67,11 +72,16 @@ public actor MDNSResponder {
                 await self?.handle(received)
             }
         }
-        var candidate = service
-        let baseName = service.name
-        var renames = 0
+        baseName = service.name
+        renames = 0
         // RFC 6762 §8.1: wait 0–250 ms before the first probe.
         try? await Task.sleep(for: .milliseconds(Int.random(in: 0...250)))
+        return try await probeUntilWon(service)
+    }
+
+    /// Probes `service`, renaming it on each conflict, until a name is won; then announces it and returns it.
+    private func probeUntilWon(_ service: ServiceInstance) async throws(MDNSError) -> ServiceInstance {
+        var candidate = service
         while true {
             guard phase != .stopped else { throw .notRegistered }
             let outcome = await probe(candidate)
@@ -95,6 +105,22 @@ public actor MDNSResponder {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
+    }
+
+    /// RFC 6762 §9: after a conflicting answer to an announced record, probe again (and rename if defended).
+    private func reprobe() async {
+        guard let current = records?.service else { return }
+        announceTask?.cancel()
+        logger.warning("mDNS conflict after announcing; probing again", metadata: ["name": "\(current.name)"])
+        do {
+            let won = try await probeUntilWon(current)
+            if won.name != current.name {
+                logger.info("mDNS name conflict after announcing; renamed", metadata: ["name": "\(won.name)"])
+            }
+        } catch {
+            logger.error("mDNS conflict after announcing could not be resolved", metadata: ["error": "\(error)"])
+        }
+        reprobeTask = nil
     }
 
     /// Replaces the TXT entries and announces the new record twice (HAP: when `c#` or `sf` changes).
@@ -123,6 +149,7 @@ public actor MDNSResponder {
     private func shutDown() async {
         phase = .stopped
         announceTask?.cancel()
+        reprobeTask?.cancel()
         await transport?.close()
         receiveTask?.cancel()
         transport = nil
@@ -179,9 +206,9 @@ public actor MDNSResponder {
             }
         case .announced:
             if message.isResponse {
-                // RFC 6762 §9: a conflicting response after announcing is logged; it does not rename us here.
-                if records.conflicts(with: message) {
-                    logger.warning("mDNS conflict after announcing", metadata: ["name": "\(records.instanceName)"])
+                if records.conflicts(with: message), reprobeTask == nil {
+                    phase = .probing
+                    reprobeTask = Task { [weak self] in await self?.reprobe() }
                 }
             } else {
                 await answer(message, from: received, using: records)

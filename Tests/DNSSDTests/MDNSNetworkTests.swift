@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 import Testing
@@ -87,6 +88,60 @@ struct MDNSNetworkTests {
             #expect(renamed.name == "Hearth Bridge 1A2B (2)")
             await first.stop()
             await second.stop()
+        }
+    }
+
+    /// Sends, from port 5353, announcements of the bridge's name with other data, `count` times `interval` apart.
+    static func claimTheName(count: Int, interval: Duration, group: any EventLoopGroup) async throws {
+        let rogue = try await MulticastTransport.open(
+            interfaces: [loopback],
+            group: group,
+            logger: Logger(label: "test.rogue")
+        )
+        let records = ServiceRecords(service: bridge(port: 2222, address: loopback)).allRecords
+        for _ in 0..<count {
+            await rogue.sendMulticast(ServiceRecords.announcement(records))
+            try await Task.sleep(for: interval)
+        }
+        await rogue.close()
+    }
+
+    /// Waits up to `timeout` for the responder's advertised name to become `name`.
+    static func waitForName(_ name: String, of responder: MDNSResponder, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await responder.service?.name == name { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test func aConflictAfterAnnouncingThatIsDefendedRenamesTheService() async throws {
+        try await withLoopbackNamespace { _, group in
+            let responder = MDNSResponder(interfaces: [Self.loopback], group: group)
+            let won = try await responder.register(Self.bridge(port: 1111, address: Self.loopback))
+            #expect(won.name == "Hearth Bridge 1A2B")
+            // The other side keeps claiming the name through the re-probe (3 probes, 250 ms apart).
+            try await Self.claimTheName(count: 30, interval: .milliseconds(100), group: group)
+            #expect(await Self.waitForName("Hearth Bridge 1A2B (2)", of: responder, timeout: .seconds(20)))
+            await responder.stop()
+        }
+    }
+
+    @Test func aConflictAfterAnnouncingThatNobodyDefendsKeepsTheName() async throws {
+        try await withLoopbackNamespace { _, group in
+            let responder = MDNSResponder(interfaces: [Self.loopback], group: group)
+            _ = try await responder.register(Self.bridge(port: 1111, address: Self.loopback))
+            try await Self.claimTheName(count: 1, interval: .milliseconds(1), group: group)
+            // Long enough for the re-probe to finish; the name must not have changed.
+            try await Task.sleep(for: .seconds(2))
+            #expect(await Self.waitForName("Hearth Bridge 1A2B", of: responder, timeout: .seconds(10)))
+            // It answers again once announced: a second responder with the same name is renamed.
+            let second = MDNSResponder(interfaces: [Self.loopback], group: group)
+            let renamed = try await second.register(Self.bridge(port: 3333, address: Self.loopback))
+            #expect(renamed.name == "Hearth Bridge 1A2B (2)")
+            await second.stop()
+            await responder.stop()
         }
     }
 
