@@ -6,6 +6,8 @@ import HAP
 public enum DescriptionError: Error, Equatable, Sendable {
     /// The text is not JSON of the description's shape; the text says where.
     case invalidJSON(String)
+    /// The text is not in the YAML subset descriptions may use (docs/simulator.md); the line and why.
+    case invalidYAML(line: Int, reason: String)
     /// The bundled type catalog could not be read.
     case catalogUnavailable(CatalogError)
     /// No preset with this name.

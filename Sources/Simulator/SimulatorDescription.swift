@@ -48,6 +48,33 @@ public struct SimulatorDescription: Sendable, Equatable, Codable {
         _ = try makeDatabase(identifiers: IdentifierMap())
     }
 
+    /// Reads and checks a description from YAML (the subset docs/simulator.md describes); the same checks as JSON.
+    public init(yamlText: String) throws(DescriptionError) {
+        let value: YAMLValue
+        do {
+            value = try YAMLSubsetParser.parse(yamlText)
+        } catch {
+            throw .invalidYAML(line: error.line, reason: error.reason)
+        }
+        let json: Data
+        do {
+            json = try JSONEncoder().encode(value)
+        } catch {
+            throw .invalidJSON("the YAML holds a value JSON cannot carry: \(error)")
+        }
+        try self.init(jsonData: json)
+    }
+
+    /// Reads a description file: YAML when its name ends in `.yaml` or `.yml`, else JSON.
+    public init(fileData: Data, path: String) throws(DescriptionError) {
+        let lowercased = path.lowercased()
+        if lowercased.hasSuffix(".yaml") || lowercased.hasSuffix(".yml") {
+            try self.init(yamlText: String(decoding: fileData, as: UTF8.self))
+        } else {
+            try self.init(jsonData: fileData)
+        }
+    }
+
     /// The description as pretty-printed JSON with sorted keys.
     public func jsonData() throws -> Data {
         let encoder = JSONEncoder()

@@ -29,6 +29,7 @@ extension DescriptionError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidJSON(let reason): "the description is not valid JSON: \(reason)"
+        case .invalidYAML(let line, let reason): "the description is not valid YAML at line \(line): \(reason)"
         case .catalogUnavailable(let error): "the type catalog could not be loaded: \(error)"
         case .unknownPreset(let accessory, let preset):
             "\(accessory): no preset named \"\(preset)\". docs/simulator.md lists the presets."

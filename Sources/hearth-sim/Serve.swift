@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Log every request.")
     var verbose = false
 
-    @Argument(help: "A JSON accessory description (docs/simulator.md).")
+    @Argument(help: "A JSON or YAML (.yaml, .yml) accessory description (docs/simulator.md).")
     var descriptionFile: String?
 
     func validate() throws {
@@ -219,7 +219,7 @@ struct Serve: AsyncParsableCommand {
                 guard let data = FileManager.default.contents(atPath: descriptionFile) else {
                     fail("cannot read \(descriptionFile). Check the path.", code: 3)
                 }
-                return try SimulatorDescription(jsonData: data)
+                return try SimulatorDescription(fileData: data, path: descriptionFile)
             }
             if !presets.isEmpty {
                 let requests = try presets.map { try PresetRequest(parsing: $0) }
