@@ -111,6 +111,8 @@ public struct Service: Sendable, Equatable, Codable {
 public enum HAPJSON {
     /// Encodes `value` as compact JSON with keys in sorted order, so equal values give equal bytes.
     public static func encode(_ value: some Encodable) throws -> Data {
+        // Reads and events are on every request's path: plain ones are written by hand, byte for byte the same.
+        if let response = value as? CharacteristicReadResponse, let bytes = response.plainJSON() { return Data(bytes) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)

@@ -173,3 +173,44 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
         self.characteristics = characteristics
     }
 }
+
+extension CharacteristicReadResponse {
+    /// The JSON `HAPJSON.encode` writes, made without `JSONEncoder` when every item holds only `aid`, `iid`, a
+    /// `status` and a boolean or whole-number value (or none); `nil` otherwise.
+    func plainJSON() -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(32 + characteristics.count * 40)
+        out.append(contentsOf: #"{"characteristics":["#.utf8)
+        for (index, item) in characteristics.enumerated() {
+            guard item.isPlain else { return nil }
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: #"{"aid":"#.utf8)
+            out.append(contentsOf: String(item.accessoryID).utf8)
+            out.append(contentsOf: #","iid":"#.utf8)
+            out.append(contentsOf: String(item.instanceID).utf8)
+            if let status = item.status {
+                out.append(contentsOf: #","status":"#.utf8)
+                out.append(contentsOf: String(status.rawValue).utf8)
+            }
+            switch item.value {
+            case .bool(let flag): out.append(contentsOf: (flag ? #","value":true"# : #","value":false"#).utf8)
+            case .int(let number): out.append(contentsOf: (#","value":"# + String(number)).utf8)
+            case .uint(let number): out.append(contentsOf: (#","value":"# + String(number)).utf8)
+            case .none: if item.includesNullValue { out.append(contentsOf: #","value":null"#.utf8) }
+            case .float, .string, .data: return nil
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(contentsOf: "]}".utf8)
+        return out
+    }
+}
+
+extension CharacteristicReadResponse.Item {
+    /// Whether the item holds nothing but ids, a status and a value (no metadata, permissions, type or `ev`).
+    var isPlain: Bool {
+        isNotifying == nil && type == nil && permissions == nil && format == nil && unit == nil && minValue == nil
+            && maxValue == nil && minStep == nil && maxLength == nil && maxDataLength == nil && validValues == nil
+            && validValuesRange == nil && description == nil
+    }
+}
