@@ -356,7 +356,11 @@ extension Hub {
         do { try await applyReports(operations) } catch { logger.error("saving notification settings failed") }
     }
 
-    private func forgetOrphan(_ record: PairedAccessoryRecord, identity: ControllerIdentity, store: ControllerPairingStore) {
+    private func forgetOrphan(
+        _ record: PairedAccessoryRecord,
+        identity: ControllerIdentity,
+        store: ControllerPairingStore
+    ) {
         let paired = makeClient(record, identity: identity)
         let logger = logger
         Task {
@@ -429,7 +433,10 @@ extension Hub {
         do {
             try await applyReports(batch)
         } catch {
-            logger.error("saving value reports failed", metadata: ["count": "\(batch.count)", "error": "\(error.code)"])
+            logger.error(
+                "saving value reports failed",
+                metadata: ["count": "\(batch.count)", "error": "\(error.code)"]
+            )
         }
         accessories.flush = nil
         scheduleFlush()
@@ -462,7 +469,10 @@ extension Hub {
         let homeID = link.homeID
         let current = graph.accessories(ofDevice: key, inHome: homeID)
         guard let server = current.first(where: { $0.bridgeID == nil }) else { return }
-        let byInstance = Dictionary(current.map { ($0.accessoryInstanceID, $0) }, uniquingKeysWith: { first, _ in first })
+        let byInstance = Dictionary(
+            current.map { ($0.accessoryInstanceID, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
         let present = Set(database.accessories.map(\.accessoryID))
         var operations: [HomeOperation] = []
         for accessory in current where accessory.bridgeID != nil && !present.contains(accessory.accessoryInstanceID) {

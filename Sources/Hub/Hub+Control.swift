@@ -247,7 +247,8 @@ extension Hub {
     /// Sends one request per accessory server at once, and gives each characteristic its outcome.
     private func send<Outcome: Sendable>(
         _ targets: [Target],
-        _ request: @escaping @Sendable (PairedAccessory, [Target]) async throws(HAPControllerError) -> [CharacteristicID:
+        _ request:
+            @escaping @Sendable (PairedAccessory, [Target]) async throws(HAPControllerError) -> [CharacteristicID:
             Outcome]
     ) async -> [UUID: Result<Outcome, HubError>] {
         var byServer: [String: [Target]] = [:]
@@ -267,7 +268,9 @@ extension Hub {
                             if let answer = answers[item.hapID] {
                                 outcomes[item.characteristic] = .success(answer)
                             } else {
-                                outcomes[item.characteristic] = .failure(.accessory(.accessoryRefused(.resourceDoesNotExist)))
+                                outcomes[item.characteristic] = .failure(
+                                    .accessory(.accessoryRefused(.resourceDoesNotExist))
+                                )
                             }
                         }
                     } catch {
