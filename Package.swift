@@ -158,10 +158,11 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
-        // A child process for the kill -9 test: applies seeded random operations, prints each acknowledged one.
+        // A child process for the kill -9 tests: applies seeded random operations (to a HomeStore, or through a Hub),
+        // prints each acknowledged one.
         .executableTarget(
             name: "hearth-store-torture",
-            dependencies: ["HomeStore", "HomeGraph", "HAP"],
+            dependencies: ["HomeStore", "HomeGraph", "HAP", "Hub"],
             path: "Tests/StoreTorture"
         ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
