@@ -165,6 +165,15 @@ let package = Package(
             dependencies: ["HomeStore", "HomeGraph", "HAP", "Hub"],
             path: "Tests/StoreTorture"
         ),
+        // The hub's benchmarks for issue 7 (build with -c release): value updates, configuration, open time, memory.
+        .executableTarget(
+            name: "hearth-hub-bench",
+            dependencies: [
+                "Hub", "HomeGraph", "HAP", "HAPController", "HAPAccessoryServer", "Simulator",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/HubBench"
+        ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",
