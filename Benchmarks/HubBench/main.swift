@@ -57,7 +57,7 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 }
 
 /// `open FOLDER`: opens the hub, connects every link, prints the open time and the memory.
-func openAndMeasure(folder: String) async throws {
+func openAndMeasure(folder: String, linksToo: Bool = true) async throws {
     let start = ContinuousClock.now
     let startCPU = cpuSeconds()
     let hub = try await Hub(configuration: Hub.Configuration(stateFolder: folder, logger: quietLogger()))
@@ -65,6 +65,13 @@ func openAndMeasure(folder: String) async throws {
     let openCPU = cpuSeconds() - startCPU
     let accessories = await hub.graph.homes.reduce(0) { $0 + $1.accessories.count }
     let afterOpen = residentKiB()
+    guard linksToo else {
+        say(
+            "open: \(accessories) accessories in \(String(format: "%.1f", openSeconds * 1000)) ms wall, "
+                + "\(String(format: "%.1f", openCPU * 1000)) ms CPU"
+        )
+        return
+    }
     try await hub.start()
     // Wait until every bridge answered (a value read through each link).
     for home in await hub.graph.homes {
@@ -83,7 +90,13 @@ func openAndMeasure(folder: String) async throws {
 
 func run(bridges: Int, perBridge: Int) async throws {
     let folder = NSTemporaryDirectory() + "hub-bench-\(UUID().uuidString)"
-    defer { try? FileManager.default.removeItem(atPath: folder) }
+    defer {
+        if ProcessInfo.processInfo.environment["HEARTH_BENCH_KEEP"] == "1" {
+            say("kept the state folder \(folder)")
+        } else {
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
     let code = try SetupCode("031-45-154")
     var servers: [(AccessoryServer, SimulatedAccessories)] = []
     for index in 0..<bridges {
@@ -215,8 +228,8 @@ func run(bridges: Int, perBridge: Int) async throws {
 
 let arguments = CommandLine.arguments
 do {
-    if arguments.count == 3, arguments[1] == "open" {
-        try await openAndMeasure(folder: arguments[2])
+    if arguments.count >= 3, arguments[1] == "open" {
+        try await openAndMeasure(folder: arguments[2], linksToo: !arguments.contains("--no-links"))
     } else {
         let bridges = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
         let perBridge = arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100
