@@ -174,6 +174,15 @@ let package = Package(
             ],
             path: "Benchmarks/HubBench"
         ),
+        // A hub in a child process for the namespace test: browses one interface, pairs, reports change events.
+        .executableTarget(
+            name: "hearth-hub-probe",
+            dependencies: [
+                "Hub", "HomeGraph", "HAP", "HAPController", "DNSSD",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HubProbe"
+        ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",

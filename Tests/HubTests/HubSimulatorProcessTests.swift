@@ -133,3 +133,99 @@ struct HubSimulatorProcessTests {
         await hub.stop()
     }
 }
+
+/// The hub in a child process (`hearth-hub-probe`) browsing over mDNS in a network namespace made by the test,
+/// against hearth-sim advertising in the other: discovery, pairing by device ID, and `c#` seen over mDNS.
+@Suite(
+    .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"),
+    .serialized
+)
+struct HubNamespaceTests {
+    static let setupCode = "031-45-154"
+
+    static func startSimulator(in network: NetworkNamespacePair, state: String) throws -> ChildProcess {
+        let process = try network.start(
+            inAccessoryNamespace: true,
+            BuiltProducts.path("hearth-sim"),
+            [
+                "serve", "--state", state, "--port", "51826", "--setup-code", setupCode, "--interface",
+                network.accessoryAddress, "--json", "--bridge", "--preset", "lightbulb", "--preset", "door-lock",
+                "--coalesce-milliseconds", "0",
+            ]
+        )
+        _ = try process.receive()
+        return process
+    }
+
+    @Test func discoversPairsAndFollowsAHearthSimBridgeOverMDNS() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = NSTemporaryDirectory() + "hub-netns-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let simState = folder + "/sim"
+        var simulator = try Self.startSimulator(in: network, state: simState)
+        defer { simulator.terminate() }
+        let probe = try network.start(
+            inAccessoryNamespace: false,
+            BuiltProducts.path("hearth-hub-probe"),
+            [folder + "/hub", network.controllerAddress, Self.setupCode]
+        )
+        defer { probe.terminate() }
+
+        #expect(try probe.receive()["ready"] as? Bool == true)
+        let discovered = try probe.receive()
+        #expect(discovered["discovered"] as? String != nil, "\(discovered)")
+        let paired = try probe.receive()
+        #expect(paired["paired"] as? Int == 3, "\(paired)")
+        var accessories: [[String: Any]] = []
+        for _ in 0..<3 { accessories.append(try probe.receive()) }
+        let lamp = try #require(accessories.first { ($0["on"] as? Int ?? 0) != 0 && $0["aid"] as? Int != 1 })
+        let lampAID = try #require(lamp["aid"] as? Int)
+        let onIID = try #require(lamp["on"] as? Int)
+        let lock = try #require(accessories.first { $0["aid"] as? Int != 1 && $0["aid"] as? Int != lampAID })
+        let lockAID = try #require(lock["aid"] as? Int)
+        let lockName = try #require(lock["accessory"] as? String)
+
+        // A change in the simulator reaches the hub's graph.
+        #expect(
+            try HubSimulatorProcessTests.simulator(["set", "--state", simState, "\(lampAID)", "on", "true"]).status == 0
+        )
+        _ = try probe.receive {
+            $0["event"] as? String == "value" && $0["aid"] as? Int == lampAID && $0["iid"] as? Int == onIID
+                && ($0["value"] as? String ?? "").contains("true")
+        }
+        // A write through the hub reaches the simulator.
+        try probe.send(line: "write \(lampAID) \(onIID) false")
+        #expect(try probe.receive { $0["written"] != nil }["written"] as? String == "ok")
+        let read = try HubSimulatorProcessTests.simulator(["get", "--state", simState, "--json", "\(lampAID)", "on"])
+        #expect(read.output.contains("false"), "\(read.output)")
+
+        // The simulator removes an accessory: the new c# comes over mDNS and the accessory leaves the graph.
+        #expect(try HubSimulatorProcessTests.simulator(["remove", "--state", simState, lockName]).status == 0)
+        _ = try probe.receive { $0["event"] as? String == "removed" && $0["aid"] as? Int == lockAID }
+
+        // The simulator restarts: unreachable, reachable, and events flow again.
+        #expect(simulator.terminate() == 0)
+        _ = try probe.receive { $0["event"] as? String == "reachable" && $0["value"] as? Bool == false }
+        simulator = try Self.startSimulator(in: network, state: simState)
+        _ = try probe.receive { $0["event"] as? String == "reachable" && $0["value"] as? Bool == true }
+        #expect(
+            try HubSimulatorProcessTests.simulator(["set", "--state", simState, "\(lampAID)", "on", "true"]).status == 0
+        )
+        _ = try probe.receive {
+            $0["event"] as? String == "value" && $0["aid"] as? Int == lampAID
+                && ($0["value"] as? String ?? "").contains("true")
+        }
+    }
+}
+
+extension ChildProcess {
+    /// Reads JSON lines until one satisfies `predicate`, and returns it.
+    func receive(until predicate: ([String: Any]) -> Bool) throws -> [String: Any] {
+        while true {
+            let object = try receive()
+            if predicate(object) { return object }
+        }
+    }
+}
