@@ -168,6 +168,15 @@ extension Hub {
         var record = PairedAccessoryRecord(pairing: pairing, host: host, port: port)
         record.configurationNumber = advertised?.configurationNumber
         let paired = makeClient(record, identity: identity)
+        if let existingHome = graph.homeID(holdingDevice: key) {
+            // Paired again (the accessory was reset, or lost our pairing): the accessories it already has keep
+            // their ids, in the home they are in.
+            guard existingHome == homeID else {
+                do { try await paired.unpair() } catch { await paired.close() }
+                throw .invalidRequest("this accessory is already in another home")
+            }
+            return try await repair(paired, record: record, key: key, homeID: homeID, store: store)
+        }
         do throws(HubError) {
             do { try await store.save(record) } catch { throw .accessory(.store(error)) }
             let database: AccessoryDatabase
@@ -197,6 +206,48 @@ extension Hub {
         accessories.links[key]?.configurationNumber = advertised?.configurationNumber
         await subscribeNotifying(key: key, onlyEnabled: false)
         logger.info("paired an accessory", metadata: ["device": "\(key)"])
+        return graph.accessories(ofDevice: key, inHome: homeID)
+    }
+
+    /// Takes a new pairing of an accessory server whose accessories are already in the graph: the old link goes,
+    /// the new one follows the database (ids kept) and everything is subscribed again.
+    private func repair(
+        _ paired: PairedAccessory,
+        record: PairedAccessoryRecord,
+        key: String,
+        homeID: UUID,
+        store: ControllerPairingStore
+    ) async throws(HubError) -> [HomeAccessory] {
+        if let old = accessories.links.removeValue(forKey: key) {
+            for task in old.tasks { task.cancel() }
+            await old.paired.close()
+        }
+        let database: AccessoryDatabase
+        do {
+            try await store.save(record)
+        } catch {
+            do { try await paired.unpair() } catch { await paired.close() }
+            throw .accessory(.store(error))
+        }
+        do {
+            try await paired.connect()
+            database = try await paired.accessories()
+        } catch {
+            // Keep the pairing and the link: it reconnects like any other once the accessory answers.
+            install(paired, key: key, homeID: homeID, isReachable: false)
+            accessories.links[key]?.tasks.append(connectTask(paired, key: key))
+            throw .accessory(error)
+        }
+        install(paired, key: key, homeID: homeID, isReachable: true)
+        for accessory in graph.accessories(ofDevice: key, inHome: homeID) {
+            accessories.pendingReports.append(
+                .setReachability(home: homeID, accessory: accessory.id, isReachable: true)
+            )
+        }
+        await commitReports()
+        await follow(database, key: key)
+        await subscribeNotifying(key: key, onlyEnabled: true)
+        logger.info("paired an accessory again", metadata: ["device": "\(key)"])
         return graph.accessories(ofDevice: key, inHome: homeID)
     }
 

@@ -346,6 +346,40 @@ struct HubAccessoryTests {
         await again.stop()
     }
 
+    @Test func pairingAgainAfterTheAccessoryForgotTheHubKeepsEveryID() async throws {
+        let folder = temporaryFolder()
+        let (hub, bridge, homeID, added) = try await pairedHub(folder: folder)
+        defer { Task { await bridge.stop() } }
+        let events = await Recorder.start(await hub.subscribe(as: .user(owner)))
+        // As a reset would: the accessory forgets the hub's pairing (removed here with the hub's own identity).
+        let store = ControllerPairingStore(folder: folder + "/controller")
+        let record = try #require(try await store.accessories().first)
+        let client = PairedAccessory(record: record, identity: try await store.identity(), logger: quietLogger())
+        try await client.unpair()
+        try await waitUntil("the bridge is unpaired") { await bridge.server.advertisement?.statusFlags == 1 }
+
+        let again = try await hub.pairAccessory(
+            home: homeID,
+            host: "127.0.0.1",
+            port: bridge.port,
+            setupCode: try SetupCode(SimulatedBridge.setupCode),
+            as: .user(owner)
+        )
+        #expect(Set(again.map(\.id)) == Set(added.map(\.id)))
+        #expect(await hub.graph.home(withID: homeID)?.accessories.count == added.count)
+        #expect(await hub.linkedDeviceIDs.count == 1)
+        let lamp = try #require(again.first { $0.category == .lightbulb })
+        let on = try #require(lamp.characteristics.first { $0.type == ShortType.on })
+        let now = on.value == .bool(true)
+        try await bridge.simulator.set(
+            accessory: "\(lamp.accessoryInstanceID)",
+            characteristic: "\(on.instanceID)",
+            value: .bool(!now)
+        )
+        _ = try await events.next("an event on the new pairing") { $0.isValue(.bool(!now), of: on.id) }
+        await hub.stop()
+    }
+
     @Test func removingABridgeUnpairsItAndRemovesItsAccessories() async throws {
         let folder = temporaryFolder()
         let (hub, bridge, homeID, added) = try await pairedHub(folder: folder)
