@@ -36,6 +36,8 @@ struct AccessoryLinks {
     var flush: Task<Void, Never>?
     /// Whether `start()` ran.
     var isStarted = false
+    /// Whether `stop()` began: links made from now on are closed at once.
+    var isClosing = false
 }
 
 /// The result of removing an accessory.

@@ -60,6 +60,7 @@ extension Hub {
 
     /// Closes every accessory link and the browser, and commits the reports still waiting.
     func stopAccessories() async {
+        accessories.isClosing = true
         let links = accessories.links
         accessories.links = [:]
         for link in links.values {
@@ -258,12 +259,14 @@ extension Hub {
         room roomID: UUID,
         deviceID key: String,
         category: AccessoryCategory?,
-        bridge: HomeAccessory? = nil
+        bridge: HomeAccessory? = nil,
+        after earlier: [HomeOperation] = []
     ) throws(HubError) -> [HomeOperation] {
         let catalog: TypeCatalog
         do { catalog = try TypeCatalog.shared() } catch { throw .internalError("the type catalog could not be read") }
         let deviceID = try? DeviceID(key)
         var trial = graph
+        for operation in earlier { _ = try? trial.apply(operation) }
         var operations: [HomeOperation] = []
         var bridgeID = bridge?.id
         let ordered = database.accessories.sorted { $0.accessoryID < $1.accessoryID }
@@ -336,6 +339,10 @@ extension Hub {
 
     /// Keeps a link: follows its events and reachability and indexes its characteristics.
     private func install(_ paired: PairedAccessory, key: String, homeID: UUID, isReachable: Bool?) {
+        guard !accessories.isClosing else {
+            Task { await paired.close() }
+            return
+        }
         var link = AccessoryLink(paired: paired, homeID: homeID)
         link.isReachable = isReachable
         link.index = graph.characteristicIndex(ofDevice: key, inHome: homeID)
@@ -540,7 +547,8 @@ extension Hub {
                     room: server.roomID,
                     deviceID: key,
                     category: nil,
-                    bridge: server
+                    bridge: server,
+                    after: operations
                 )
             } catch {
                 logger.error("could not import accessories added to a bridge", metadata: ["error": "\(error.code)"])
