@@ -157,11 +157,30 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
-        // A child process for the kill -9 test: applies seeded random operations, prints each acknowledged one.
+        // A child process for the kill -9 tests: applies seeded random operations (to a HomeStore, or through a Hub),
+        // prints each acknowledged one.
         .executableTarget(
             name: "hearth-store-torture",
-            dependencies: ["HomeStore", "HomeGraph", "HAP"],
+            dependencies: ["HomeStore", "HomeGraph", "HAP", "Hub"],
             path: "Tests/StoreTorture"
+        ),
+        // The hub's benchmarks for issue 7 (build with -c release): value updates, configuration, open time, memory.
+        .executableTarget(
+            name: "hearth-hub-bench",
+            dependencies: [
+                "Hub", "HomeGraph", "HAP", "HAPController", "HAPAccessoryServer", "Simulator",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/HubBench"
+        ),
+        // A hub in a child process for the namespace test: browses one interface, pairs, reports change events.
+        .executableTarget(
+            name: "hearth-hub-probe",
+            dependencies: [
+                "Hub", "HomeGraph", "HAP", "HAPController", "DNSSD",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HubProbe"
         ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(

@@ -1,8 +1,12 @@
+import DNSSD
 import Foundation
 import HAP
+import HAPController
 import HomeGraph
 import HomeStore
 import Logging
+import NIOCore
+import NIOPosix
 
 /// The keeper of the common home: the only writer of the home graph, which checks every caller's rights.
 ///
@@ -18,16 +22,41 @@ public actor Hub {
         public var historyLimit: Int
         /// The logger; never given secrets.
         public var logger: Logger
+        /// The IPv4 addresses whose interfaces the hub browses for accessories on; empty: no browsing.
+        public var interfaces: [IPv4Address]
+        /// The event loops of the accessory connections and the browser.
+        public var eventLoopGroup: any EventLoopGroup
+        /// Timeouts and reconnect backoff of each accessory link.
+        public var accessoryLinks: PairedAccessory.Configuration
+        /// Timeouts of pair-setup.
+        public var pairingTimeouts: ConnectionTimeouts
+        /// How long value reports from accessories are gathered into one transaction (group commit).
+        public var reportWindow: Duration
 
         /// Makes a configuration for the state folder `stateFolder`.
         public init(
             stateFolder: String,
             historyLimit: Int = 1000,
-            logger: Logger = Logger(label: "hearth.hub")
+            logger: Logger = Logger(label: "hearth.hub"),
+            interfaces: [IPv4Address] = [],
+            eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+            accessoryLinks: PairedAccessory.Configuration = PairedAccessory.Configuration(),
+            pairingTimeouts: ConnectionTimeouts = ConnectionTimeouts(connect: .seconds(10), request: .seconds(30)),
+            reportWindow: Duration = .milliseconds(3)
         ) {
             self.stateFolder = stateFolder
             self.historyLimit = historyLimit
             self.logger = logger
+            self.interfaces = interfaces
+            self.eventLoopGroup = eventLoopGroup
+            self.accessoryLinks = accessoryLinks
+            self.pairingTimeouts = pairingTimeouts
+            self.reportWindow = reportWindow
+        }
+
+        /// The folder of the controller's identity and pairings: `<stateFolder>/controller`.
+        public var controllerFolder: String {
+            (stateFolder as NSString).appendingPathComponent("controller")
         }
     }
 
@@ -44,6 +73,8 @@ public actor Hub {
     private var published: [UUID: UInt64] = [:]
     private var waiting: [UUID: [UInt64: HomeEvent]] = [:]
     var isStopped = false
+    /// The accessory links, the browser and the reports waiting for their group commit.
+    var accessories = AccessoryLinks()
 
     /// Opens the home store in the state folder (creating it on first start) and reads the home graph.
     public init(configuration: Configuration) async throws(HubError) {
@@ -185,8 +216,13 @@ public actor Hub {
     }
 
     /// Applies value reports from accessories in one transaction (group commit); refused ones are skipped.
-    func applyReports(_ operations: [HomeOperation]) async throws(HubError) {
-        guard !isStopped, !operations.isEmpty else { return }
+    ///
+    /// Returns each operation's result in order (empty when stopped or given nothing).
+    @discardableResult
+    func applyReports(
+        _ operations: [HomeOperation]
+    ) async throws(HubError) -> [Result<[HomeEvent], HomeGraphError>] {
+        guard !isStopped, !operations.isEmpty else { return [] }
         let results: [Result<[HomeEvent], HomeGraphError>]
         do {
             results = try await store.apply(contentsOf: operations)
@@ -196,6 +232,7 @@ public actor Hub {
         let before = currentGraph
         currentGraph = await store.graph
         for case .success(let events) in results { publish(events, before: before) }
+        return results
     }
 
     // MARK: Change events
@@ -251,9 +288,11 @@ public actor Hub {
         }
     }
 
-    /// Closes the store and ends every subscription; later requests throw `.stopped`.
+    /// Closes the accessory links, the browser and the store and ends every subscription; later requests throw
+    /// `.stopped`.
     public func stop() async {
         guard !isStopped else { return }
+        await stopAccessories()
         isStopped = true
         for subscriber in subscribers.values { subscriber.continuation.finish() }
         subscribers = [:]

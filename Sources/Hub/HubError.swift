@@ -19,6 +19,10 @@ public enum HubError: Error, Equatable, Sendable {
     case accessoryNotFound(String)
     /// The hub is shutting down or has stopped.
     case stopped
+    /// The request cannot be carried out as asked; the message says why.
+    case invalidRequest(String)
+    /// Something the hub needs is broken (an unreadable resource); the message says what.
+    case internalError(String)
 
     /// The stable API error code (docs/style.md §4).
     public var code: String {
@@ -30,6 +34,8 @@ public enum HubError: Error, Equatable, Sendable {
         case .accessory: "accessoryError"
         case .accessoryNotFound: "notFound"
         case .stopped: "stopped"
+        case .invalidRequest: "invalidRequest"
+        case .internalError: "internalError"
         }
     }
 
@@ -42,6 +48,8 @@ public enum HubError: Error, Equatable, Sendable {
         case .storage: 500
         case .accessory: 502
         case .stopped: 503
+        case .invalidRequest: 400
+        case .internalError: 500
         }
     }
 

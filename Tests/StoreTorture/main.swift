@@ -1,10 +1,13 @@
-// Runs a HomeStore under random operations for the kill -9 test in HomeStoreTests.
+// Runs a HomeStore, or a Hub on its state folder, under random operations for the kill -9 tests in HomeStoreTests
+// and HubTests.
 //
-// Usage: hearth-store-torture <folder> <seed> <count>. Before each operation it prints `try <base64 JSON>`; after
-// the store acknowledged it, `ack <sequence>`; a refused or empty one, `skip`. It stops after `count` operations.
+// Usage: hearth-store-torture <folder> <seed> <count> [--hub]. Before each operation it prints `try <base64 JSON>`;
+// after the store acknowledged it, `ack <sequence>` (with `--hub`: `ack`, once `Hub.perform` returned); a refused or
+// empty one, `skip`. It stops after `count` operations.
 import Foundation
 import HomeGraph
 import HomeStore
+import Hub
 
 import enum HAP.AccessoryCategory
 import enum HAP.Format
@@ -106,12 +109,42 @@ func isWritten(_ operation: HomeOperation, to store: HomeStore) async throws(Hom
     }
 }
 
+/// Applies `operation` through the hub as the hub itself; true when it changed the graph.
+func isWritten(_ operation: HomeOperation, to hub: Hub) async throws(HubError) -> Bool {
+    do {
+        return try await !hub.perform(operation, as: .hub).isEmpty
+    } catch {
+        guard case .rejected = error else { throw error }
+        return false
+    }
+}
+
+/// Random operations through a `Hub` on `folder`, each printed before and acknowledged after.
+func tortureHub(folder: String, seed: UInt64, count: Int) async throws {
+    let hub = try await Hub(configuration: Hub.Configuration(stateFolder: folder))
+    var random = SeededRandom(state: seed)
+    var ids = SeededIDGenerator(seed: seed)
+    let encoder = JSONEncoder()
+    say("ready")
+    for _ in 0..<count {
+        let operation = makeOperation(for: await hub.graph, random: &random, ids: &ids)
+        say("try " + (try encoder.encode(operation)).base64EncodedString())
+        say(try await isWritten(operation, to: hub) ? "ack" : "skip")
+    }
+}
+
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let seed = UInt64(arguments[2]), let count = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: hearth-store-torture <folder> <seed> <count>\n".utf8))
+guard arguments.count == 4 || (arguments.count == 5 && arguments[4] == "--hub"), let seed = UInt64(arguments[2]),
+    let count = Int(arguments[3])
+else {
+    FileHandle.standardError.write(Data("usage: hearth-store-torture <folder> <seed> <count> [--hub]\n".utf8))
     exit(2)
 }
 do {
+    if arguments.count == 5 {
+        try await tortureHub(folder: arguments[1], seed: seed, count: count)
+        exit(0)
+    }
     // A small interval, so kills land during snapshots and pruning too.
     let store = try HomeStore(folder: arguments[1], snapshotInterval: 37)
     var random = SeededRandom(state: seed)

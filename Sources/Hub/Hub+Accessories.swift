@@ -1,0 +1,625 @@
+import DNSSD
+import Foundation
+import HAP
+import HAPController
+import HomeGraph
+import Logging
+
+/// The accessory half of the hub: pairing, links to paired accessories, values, reachability and database changes.
+extension Hub {
+    // MARK: Starting and stopping
+
+    /// Connects every accessory in the controller's pairing store and starts browsing on the configured interfaces.
+    ///
+    /// Accessories that cannot be reached are retried in the background with the link's backoff; `start()` does
+    /// not wait for them.
+    public func start() async throws(HubError) {
+        guard !isStopped else { throw .stopped }
+        guard !accessories.isStarted else { return }
+        accessories.isStarted = true
+        let store = try pairingStore()
+        let records: [PairedAccessoryRecord]
+        let identity: ControllerIdentity
+        do {
+            records = try await store.accessories()
+            identity = try await store.identity()
+        } catch {
+            throw .accessory(.store(error))
+        }
+        for record in records {
+            let key = deviceKey(record.deviceID)
+            guard let homeID = graph.homeID(holdingDevice: key) else {
+                // Paired, but the hub stopped before the accessory reached the graph: give the accessory back.
+                logger.warning("a paired accessory is in no home; removing the pairing", metadata: ["device": "\(key)"])
+                forgetOrphan(record, identity: identity, store: store)
+                continue
+            }
+            let paired = makeClient(record, identity: identity)
+            install(paired, key: key, homeID: homeID, isReachable: nil)
+            accessories.links[key]?.tasks.append(connectTask(paired, key: key))
+        }
+        if !configuration.interfaces.isEmpty {
+            let browser = AccessoryBrowser(
+                interfaces: configuration.interfaces,
+                group: configuration.eventLoopGroup,
+                logger: logger
+            )
+            do {
+                try await browser.start()
+            } catch {
+                logger.error("browsing for accessories failed to start", metadata: ["error": "\(error)"])
+                throw .internalError("browsing for accessories failed to start: \(error)")
+            }
+            accessories.browser = browser
+            let events = browser.events
+            accessories.browserTask = Task { [weak self] in
+                for await event in events { await self?.browsed(event) }
+            }
+        }
+    }
+
+    /// Closes every accessory link and the browser, and commits the reports still waiting.
+    func stopAccessories() async {
+        accessories.isClosing = true
+        let links = accessories.links
+        accessories.links = [:]
+        for link in links.values {
+            for task in link.tasks { task.cancel() }
+            await link.paired.close()
+        }
+        if let browser = accessories.browser {
+            await browser.stop()
+            accessories.browserTask?.cancel()
+            accessories.browser = nil
+            accessories.browserTask = nil
+        }
+        accessories.flush?.cancel()
+        accessories.flush = nil
+        let pending = accessories.pendingReports
+        accessories.pendingReports = []
+        do { try await applyReports(pending) } catch { logger.error("the last value reports were not saved") }
+    }
+
+    /// The device IDs of the accessory servers the hub keeps links to.
+    public var linkedDeviceIDs: [String] { accessories.links.keys.sorted() }
+
+    // MARK: Discovering and pairing
+
+    /// The unpaired accessories the browser sees nearby, for owners and administrators of any home.
+    public func discoveredAccessories(as caller: HubCaller) async throws(HubError) -> [DiscoveredAccessory] {
+        if case .user = caller {
+            let mayConfigure = graph.homes(visibleTo: caller).contains { home in
+                graph.role(of: caller, inHome: home.id)?.mayConfigure == true
+            }
+            guard mayConfigure else { throw .notPermitted("only owners and administrators add accessories") }
+        }
+        guard let browser = accessories.browser else { return [] }
+        return await browser.accessories.values.filter { !$0.isPaired }.sorted { $0.name < $1.name }
+    }
+
+    /// Pairs the nearby accessory `deviceID` (from ``discoveredAccessories(as:)``) and adds it to `homeID`.
+    @discardableResult
+    public func pairAccessory(
+        home homeID: UUID,
+        deviceID: String,
+        setupCode: SetupCode,
+        room roomID: UUID? = nil,
+        as caller: HubCaller
+    ) async throws(HubError) -> [HomeAccessory] {
+        try authorize(.configure, inHome: homeID, as: caller)
+        guard let browser = accessories.browser else { throw .accessoryNotFound(deviceID) }
+        let nearby = await browser.accessories
+        guard let found = nearby[deviceKey(deviceID)] ?? nearby[deviceID], let host = found.host else {
+            throw .accessoryNotFound(deviceID)
+        }
+        return try await pair(
+            home: homeID,
+            host: host,
+            port: found.port,
+            setupCode: setupCode,
+            room: roomID,
+            advertised: found
+        )
+    }
+
+    /// Pairs the accessory at `host`:`port` with `setupCode` and adds it (a bridge: with each bridged accessory)
+    /// to `homeID`, in `roomID` or the room for the entire home; returns the accessories added.
+    ///
+    /// A wrong setup code throws `.accessory(.wrongSetupCode)` and changes nothing.
+    @discardableResult
+    public func pairAccessory(
+        home homeID: UUID,
+        host: String,
+        port: Int,
+        setupCode: SetupCode,
+        room roomID: UUID? = nil,
+        as caller: HubCaller
+    ) async throws(HubError) -> [HomeAccessory] {
+        try authorize(.configure, inHome: homeID, as: caller)
+        return try await pair(home: homeID, host: host, port: port, setupCode: setupCode, room: roomID, advertised: nil)
+    }
+
+    private func pair(
+        home homeID: UUID,
+        host: String,
+        port: Int,
+        setupCode: SetupCode,
+        room roomID: UUID?,
+        advertised: DiscoveredAccessory?
+    ) async throws(HubError) -> [HomeAccessory] {
+        guard !isStopped else { throw .stopped }
+        guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        let room = roomID ?? home.roomForEntireHome.id
+        guard home.allRooms.contains(where: { $0.id == room }) else { throw .rejected(.notFound(.room, room)) }
+        let store = try pairingStore()
+        let identity: ControllerIdentity
+        do { identity = try await store.identity() } catch { throw .accessory(.store(error)) }
+        let client = AccessoryPairingClient(
+            timeouts: configuration.pairingTimeouts,
+            eventLoopGroup: configuration.eventLoopGroup,
+            logger: logger
+        )
+        let pairing: AccessoryPairing
+        do {
+            pairing = try await client.pairSetup(host: host, port: port, setupCode: setupCode, identity: identity)
+        } catch {
+            throw .accessory(error)
+        }
+        let key = deviceKey(pairing.deviceID)
+        var record = PairedAccessoryRecord(pairing: pairing, host: host, port: port)
+        record.configurationNumber = advertised?.configurationNumber
+        let paired = makeClient(record, identity: identity)
+        if let existingHome = graph.homeID(holdingDevice: key) {
+            // Paired again (the accessory was reset, or lost our pairing): the accessories it already has keep
+            // their ids, in the home they are in.
+            guard existingHome == homeID else {
+                do { try await paired.unpair() } catch { await paired.close() }
+                throw .invalidRequest("this accessory is already in another home")
+            }
+            return try await repair(paired, record: record, key: key, homeID: homeID, store: store)
+        }
+        do throws(HubError) {
+            do { try await store.save(record) } catch { throw .accessory(.store(error)) }
+            let database: AccessoryDatabase
+            do {
+                try await paired.connect()
+                database = try await paired.accessories()
+            } catch {
+                throw .accessory(error)
+            }
+            let operations = try importOperations(
+                database,
+                home: homeID,
+                room: room,
+                deviceID: key,
+                category: advertised?.category
+            )
+            try await applyAll(operations)
+        } catch {
+            // Undo the pairing, so the accessory can be paired again and nothing is left behind.
+            do { try await paired.unpair() } catch { await paired.close() }
+            do { try await store.remove(deviceID: pairing.deviceID) } catch {
+                logger.error("could not forget an undone pairing", metadata: ["device": "\(key)"])
+            }
+            throw error
+        }
+        install(paired, key: key, homeID: homeID, isReachable: true)
+        accessories.links[key]?.configurationNumber = advertised?.configurationNumber
+        await subscribeNotifying(key: key, onlyEnabled: false)
+        logger.info("paired an accessory", metadata: ["device": "\(key)"])
+        return graph.accessories(ofDevice: key, inHome: homeID)
+    }
+
+    /// Takes a new pairing of an accessory server whose accessories are already in the graph: the old link goes,
+    /// the new one follows the database (ids kept) and everything is subscribed again.
+    private func repair(
+        _ paired: PairedAccessory,
+        record: PairedAccessoryRecord,
+        key: String,
+        homeID: UUID,
+        store: ControllerPairingStore
+    ) async throws(HubError) -> [HomeAccessory] {
+        if let old = accessories.links.removeValue(forKey: key) {
+            for task in old.tasks { task.cancel() }
+            await old.paired.close()
+        }
+        let database: AccessoryDatabase
+        do {
+            try await store.save(record)
+        } catch {
+            do { try await paired.unpair() } catch { await paired.close() }
+            throw .accessory(.store(error))
+        }
+        do {
+            try await paired.connect()
+            database = try await paired.accessories()
+        } catch {
+            // Keep the pairing and the link: it reconnects like any other once the accessory answers.
+            install(paired, key: key, homeID: homeID, isReachable: false)
+            accessories.links[key]?.tasks.append(connectTask(paired, key: key))
+            throw .accessory(error)
+        }
+        install(paired, key: key, homeID: homeID, isReachable: true)
+        for accessory in graph.accessories(ofDevice: key, inHome: homeID) {
+            accessories.pendingReports.append(
+                .setReachability(home: homeID, accessory: accessory.id, isReachable: true)
+            )
+        }
+        await commitReports()
+        await follow(database, key: key)
+        await subscribeNotifying(key: key, onlyEnabled: true)
+        logger.info("paired an accessory again", metadata: ["device": "\(key)"])
+        return graph.accessories(ofDevice: key, inHome: homeID)
+    }
+
+    /// The `addAccessory` operations for a database: the server's own accessory first, then each bridged one.
+    func importOperations(
+        _ database: AccessoryDatabase,
+        home homeID: UUID,
+        room roomID: UUID,
+        deviceID key: String,
+        category: AccessoryCategory?,
+        bridge: HomeAccessory? = nil,
+        after earlier: [HomeOperation] = []
+    ) throws(HubError) -> [HomeOperation] {
+        let catalog: TypeCatalog
+        do { catalog = try TypeCatalog.shared() } catch { throw .internalError("the type catalog could not be read") }
+        let deviceID = try? DeviceID(key)
+        var trial = graph
+        for operation in earlier { _ = try? trial.apply(operation) }
+        var operations: [HomeOperation] = []
+        var bridgeID = bridge?.id
+        let ordered = database.accessories.sorted { $0.accessoryID < $1.accessoryID }
+        for hapAccessory in ordered {
+            let isServer = hapAccessory.accessoryID == 1
+            if isServer && bridge != nil { continue }
+            let accessoryCategory =
+                isServer
+                ? (category ?? (ordered.count > 1 ? .bridge : .guessed(from: hapAccessory)))
+                : .guessed(from: hapAccessory)
+            var ids = SystemIDGenerator()
+            var accessory = HomeAccessory(
+                importing: hapAccessory,
+                roomID: roomID,
+                category: accessoryCategory,
+                deviceID: deviceID,
+                bridgeID: isServer ? nil : bridgeID,
+                catalog: catalog,
+                ids: &ids
+            )
+            let base = accessory.name
+            var attempt = 1
+            while true {
+                let operation = HomeOperation.addAccessory(home: homeID, accessory: accessory)
+                do {
+                    _ = try trial.apply(operation)
+                    operations.append(operation)
+                    break
+                } catch {
+                    // A name another object of the home has: number it, as the Home app does.
+                    guard case .nameTaken = error, attempt < 1000 else { throw .rejected(error) }
+                    attempt += 1
+                    accessory.name = "\(base) \(attempt)"
+                }
+            }
+            if isServer { bridgeID = accessory.id }
+        }
+        return operations
+    }
+
+    // MARK: Links
+
+    /// The controller's pairing store in `<state>/controller`, made (mode 0700) on first use.
+    func pairingStore() throws(HubError) -> ControllerPairingStore {
+        if let store = accessories.pairingStore { return store }
+        let folder = configuration.controllerFolder
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw .accessory(.store(.systemCallFailed(operation: "mkdir", code: EACCES)))
+        }
+        let store = ControllerPairingStore(folder: folder)
+        accessories.pairingStore = store
+        return store
+    }
+
+    private func makeClient(_ record: PairedAccessoryRecord, identity: ControllerIdentity) -> PairedAccessory {
+        PairedAccessory(
+            record: record,
+            identity: identity,
+            configuration: configuration.accessoryLinks,
+            eventLoopGroup: configuration.eventLoopGroup,
+            logger: logger
+        )
+    }
+
+    /// Keeps a link: follows its events and reachability and indexes its characteristics.
+    private func install(_ paired: PairedAccessory, key: String, homeID: UUID, isReachable: Bool?) {
+        guard !accessories.isClosing else {
+            Task { await paired.close() }
+            return
+        }
+        var link = AccessoryLink(paired: paired, homeID: homeID)
+        link.isReachable = isReachable
+        link.index = graph.characteristicIndex(ofDevice: key, inHome: homeID)
+        let events = paired.events
+        let reachability = paired.reachability
+        link.tasks.append(
+            Task { [weak self] in
+                for await event in events { await self?.accessoryEvent(event, key: key) }
+            }
+        )
+        link.tasks.append(
+            Task { [weak self] in
+                for await reachable in reachability { await self?.reachabilityChanged(reachable, key: key) }
+            }
+        )
+        accessories.links[key] = link
+    }
+
+    /// Connects a link made at start, retrying with the link's backoff until it succeeds or the link closes.
+    private func connectTask(_ paired: PairedAccessory, key: String) -> Task<Void, Never> {
+        let backoff = configuration.accessoryLinks.backoff
+        return Task { [weak self] in
+            var attempt = 0
+            while !Task.isCancelled {
+                do throws(HAPControllerError) {
+                    try await paired.connect()
+                    break
+                } catch {
+                    if case .closed = error { return }
+                    if case .verificationFailed = error {
+                        self?.logger.warning("an accessory no longer knows the hub", metadata: ["device": "\(key)"])
+                    }
+                    do { try await backoff.sleep(backoff.delay(forAttempt: attempt)) } catch { return }
+                    attempt += 1
+                }
+            }
+            await self?.subscribeNotifying(key: key, onlyEnabled: true)
+        }
+    }
+
+    /// Subscribes to the notifying characteristics of a link: those the graph has on (`onlyEnabled`), else all.
+    func subscribeNotifying(key: String, onlyEnabled: Bool, accessoryIDs: Set<UUID>? = nil) async {
+        guard let link = accessories.links[key] else { return }
+        var wanted: [(CharacteristicID, UUID)] = []
+        for accessory in graph.accessories(ofDevice: key, inHome: link.homeID)
+        where accessoryIDs?.contains(accessory.id) ?? true {
+            for characteristic in accessory.characteristics where characteristic.permissions.contains(.notify) {
+                guard !onlyEnabled || characteristic.isNotificationEnabled else { continue }
+                let id = CharacteristicID(
+                    accessoryID: accessory.accessoryInstanceID,
+                    instanceID: characteristic.instanceID
+                )
+                wanted.append((id, characteristic.id))
+            }
+        }
+        guard !wanted.isEmpty else { return }
+        let statuses: [CharacteristicID: HAPStatus]
+        do {
+            statuses = try await link.paired.subscribe(wanted.map(\.0))
+        } catch {
+            logger.debug("subscribing failed", metadata: ["device": "\(key)", "error": "\(error)"])
+            return
+        }
+        guard !onlyEnabled else { return }
+        let operations = wanted.compactMap { id, characteristic -> HomeOperation? in
+            guard statuses[id]?.isSuccess == true else { return nil }
+            return .setNotifications(home: link.homeID, characteristic: characteristic, isEnabled: true)
+        }
+        do { try await applyReports(operations) } catch { logger.error("saving notification settings failed") }
+    }
+
+    private func forgetOrphan(
+        _ record: PairedAccessoryRecord,
+        identity: ControllerIdentity,
+        store: ControllerPairingStore
+    ) {
+        let paired = makeClient(record, identity: identity)
+        let logger = logger
+        Task {
+            do {
+                try await paired.unpair()
+                try await store.remove(deviceID: record.deviceID)
+            } catch {
+                await paired.close()
+                logger.warning("could not remove the pairing of an accessory in no home")
+            }
+        }
+    }
+
+    // MARK: What accessories report
+
+    /// One event of a link: values go to the group commit, database changes are followed.
+    func accessoryEvent(_ event: AccessoryEvent, key: String) async {
+        switch event {
+        case .valuesChanged(let changes):
+            report(changes, key: key)
+        case .databaseChanged(let database):
+            await follow(database, key: key)
+        case .invalidEvent(let error):
+            logger.debug("an accessory sent an unusable event", metadata: ["device": "\(key)", "error": "\(error)"])
+        }
+    }
+
+    /// Queues value updates from the accessory server `key` for the next group commit.
+    func report(_ changes: [CharacteristicValueChange], key: String) {
+        guard let link = accessories.links[key] else { return }
+        for change in changes {
+            guard let value = change.value, let id = link.index[change.id] else { continue }
+            accessories.pendingReports.append(
+                .updateCharacteristicValue(home: link.homeID, characteristic: id, value: value)
+            )
+        }
+        scheduleFlush()
+    }
+
+    /// Applies value updates from an accessory server as its events would: in the next group commit.
+    ///
+    /// For bridges to other systems and for benchmarks; links call the same path. Unknown ids are ignored.
+    public func accessoryReported(deviceID: String, changes: [CharacteristicValueChange]) {
+        report(changes, key: deviceKey(deviceID))
+    }
+
+    /// Waits until every report queued so far is committed.
+    public func commitReports() async {
+        while accessories.flush != nil || !accessories.pendingReports.isEmpty {
+            if let flush = accessories.flush {
+                await flush.value
+            } else {
+                scheduleFlush()
+            }
+        }
+    }
+
+    private func scheduleFlush() {
+        guard accessories.flush == nil, !accessories.pendingReports.isEmpty, !isStopped else { return }
+        let window = configuration.reportWindow
+        accessories.flush = Task { [weak self] in
+            if window > .zero { try? await Task.sleep(for: window) }
+            await self?.flushReports()
+        }
+    }
+
+    private func flushReports() async {
+        let batch = accessories.pendingReports
+        accessories.pendingReports = []
+        do {
+            try await applyReports(batch)
+        } catch {
+            logger.error(
+                "saving value reports failed",
+                metadata: ["count": "\(batch.count)", "error": "\(error.code)"]
+            )
+        }
+        accessories.flush = nil
+        scheduleFlush()
+    }
+
+    /// A link's reachability: every accessory of the server follows it; on reconnect the database is read again.
+    func reachabilityChanged(_ reachable: Bool, key: String) async {
+        guard let link = accessories.links[key], link.isReachable != reachable else { return }
+        accessories.links[key]?.isReachable = reachable
+        for accessory in graph.accessories(ofDevice: key, inHome: link.homeID) {
+            accessories.pendingReports.append(
+                .setReachability(home: link.homeID, accessory: accessory.id, isReachable: reachable)
+            )
+        }
+        scheduleFlush()
+        guard reachable else { return }
+        // Back after a loss (or a restart): the accessory may have changed while we could not see its c#.
+        do {
+            let database = try await link.paired.reloadDatabase()
+            await follow(database, key: key)
+        } catch {
+            logger.debug("reading the database after a reconnect failed", metadata: ["device": "\(key)"])
+        }
+    }
+
+    /// Makes the graph follow an accessory server's database: bridged accessories added and removed (existing
+    /// ones keep their ids), values brought up to date.
+    func follow(_ database: AccessoryDatabase, key: String) async {
+        guard let link = accessories.links[key] else { return }
+        let homeID = link.homeID
+        let current = graph.accessories(ofDevice: key, inHome: homeID)
+        guard let server = current.first(where: { $0.bridgeID == nil }) else { return }
+        let byInstance = Dictionary(
+            current.map { ($0.accessoryInstanceID, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let present = Set(database.accessories.map(\.accessoryID))
+        var operations: [HomeOperation] = []
+        for accessory in current where accessory.bridgeID != nil && !present.contains(accessory.accessoryInstanceID) {
+            operations.append(.removeAccessory(home: homeID, accessory: accessory.id))
+        }
+        let added = AccessoryDatabase(
+            accessories: database.accessories.filter { byInstance[$0.accessoryID] == nil && $0.accessoryID != 1 }
+        )
+        if !added.accessories.isEmpty {
+            do {
+                operations += try importOperations(
+                    added,
+                    home: homeID,
+                    room: server.roomID,
+                    deviceID: key,
+                    category: nil,
+                    bridge: server,
+                    after: operations
+                )
+            } catch {
+                logger.error("could not import accessories added to a bridge", metadata: ["error": "\(error.code)"])
+            }
+        }
+        for hapAccessory in database.accessories {
+            guard let known = byInstance[hapAccessory.accessoryID] else { continue }
+            for service in hapAccessory.services {
+                for characteristic in service.characteristics {
+                    guard let value = characteristic.value,
+                        let graphCharacteristic = known.characteristics.first(where: {
+                            $0.instanceID == characteristic.instanceID
+                        }),
+                        graphCharacteristic.value != value
+                    else { continue }
+                    operations.append(
+                        .updateCharacteristicValue(home: homeID, characteristic: graphCharacteristic.id, value: value)
+                    )
+                }
+            }
+        }
+        do { try await applyReports(operations) } catch { logger.error("following a database change failed") }
+        accessories.links[key]?.index = graph.characteristicIndex(ofDevice: key, inHome: homeID)
+        let newIDs = Set(
+            operations.compactMap { operation -> UUID? in
+                guard case .addAccessory(_, let accessory) = operation else { return nil }
+                return accessory.id
+            }
+        )
+        if !newIDs.isEmpty { await subscribeNotifying(key: key, onlyEnabled: false, accessoryIDs: newIDs) }
+    }
+
+    /// What the browser (or another source of advertisements) says about an accessory server.
+    ///
+    /// A new address moves the link there; a new configuration number (`c#`) reads the database again, and the
+    /// graph follows it. Browsing calls this; a caller that learns of an advertisement another way may too.
+    public func noteAdvertisement(deviceID: String, host: String?, port: Int?, configurationNumber: Int) async {
+        let key = deviceKey(deviceID)
+        guard let link = accessories.links[key] else { return }
+        if let host, let port { await link.paired.noteAddress(host: host, port: port) }
+        let previous = link.configurationNumber
+        guard previous != configurationNumber else { return }
+        accessories.links[key]?.configurationNumber = configurationNumber
+        await link.paired.noteConfigurationNumber(configurationNumber)
+        if let store = accessories.pairingStore {
+            do { try await store.save(await link.paired.currentRecord) } catch {
+                logger.warning("could not save an accessory's new address", metadata: ["device": "\(key)"])
+            }
+        }
+        // With a known previous number the client reads the database and reports it as an event; without one
+        // it only notes the number, so read it here.
+        guard previous == nil else { return }
+        do {
+            let database = try await link.paired.reloadDatabase()
+            await follow(database, key: key)
+        } catch {
+            logger.debug("reading a changed database failed", metadata: ["device": "\(key)"])
+        }
+    }
+
+    private func browsed(_ event: AccessoryBrowseEvent) async {
+        switch event {
+        case .found(let accessory), .updated(let accessory):
+            await noteAdvertisement(
+                deviceID: accessory.deviceID,
+                host: accessory.host,
+                port: accessory.port,
+                configurationNumber: accessory.configurationNumber
+            )
+        case .removed:
+            break
+        }
+    }
+}

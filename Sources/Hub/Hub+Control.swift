@@ -1,0 +1,287 @@
+import Foundation
+import HAP
+import HAPController
+import HomeGraph
+import Logging
+
+/// Controlling paired accessories: writes, reads, identify, notifications and removal.
+extension Hub {
+    /// One characteristic of a request, resolved to its link and HAP id.
+    private struct Target: Sendable {
+        var characteristic: UUID
+        var key: String
+        var hapID: CharacteristicID
+        var value: HAPValue?
+    }
+
+    /// Writes values to characteristics of `homeID` (control right: shared users may), one result per id.
+    ///
+    /// Each value is checked against the graph first (writable, format, range); the accepted ones are sent to
+    /// their accessories, one request per accessory server, and only a value the accessory accepted becomes the
+    /// cached value. A success carries the value as recorded.
+    public func writeCharacteristics(
+        home homeID: UUID,
+        _ writes: [(characteristic: UUID, value: HAPValue)],
+        as caller: HubCaller
+    ) async throws(HubError) -> [UUID: Result<HAPValue, HubError>] {
+        try authorize(.control, inHome: homeID, as: caller)
+        guard !isStopped else { throw .stopped }
+        var results: [UUID: Result<HAPValue, HubError>] = [:]
+        var targets: [Target] = []
+        for (characteristic, value) in writes {
+            do throws(HubError) {
+                let sent: HAPValue
+                do {
+                    sent = try graph.validatedWrite(value, toCharacteristic: characteristic, inHome: homeID)
+                } catch {
+                    throw .rejected(error)
+                }
+                var target = try resolve(characteristic, inHome: homeID)
+                target.value = sent
+                targets.append(target)
+            } catch {
+                results[characteristic] = .failure(error)
+            }
+        }
+        let statuses = await send(targets) { paired, items throws(HAPControllerError) in
+            try await paired.write(items.compactMap { target in target.value.map { (target.hapID, $0) } })
+        }
+        var accepted: [(UUID, HAPValue)] = []
+        for target in targets {
+            guard let value = target.value else { continue }
+            switch statuses[target.characteristic] ?? .failure(.accessory(.timedOut)) {
+            case .success(let status) where status.isSuccess: accepted.append((target.characteristic, value))
+            case .success(let status): results[target.characteristic] = .failure(.accessory(.accessoryRefused(status)))
+            case .failure(let error): results[target.characteristic] = .failure(error)
+            }
+        }
+        let operations = accepted.map { id, value in
+            HomeOperation.writeCharacteristicValue(home: homeID, characteristic: id, value: value)
+        }
+        let applied = try await applyReports(operations)
+        for ((id, value), result) in zip(accepted, applied) {
+            switch result {
+            case .success: results[id] = .success(value)
+            case .failure(let error): results[id] = .failure(.rejected(error))
+            }
+        }
+        return results
+    }
+
+    /// Reads characteristics of `homeID` from their accessories (control right) and records the values read.
+    public func readCharacteristics(
+        home homeID: UUID,
+        _ ids: [UUID],
+        as caller: HubCaller
+    ) async throws(HubError) -> [UUID: Result<HAPValue?, HubError>] {
+        try authorize(.control, inHome: homeID, as: caller)
+        guard !isStopped else { throw .stopped }
+        var results: [UUID: Result<HAPValue?, HubError>] = [:]
+        var targets: [Target] = []
+        for id in ids {
+            do throws(HubError) {
+                let target = try resolve(id, inHome: homeID)
+                let characteristic: HomeCharacteristic
+                do {
+                    characteristic = try graph.characteristic(withID: id, inHome: homeID).characteristic
+                } catch {
+                    throw .rejected(error)
+                }
+                guard characteristic.permissions.contains(.read) else {
+                    throw .rejected(.invalidValue(.notReadable(characteristic.type)))
+                }
+                targets.append(target)
+            } catch {
+                results[id] = .failure(error)
+            }
+        }
+        let reads = await send(targets) { paired, items throws(HAPControllerError) in
+            let values = try await paired.read(items.map(\.hapID))
+            return values.mapValues { result in
+                switch result {
+                case .success(let value): ReadOutcome.value(value)
+                case .failure(let status): ReadOutcome.refused(status)
+                }
+            }
+        }
+        var operations: [HomeOperation] = []
+        for target in targets {
+            switch reads[target.characteristic] ?? .failure(.accessory(.timedOut)) {
+            case .success(.value(let value)):
+                results[target.characteristic] = .success(value)
+                if let value {
+                    operations.append(
+                        .updateCharacteristicValue(home: homeID, characteristic: target.characteristic, value: value)
+                    )
+                }
+            case .success(.refused(let status)):
+                results[target.characteristic] = .failure(.accessory(.accessoryRefused(status)))
+            case .failure(let error):
+                results[target.characteristic] = .failure(error)
+            }
+        }
+        try await applyReports(operations)
+        return results
+    }
+
+    /// Asks an accessory of `homeID` to identify itself (control right).
+    public func identify(home homeID: UUID, accessory accessoryID: UUID, as caller: HubCaller) async throws(HubError) {
+        try authorize(.control, inHome: homeID, as: caller)
+        let (link, accessory) = try linked(accessoryID, inHome: homeID)
+        do {
+            try await link.paired.identify(accessoryID: accessory.accessoryInstanceID)
+        } catch {
+            throw .accessory(error)
+        }
+    }
+
+    /// Turns events of a characteristic on or off at the accessory and records it (control right).
+    public func setNotifications(
+        home homeID: UUID,
+        characteristic id: UUID,
+        isEnabled: Bool,
+        as caller: HubCaller
+    ) async throws(HubError) {
+        try authorize(.control, inHome: homeID, as: caller)
+        let operation = HomeOperation.setNotifications(home: homeID, characteristic: id, isEnabled: isEnabled)
+        var trial = graph
+        do { _ = try trial.apply(operation) } catch { throw .rejected(error) }
+        let target = try resolve(id, inHome: homeID)
+        guard let link = accessories.links[target.key] else { throw .accessoryNotFound(target.key) }
+        let statuses: [CharacteristicID: HAPStatus]
+        do {
+            statuses =
+                isEnabled
+                ? try await link.paired.subscribe([target.hapID]) : try await link.paired.unsubscribe([target.hapID])
+        } catch {
+            throw .accessory(error)
+        }
+        let status = statuses[target.hapID] ?? .resourceDoesNotExist
+        guard status.isSuccess else { throw .accessory(.accessoryRefused(status)) }
+        try await apply(operation)
+    }
+
+    /// Removes a paired accessory from `homeID` (configure right): unpairs it, then removes it and, for a bridge,
+    /// its bridged accessories from the graph.
+    ///
+    /// An accessory that cannot be reached is still removed here; the result says the accessory kept the pairing.
+    /// A bridged accessory is removed with its bridge: asking for it alone is an `invalidRequest`.
+    @discardableResult
+    public func removeAccessory(
+        home homeID: UUID,
+        accessory accessoryID: UUID,
+        as caller: HubCaller
+    ) async throws(HubError) -> AccessoryRemoval {
+        try authorize(.configure, inHome: homeID, as: caller)
+        guard !isStopped else { throw .stopped }
+        guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        guard let accessory = home.accessories.first(where: { $0.id == accessoryID }) else {
+            throw .rejected(.notFound(.accessory, accessoryID))
+        }
+        guard accessory.bridgeID == nil else {
+            throw .invalidRequest("an accessory behind a bridge is removed with its bridge")
+        }
+        var isUnpaired = false
+        if let deviceID = accessory.deviceID {
+            let key = deviceKey(deviceID.description)
+            if let link = accessories.links.removeValue(forKey: key) {
+                for task in link.tasks { task.cancel() }
+                do {
+                    try await link.paired.unpair()
+                    isUnpaired = true
+                } catch {
+                    logger.warning("could not unpair an accessory; removing it anyway", metadata: ["device": "\(key)"])
+                    await link.paired.close()
+                }
+            }
+            do { try await pairingStore().remove(deviceID: key) } catch {
+                logger.error("could not forget a removed accessory's pairing", metadata: ["device": "\(key)"])
+            }
+        }
+        let events = try await apply(.removeAccessory(home: homeID, accessory: accessoryID))
+        let removed = events.compactMap { event -> UUID? in
+            guard case .accessoryRemoved(let id) = event.change else { return nil }
+            return id
+        }
+        return AccessoryRemoval(removedAccessoryIDs: removed, isUnpairedOnAccessory: isUnpaired)
+    }
+
+    // MARK: Helpers
+
+    /// What a read found: a value (possibly null) or the accessory's refusal.
+    private enum ReadOutcome: Sendable {
+        case value(HAPValue?)
+        case refused(HAPStatus)
+    }
+
+    /// The link and HAP id of a characteristic of `homeID`.
+    private func resolve(_ id: UUID, inHome homeID: UUID) throws(HubError) -> Target {
+        let found: (characteristic: HomeCharacteristic, accessory: HomeAccessory)
+        do { found = try graph.characteristic(withID: id, inHome: homeID) } catch { throw .rejected(error) }
+        guard let deviceID = found.accessory.deviceID else { throw .accessoryNotFound(found.accessory.name) }
+        let key = deviceKey(deviceID.description)
+        guard accessories.links[key] != nil else { throw .accessoryNotFound(key) }
+        return Target(
+            characteristic: id,
+            key: key,
+            hapID: CharacteristicID(
+                accessoryID: found.accessory.accessoryInstanceID,
+                instanceID: found.characteristic.instanceID
+            )
+        )
+    }
+
+    /// The link of an accessory of `homeID`, and the accessory.
+    private func linked(_ id: UUID, inHome homeID: UUID) throws(HubError) -> (AccessoryLink, HomeAccessory) {
+        guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        guard let accessory = home.accessories.first(where: { $0.id == id }) else {
+            throw .rejected(.notFound(.accessory, id))
+        }
+        guard let deviceID = accessory.deviceID, let link = accessories.links[deviceKey(deviceID.description)]
+        else {
+            throw .accessoryNotFound(accessory.name)
+        }
+        return (link, accessory)
+    }
+
+    /// Sends one request per accessory server at once, and gives each characteristic its outcome.
+    private func send<Outcome: Sendable>(
+        _ targets: [Target],
+        _ request:
+            @escaping @Sendable (PairedAccessory, [Target]) async throws(HAPControllerError) -> [CharacteristicID:
+            Outcome]
+    ) async -> [UUID: Result<Outcome, HubError>] {
+        var byServer: [String: [Target]] = [:]
+        for target in targets { byServer[target.key, default: []].append(target) }
+        var jobs: [(PairedAccessory, [Target])] = []
+        for (key, items) in byServer {
+            guard let link = accessories.links[key] else { continue }
+            jobs.append((link.paired, items))
+        }
+        return await withTaskGroup(of: [UUID: Result<Outcome, HubError>].self) { group in
+            for (paired, items) in jobs {
+                group.addTask {
+                    var outcomes: [UUID: Result<Outcome, HubError>] = [:]
+                    do throws(HAPControllerError) {
+                        let answers = try await request(paired, items)
+                        for item in items {
+                            if let answer = answers[item.hapID] {
+                                outcomes[item.characteristic] = .success(answer)
+                            } else {
+                                outcomes[item.characteristic] = .failure(
+                                    .accessory(.accessoryRefused(.resourceDoesNotExist))
+                                )
+                            }
+                        }
+                    } catch {
+                        for item in items { outcomes[item.characteristic] = .failure(.accessory(error)) }
+                    }
+                    return outcomes
+                }
+            }
+            var all: [UUID: Result<Outcome, HubError>] = [:]
+            for await outcomes in group { all.merge(outcomes) { first, _ in first } }
+            return all
+        }
+    }
+}
