@@ -131,6 +131,9 @@ extension HAPCommand {
         @Argument(help: "Assignments as aid.iid=value: true/false/1/0, numbers, text.")
         var assignments: [String]
 
+        @Flag(help: "Ask for write responses (r:true) and print the value each characteristic answers with.")
+        var response = false
+
         func validate() throws {
             guard !assignments.isEmpty else { throw ValidationError("give at least one aid.iid=value.") }
             for text in assignments {
@@ -144,21 +147,39 @@ extension HAPCommand {
 
         func run() async throws {
             let target = options.target(accessory)
-            let statuses = await options.withAccessory(target) { accessory throws(HAPControllerError) in
+            let outcomes = await options.withAccessory(target) { accessory throws(HAPControllerError) in
                 let database = try await accessory.accessories()
                 var writes: [(CharacteristicID, HAPValue)] = []
                 for text in assignments {
                     writes.append(Self.typed(text, in: database, options: options))
                 }
+                if response {
+                    let results = try await accessory.writeWithResponse(writes)
+                    return writes.map { id, _ in (id, results[id] ?? .failure(.resourceDoesNotExist)) }
+                }
                 let results = try await accessory.write(writes)
-                return writes.map { id, _ in (id, results[id] ?? .resourceDoesNotExist) }
+                return writes.map { id, _ -> (CharacteristicID, Result<HAPValue?, HAPStatus>) in
+                    let status = results[id] ?? .resourceDoesNotExist
+                    return (id, status.isSuccess ? .success(nil) : .failure(status))
+                }
             }
             if options.json {
-                Output.json(["characteristics": statuses.map { CharacteristicEntry($0, status: $1) }])
+                let entries = outcomes.map { id, result in
+                    switch result {
+                    case .success(let value): CharacteristicEntry(id, value: value, status: .success)
+                    case .failure(let status): CharacteristicEntry(id, status: status)
+                    }
+                }
+                Output.json(["characteristics": entries])
             } else {
-                for (id, status) in statuses where status.isSuccess { Output.line("\(id) ok") }
+                for case (let id, .success(let value)) in outcomes {
+                    Output.line(response ? "\(id) \(value.map(\.description) ?? "null")" : "\(id) ok")
+                }
             }
-            failOnStatuses(statuses, verb: "write", options: options)
+            let failures = outcomes.compactMap { id, result in
+                if case .failure(let status) = result { (id, status) } else { nil }
+            }
+            failOnStatuses(failures, verb: "write", options: options)
         }
 
         /// The id and typed value of one assignment; exits 2 or 3 when it does not fit the database.

@@ -99,7 +99,8 @@ struct SimulatedBridge {
     static func start(
         port: Int = 0,
         store: InMemoryAccessoryStateStore = InMemoryAccessoryStateStore(),
-        identifiers: IdentifierMap = IdentifierMap()
+        identifiers: IdentifierMap = IdentifierMap(),
+        description: SimulatorDescription = SimulatedBridge.description
     ) async throws -> SimulatedBridge {
         let simulator = try SimulatedAccessories(description: description, identifiers: identifiers)
         var logger = Logger(label: "test.bridge")

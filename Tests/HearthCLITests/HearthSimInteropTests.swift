@@ -15,15 +15,16 @@ struct HearthSimInteropTests {
     /// Starts hearth-sim in the accessory's namespace; returns it and the setup URI it printed.
     static func startSimulator(
         in network: NetworkNamespacePair,
-        state: String
+        state: String,
+        accessories: [String] = ["--bridge", "--preset", "lightbulb", "--preset", "door-lock"]
     ) throws -> (process: ChildProcess, setupURI: String) {
         let process = try network.start(
             inAccessoryNamespace: true,
             BuiltProducts.path("hearth-sim"),
             [
                 "serve", "--state", state, "--port", "51826", "--setup-code", setupCode, "--interface",
-                network.accessoryAddress, "--json", "--bridge", "--preset", "lightbulb", "--preset", "door-lock",
-            ]
+                network.accessoryAddress, "--json",
+            ] + accessories
         )
         let ready = try process.receive()
         _ = try #require(ready["deviceID"] as? String)
@@ -91,6 +92,52 @@ struct HearthSimInteropTests {
         #expect((try grown.json()["accessories"] as? [Any])?.count == count + 1, "\(grown)")
         let tree = try hearth.run(["hap", "accessories", accessory])
         #expect(tree.status == 0 && tree.output.contains("New Lamp"), "\(tree)")
+
+        let unpair = try hearth.run(["hap", "unpair", accessory])
+        #expect(unpair.status == 0, "\(unpair)")
+    }
+
+    @Test func putWithResponsePrintsTheValueTheAccessoryAnswersWith() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let customType = "E863F10D-079E-48FF-8F27-9C2605A29F52"
+        let description = """
+            {"bridge": null, "accessories": [{"name": "Lamp", "preset": "lightbulb", "services": [
+              {"type": "lightbulb", "custom": [{"uuid": "\(customType)", "format": "uint8",
+                "perms": ["pr", "pw", "wr"], "value": 0, "minValue": 0, "maxValue": 100}]}]}]}
+            """
+        let descriptionFile = folder + "/lamp.json"
+        try Data(description.utf8).write(to: URL(fileURLWithPath: descriptionFile))
+        let started = try Self.startSimulator(in: network, state: folder + "/sim", accessories: [descriptionFile])
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let accessory = "\(network.accessoryAddress):51826"
+        let paired = try hearth.run(["hap", "pair", "--setup-uri", started.setupURI, accessory, "--json"])
+        #expect(paired.status == 0, "\(paired)")
+        let listed = try hearth.run(["hap", "accessories", accessory, "--json"])
+        var custom: String?
+        for case let entry as [String: Any] in try listed.json()["accessories"] as? [Any] ?? [] {
+            for case let service as [String: Any] in entry["services"] as? [Any] ?? [] {
+                for case let characteristic as [String: Any] in service["characteristics"] as? [Any] ?? []
+                where characteristic["type"] as? String == customType {
+                    custom = "\(entry["aid"] ?? "").\(characteristic["iid"] ?? "")"
+                }
+            }
+        }
+        let id = try #require(custom, "\(listed)")
+
+        let json = try hearth.run(["hap", "put", "--response", accessory, "\(id)=42", "--json"])
+        #expect(json.status == 0, "\(json)")
+        let entries = try json.json()["characteristics"] as? [[String: Any]]
+        #expect(entries?.first?["value"] as? Int == 42, "\(json)")
+        #expect(entries?.first?["status"] as? Int == 0, "\(json)")
+        let text = try hearth.run(["hap", "put", "--response", accessory, "\(id)=7"])
+        #expect(text.status == 0 && text.output == "\(id) 7\n", "\(text)")
+        let plain = try hearth.run(["hap", "put", accessory, "\(id)=9"])
+        #expect(plain.status == 0 && plain.output == "\(id) ok\n", "\(plain)")
 
         let unpair = try hearth.run(["hap", "unpair", accessory])
         #expect(unpair.status == 0, "\(unpair)")
