@@ -57,13 +57,15 @@ extension HAPCommand {
             abstract: "Show the accessory database: accessories, services and characteristics."
         )
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
 
         func run() async throws {
             let target = options.target(accessory)
-            let database = await options.withAccessory(target) { accessory throws(HAPControllerError) in
+            let database = await options.withAccessory(target, interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 try await accessory.accessories()
             }
             if options.json {
@@ -78,6 +80,7 @@ extension HAPCommand {
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Read characteristics.")
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
@@ -93,7 +96,8 @@ extension HAPCommand {
 
         func run() async throws {
             let target = options.target(accessory)
-            let (ids, results) = await options.withAccessory(target) { accessory throws(HAPControllerError) in
+            let (ids, results) = await options.withAccessory(target, interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 let ids = characteristicIDs(characteristics, in: try await accessory.accessories(), options: options)
                 return (ids, try await accessory.read(ids))
             }
@@ -124,6 +128,7 @@ extension HAPCommand {
             abstract: "Write characteristics; each value is read as its characteristic's format asks."
         )
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
@@ -147,7 +152,8 @@ extension HAPCommand {
 
         func run() async throws {
             let target = options.target(accessory)
-            let outcomes = await options.withAccessory(target) { accessory throws(HAPControllerError) in
+            let outcomes = await options.withAccessory(target, interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 let database = try await accessory.accessories()
                 var writes: [(CharacteristicID, HAPValue)] = []
                 for text in assignments {
