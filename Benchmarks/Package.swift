@@ -34,6 +34,17 @@ let package = Package(
             ],
             path: "HAPLoad"
         ),
+        // Hearth's controller library measured against one accessory, side by side with aiohomekit
+        // (scripts/bench-controller.sh).
+        .executableTarget(
+            name: "ControllerBench",
+            dependencies: [
+                .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPController", package: "Hearth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "ControllerBench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

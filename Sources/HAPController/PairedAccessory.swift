@@ -273,6 +273,25 @@ public actor PairedAccessory {
         return try await put(items, preparedWriteID: nil)
     }
 
+    /// Writes values asking for the accessory's answer (`"r": true`, hap-protocol.md §7); one outcome each.
+    ///
+    /// A success carries the value the accessory answered with, typed by the database's format when it was read;
+    /// it is `nil` when the accessory sent none (a characteristic without the `wr` permission answers 204) or null.
+    public func writeWithResponse(
+        _ writes: [(CharacteristicID, HAPValue)]
+    ) async throws(HAPControllerError) -> [CharacteristicID: Result<HAPValue?, HAPStatus>] {
+        let items = writes.map { id, value in
+            var item = Self.writeItem(id, value)
+            item.requestsResponse = true
+            return item
+        }
+        var results: [CharacteristicID: Result<HAPValue?, HAPStatus>] = [:]
+        for (id, answer) in try await exchange(items, preparedWriteID: nil) {
+            results[id] = answer.status.isSuccess ? .success(converted(answer.value, for: id)) : .failure(answer.status)
+        }
+        return results
+    }
+
     /// A timed write (hap-protocol.md §7.7): `PUT /prepare` with a fresh id, then the write carrying it.
     public func timedWrite(
         _ writes: [(CharacteristicID, HAPValue)],
@@ -382,19 +401,36 @@ public actor PairedAccessory {
         _ items: [CharacteristicWriteRequest.Item],
         preparedWriteID: UInt64?
     ) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
+        try await exchange(items, preparedWriteID: preparedWriteID).mapValues(\.status)
+    }
+
+    /// One characteristic's answer to a write: its status and, for a write response, its value.
+    private struct WriteAnswer {
+        var status: HAPStatus
+        var value: HAPValue?
+    }
+
+    private func exchange(
+        _ items: [CharacteristicWriteRequest.Item],
+        preparedWriteID: UInt64?
+    ) async throws(HAPControllerError) -> [CharacteristicID: WriteAnswer] {
         guard !items.isEmpty else { return [:] }
         let request = CharacteristicWriteRequest(characteristics: items, preparedWriteID: preparedWriteID)
         guard let body = try? HAPJSON.encode(request) else { throw .malformedBody }
         let response = try await send(
             HTTPRequest(method: .put, target: "/characteristics", headers: jsonHeaders(), body: Array(body))
         )
-        var results: [CharacteristicID: HAPStatus] = [:]
+        var results: [CharacteristicID: WriteAnswer] = [:]
         switch response.status.code {
         case 204:
-            for item in items { results[item.id] = .success }
+            for item in items { results[item.id] = WriteAnswer(status: .success) }
         case 200, 207:
-            for item in try Self.items(of: response) { results[item.id] = item.status ?? .success }
-            for item in items where results[item.id] == nil { results[item.id] = .resourceDoesNotExist }
+            for item in try Self.items(of: response) {
+                results[item.id] = WriteAnswer(status: item.status ?? .success, value: item.value)
+            }
+            for item in items where results[item.id] == nil {
+                results[item.id] = WriteAnswer(status: .resourceDoesNotExist)
+            }
         default:
             throw Self.statusError(response)
         }

@@ -185,6 +185,7 @@ extension HAPCommand {
             abstract: "Remove this controller's pairing from the accessory and forget it."
         )
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
@@ -192,7 +193,8 @@ extension HAPCommand {
         func run() async throws {
             let target = options.target(accessory)
             let record = await options.record(for: target)
-            await options.withAccessory(target) { accessory throws(HAPControllerError) in
+            await options.withAccessory(target, interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 try await accessory.unpair()
             }
             await options.update(removing: record.deviceID)
@@ -211,7 +213,10 @@ extension HAPCommand {
         )
         @OptionGroup var options: HAPOptions
 
-        @Option(name: .customLong("interface"), help: "An IPv4 address to find an unpaired device ID on over mDNS.")
+        @Option(
+            name: .customLong("interface"),
+            help: "An IPv4 address to find the accessory on over mDNS (unpaired, or paired but moved)."
+        )
         var interfaces: [String] = []
 
         @Option(help: "How long to look for the accessory over mDNS, in seconds.")
@@ -223,7 +228,7 @@ extension HAPCommand {
         func run() async throws {
             let target = options.target(accessory)
             if await options.records().contains(where: { target.matches($0) }) {
-                await options.withAccessory(target) { accessory throws(HAPControllerError) in
+                await options.withAccessory(target, interfaces: interfaces) { accessory throws(HAPControllerError) in
                     try await accessory.identify()
                 }
             } else {

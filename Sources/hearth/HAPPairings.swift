@@ -26,12 +26,13 @@ extension HAPCommand.Pairings {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the controllers paired with an accessory.")
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
 
         func run() async throws {
-            let pairings = await options.withAccessory(options.target(accessory)) {
+            let pairings = await options.withAccessory(options.target(accessory), interfaces: resolve.interfaces) {
                 accessory throws(HAPControllerError) in
                 try await accessory.listPairings()
             }
@@ -55,6 +56,7 @@ extension HAPCommand.Pairings {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Pair another controller with an accessory.")
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
@@ -79,7 +81,8 @@ extension HAPCommand.Pairings {
 
         func run() async throws {
             let key = bytes(hex: publicKey) ?? []
-            await options.withAccessory(options.target(accessory)) { accessory throws(HAPControllerError) in
+            await options.withAccessory(options.target(accessory), interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 try await accessory.addPairing(identifier: identifier, publicKey: key, isAdmin: admin)
             }
             if options.json {
@@ -94,6 +97,7 @@ extension HAPCommand.Pairings {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove another controller's pairing.")
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
@@ -102,7 +106,8 @@ extension HAPCommand.Pairings {
         var identifier: String
 
         func run() async throws {
-            await options.withAccessory(options.target(accessory)) { accessory throws(HAPControllerError) in
+            await options.withAccessory(options.target(accessory), interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 try await accessory.removePairing(identifier: identifier)
             }
             if options.json {

@@ -77,20 +77,49 @@ struct HAPOptions: ParsableArguments {
     }
 
     /// Runs `body` with a verified client of the paired accessory `target` names, closing it afterwards.
+    ///
+    /// When the stored address does not answer and `interfaces` are given, the accessory is looked up over mDNS
+    /// there, `body` runs once more at the address found, and that address is stored.
     func withAccessory<Result>(
         _ target: AccessoryTarget,
+        interfaces: [String] = [],
         _ body: (PairedAccessory) async throws(HAPControllerError) -> Result
     ) async -> Result {
         let record = await record(for: target)
         let accessory = PairedAccessory(record: record, identity: await identity())
         do throws(HAPControllerError) {
-            let result = try await body(accessory)
+            let result: Result
+            do {
+                result = try await body(accessory)
+            } catch .unreachable where !interfaces.isEmpty {
+                guard await relocate(accessory, interfaces: interfaces) else {
+                    throw .unreachable(host: record.host, port: record.port)
+                }
+                result = try await body(accessory)
+                await update(saving: await accessory.currentRecord)
+            }
             await accessory.close()
             return result
         } catch {
             await accessory.close()
             fail(error)
         }
+    }
+
+    /// Looks a paired accessory up over mDNS on `interfaces` and moves its client there.
+    ///
+    /// Returns `false` when it was found at the address already in use; exits 5 when it does not answer in 10 s.
+    func relocate(_ accessory: PairedAccessory, interfaces: [String]) async -> Bool {
+        let record = await accessory.currentRecord
+        let found = await Discovery.locate(
+            deviceID: record.deviceID,
+            interfaces: interfaces,
+            timeout: 10,
+            options: self
+        )
+        guard let host = found.host, host != record.host || found.port != record.port else { return false }
+        await accessory.noteAddress(host: host, port: found.port)
+        return true
     }
 
     /// Prints an error as one line on stderr (and the error object on stdout with `--json`), then exits.
@@ -143,6 +172,16 @@ struct HAPOptions: ParsableArguments {
     func fail(_ error: CommandLineArgumentError) -> Never {
         fail(error.description, code: 2, kind: "usage")
     }
+}
+
+/// `--interface` for commands that reach a paired accessory: where to look it up over mDNS when its stored address
+/// does not answer.
+struct ResolveOptions: ParsableArguments {
+    @Option(
+        name: .customLong("interface"),
+        help: "An IPv4 address to look the accessory up on over mDNS when its stored address fails (repeatable)."
+    )
+    var interfaces: [String] = []
 }
 
 /// The API's error object (docs/style.md §4).

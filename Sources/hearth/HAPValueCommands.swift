@@ -57,13 +57,15 @@ extension HAPCommand {
             abstract: "Show the accessory database: accessories, services and characteristics."
         )
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
 
         func run() async throws {
             let target = options.target(accessory)
-            let database = await options.withAccessory(target) { accessory throws(HAPControllerError) in
+            let database = await options.withAccessory(target, interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 try await accessory.accessories()
             }
             if options.json {
@@ -78,6 +80,7 @@ extension HAPCommand {
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Read characteristics.")
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
@@ -93,7 +96,8 @@ extension HAPCommand {
 
         func run() async throws {
             let target = options.target(accessory)
-            let (ids, results) = await options.withAccessory(target) { accessory throws(HAPControllerError) in
+            let (ids, results) = await options.withAccessory(target, interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 let ids = characteristicIDs(characteristics, in: try await accessory.accessories(), options: options)
                 return (ids, try await accessory.read(ids))
             }
@@ -124,12 +128,16 @@ extension HAPCommand {
             abstract: "Write characteristics; each value is read as its characteristic's format asks."
         )
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
 
         @Argument(help: "Assignments as aid.iid=value: true/false/1/0, numbers, text.")
         var assignments: [String]
+
+        @Flag(help: "Ask for write responses (r:true) and print the value each characteristic answers with.")
+        var response = false
 
         func validate() throws {
             guard !assignments.isEmpty else { throw ValidationError("give at least one aid.iid=value.") }
@@ -144,21 +152,40 @@ extension HAPCommand {
 
         func run() async throws {
             let target = options.target(accessory)
-            let statuses = await options.withAccessory(target) { accessory throws(HAPControllerError) in
+            let outcomes = await options.withAccessory(target, interfaces: resolve.interfaces) {
+                accessory throws(HAPControllerError) in
                 let database = try await accessory.accessories()
                 var writes: [(CharacteristicID, HAPValue)] = []
                 for text in assignments {
                     writes.append(Self.typed(text, in: database, options: options))
                 }
+                if response {
+                    let results = try await accessory.writeWithResponse(writes)
+                    return writes.map { id, _ in (id, results[id] ?? .failure(.resourceDoesNotExist)) }
+                }
                 let results = try await accessory.write(writes)
-                return writes.map { id, _ in (id, results[id] ?? .resourceDoesNotExist) }
+                return writes.map { id, _ -> (CharacteristicID, Result<HAPValue?, HAPStatus>) in
+                    let status = results[id] ?? .resourceDoesNotExist
+                    return (id, status.isSuccess ? .success(nil) : .failure(status))
+                }
             }
             if options.json {
-                Output.json(["characteristics": statuses.map { CharacteristicEntry($0, status: $1) }])
+                let entries = outcomes.map { id, result in
+                    switch result {
+                    case .success(let value): CharacteristicEntry(id, value: value, status: .success)
+                    case .failure(let status): CharacteristicEntry(id, status: status)
+                    }
+                }
+                Output.json(["characteristics": entries])
             } else {
-                for (id, status) in statuses where status.isSuccess { Output.line("\(id) ok") }
+                for case (let id, .success(let value)) in outcomes {
+                    Output.line(response ? "\(id) \(value.map(\.description) ?? "null")" : "\(id) ok")
+                }
             }
-            failOnStatuses(statuses, verb: "write", options: options)
+            let failures = outcomes.compactMap { id, result in
+                if case .failure(let status) = result { (id, status) } else { nil }
+            }
+            failOnStatuses(failures, verb: "write", options: options)
         }
 
         /// The id and typed value of one assignment; exits 2 or 3 when it does not fit the database.

@@ -1,7 +1,9 @@
 import ArgumentParser
+import DNSSD
 import Foundation
 import HAP
 import HAPController
+import NIOPosix
 
 extension HAPCommand {
     /// `hearth hap watch ACCESSORY aid.iid… [--count N] [--timeout S]`.
@@ -17,6 +19,7 @@ extension HAPCommand {
                 """
         )
         @OptionGroup var options: HAPOptions
+        @OptionGroup var resolve: ResolveOptions
 
         @Argument(help: "The accessory: a device ID or ADDRESS:PORT.")
         var accessory: String
@@ -51,7 +54,18 @@ extension HAPCommand {
             let accessory = PairedAccessory(record: record, identity: await options.identity())
             let ids: [CharacteristicID]
             do throws(HAPControllerError) {
-                ids = characteristicIDs(characteristics, in: try await accessory.accessories(), options: options)
+                let database: AccessoryDatabase
+                do {
+                    database = try await accessory.accessories()
+                } catch .unreachable where !resolve.interfaces.isEmpty {
+                    // The stored address failed: look the accessory up over mDNS and store where it is now.
+                    guard await options.relocate(accessory, interfaces: resolve.interfaces) else {
+                        throw .unreachable(host: record.host, port: record.port)
+                    }
+                    database = try await accessory.accessories()
+                    await options.update(saving: await accessory.currentRecord)
+                }
+                ids = characteristicIDs(characteristics, in: database, options: options)
                 let statuses = try await accessory.subscribe(ids)
                 failOnStatuses(
                     ids.map { ($0, statuses[$0] ?? .resourceDoesNotExist) },
@@ -67,7 +81,9 @@ extension HAPCommand {
             } else {
                 Output.standardError("watching \(ids.map(\.description).joined(separator: " "))")
             }
+            let browser = await follow(accessory, deviceID: record.deviceID)
             let end = await watch(accessory, ids: Set(ids))
+            await browser?.stop()
             await accessory.close()
             if end == .timedOut, let count {
                 options.fail(
@@ -76,6 +92,36 @@ extension HAPCommand {
                     kind: "timedOut"
                 )
             }
+        }
+
+        /// With `--interface`, browses mDNS for the accessory and hands its new addresses and configuration numbers
+        /// to the client, which moves its session and reads the changed database; `nil` without `--interface`.
+        private func follow(_ accessory: PairedAccessory, deviceID: String) async -> AccessoryBrowser? {
+            guard !resolve.interfaces.isEmpty else { return nil }
+            let addresses = resolve.interfaces.compactMap { IPv4Address($0) }
+            guard addresses.count == resolve.interfaces.count else {
+                options.fail("give --interface as IPv4 addresses, for example 192.168.1.20", code: 2, kind: "usage")
+            }
+            let browser = AccessoryBrowser(interfaces: addresses, group: MultiThreadedEventLoopGroup.singleton)
+            do throws(MDNSError) {
+                try await browser.start()
+            } catch {
+                options.fail("mDNS could not start (\(error)). Check the --interface addresses", code: 1, kind: "mdns")
+            }
+            let events = browser.events
+            Task {
+                for await event in events {
+                    switch event {
+                    case .found(let found), .updated(let found):
+                        guard found.deviceID == deviceID else { continue }
+                        await accessory.noteConfigurationNumber(found.configurationNumber)
+                        if let host = found.host { await accessory.noteAddress(host: host, port: found.port) }
+                    case .removed:
+                        continue
+                    }
+                }
+            }
+            return browser
         }
 
         /// Prints events until `count` changes, the timeout or the end of the session.

@@ -100,7 +100,8 @@ struct SimulatedBridge {
     static func start(
         port: Int = 0,
         store: InMemoryAccessoryStateStore = InMemoryAccessoryStateStore(),
-        identifiers: IdentifierMap = IdentifierMap()
+        identifiers: IdentifierMap = IdentifierMap(),
+        description: SimulatorDescription = SimulatedBridge.description
     ) async throws -> SimulatedBridge {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let simulator = try SimulatedAccessories(description: description, identifiers: identifiers, eventLoop: loop)

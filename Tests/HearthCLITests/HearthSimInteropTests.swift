@@ -15,15 +15,17 @@ struct HearthSimInteropTests {
     /// Starts hearth-sim in the accessory's namespace; returns it and the setup URI it printed.
     static func startSimulator(
         in network: NetworkNamespacePair,
-        state: String
+        state: String,
+        port: Int = 51826,
+        accessories: [String] = ["--bridge", "--preset", "lightbulb", "--preset", "door-lock"]
     ) throws -> (process: ChildProcess, setupURI: String) {
         let process = try network.start(
             inAccessoryNamespace: true,
             BuiltProducts.path("hearth-sim"),
             [
-                "serve", "--state", state, "--port", "51826", "--setup-code", setupCode, "--interface",
-                network.accessoryAddress, "--json", "--bridge", "--preset", "lightbulb", "--preset", "door-lock",
-            ]
+                "serve", "--state", state, "--port", "\(port)", "--setup-code", setupCode, "--interface",
+                network.accessoryAddress, "--json",
+            ] + accessories
         )
         let ready = try process.receive()
         _ = try #require(ready["deviceID"] as? String)
@@ -93,6 +95,104 @@ struct HearthSimInteropTests {
         #expect(tree.status == 0 && tree.output.contains("New Lamp"), "\(tree)")
 
         let unpair = try hearth.run(["hap", "unpair", accessory])
+        #expect(unpair.status == 0, "\(unpair)")
+    }
+
+    @Test func putWithResponsePrintsTheValueTheAccessoryAnswersWith() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let customType = "E863F10D-079E-48FF-8F27-9C2605A29F52"
+        let description = """
+            {"bridge": null, "accessories": [{"name": "Lamp", "preset": "lightbulb", "services": [
+              {"type": "lightbulb", "custom": [{"uuid": "\(customType)", "format": "uint8",
+                "perms": ["pr", "pw", "wr"], "value": 0, "minValue": 0, "maxValue": 100}]}]}]}
+            """
+        let descriptionFile = folder + "/lamp.json"
+        try Data(description.utf8).write(to: URL(fileURLWithPath: descriptionFile))
+        let started = try Self.startSimulator(in: network, state: folder + "/sim", accessories: [descriptionFile])
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let accessory = "\(network.accessoryAddress):51826"
+        let paired = try hearth.run(["hap", "pair", "--setup-uri", started.setupURI, accessory, "--json"])
+        #expect(paired.status == 0, "\(paired)")
+        let listed = try hearth.run(["hap", "accessories", accessory, "--json"])
+        var custom: String?
+        for case let entry as [String: Any] in try listed.json()["accessories"] as? [Any] ?? [] {
+            for case let service as [String: Any] in entry["services"] as? [Any] ?? [] {
+                for case let characteristic as [String: Any] in service["characteristics"] as? [Any] ?? []
+                where characteristic["type"] as? String == customType {
+                    custom = "\(entry["aid"] ?? "").\(characteristic["iid"] ?? "")"
+                }
+            }
+        }
+        let id = try #require(custom, "\(listed)")
+
+        let json = try hearth.run(["hap", "put", "--response", accessory, "\(id)=42", "--json"])
+        #expect(json.status == 0, "\(json)")
+        let entries = try json.json()["characteristics"] as? [[String: Any]]
+        #expect(entries?.first?["value"] as? Int == 42, "\(json)")
+        #expect(entries?.first?["status"] as? Int == 0, "\(json)")
+        let text = try hearth.run(["hap", "put", "--response", accessory, "\(id)=7"])
+        #expect(text.status == 0 && text.output == "\(id) 7\n", "\(text)")
+        let plain = try hearth.run(["hap", "put", accessory, "\(id)=9"])
+        #expect(plain.status == 0 && plain.output == "\(id) ok\n", "\(plain)")
+
+        let unpair = try hearth.run(["hap", "unpair", accessory])
+        #expect(unpair.status == 0, "\(unpair)")
+    }
+
+    @Test func withInterfaceAMovedAccessoryIsFoundOverMDNSAndFollowed() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let simState = folder + "/sim"
+        let started = try Self.startSimulator(in: network, state: simState)
+        var simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let paired = try hearth.run([
+            "hap", "pair", "--setup-uri", started.setupURI, "\(network.accessoryAddress):51826", "--json",
+        ])
+        #expect(paired.status == 0, "\(paired)")
+        let deviceID = try #require(try paired.json()["deviceID"] as? String, "\(paired)")
+        let on = try Self.firstOn(in: try hearth.run(["hap", "accessories", deviceID, "--json"]).json())
+
+        // The accessory comes back on another port: without --interface the stored address fails (exit 5) …
+        #expect(simulator.terminate() == 0)
+        simulator = try Self.startSimulator(in: network, state: simState, port: 51827).process
+        let stale = try hearth.run(["hap", "get", deviceID, on.id])
+        #expect(stale.status == 5, "\(stale)")
+        // … with it, the accessory is looked up over mDNS, read at its new port, and the new port is stored.
+        let found = try hearth.run(["hap", "get", deviceID, on.id, "--interface", network.controllerAddress, "--json"])
+        #expect(found.status == 0, "\(found)")
+        let again = try hearth.run(["hap", "get", deviceID, on.id])
+        #expect(again.status == 0, "\(again)")
+
+        // A watcher with --interface follows the accessory to a third port through its mDNS announcements.
+        let watcher = try hearth.start([
+            "hap", "watch", deviceID, on.id, "--interface", network.controllerAddress, "--count", "1", "--timeout",
+            "90", "--json",
+        ])
+        _ = try watcher.receive { $0["watching"] != nil }
+        #expect(simulator.terminate() == 0)
+        _ = try watcher.receive { $0["reachable"] as? Bool == false }
+        simulator = try Self.startSimulator(in: network, state: simState, port: 51828).process
+        _ = try watcher.receive { $0["reachable"] as? Bool == true }
+        let current = try hearth.run([
+            "hap", "get", deviceID, on.id, "--interface", network.controllerAddress, "--json",
+        ])
+        let values = try current.json()["characteristics"] as? [[String: Any]]
+        let now = try #require(values?.first?["value"] as? Bool, "\(current)")
+        let simPath = BuiltProducts.path("hearth-sim")
+        #expect(try HearthCLI.runLocally(simPath, ["set", "--state", simState, "\(on.aid)", "on", "\(!now)"]) == 0)
+        #expect(try watcher.receive { $0["value"] != nil }["value"] as? Bool == !now)
+        #expect(watcher.waitForExit() == 0)
+
+        let unpair = try hearth.run(["hap", "unpair", deviceID, "--interface", network.controllerAddress])
         #expect(unpair.status == 0, "\(unpair)")
     }
 }
