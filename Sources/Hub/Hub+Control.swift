@@ -124,6 +124,25 @@ extension Hub {
         return results
     }
 
+    /// Runs an action set (a scene) of `homeID` (control right: shared users may): writes all its actions at once,
+    /// one request per accessory server, and returns each action's outcome as ``writeCharacteristics(home:_:as:)``.
+    public func runActionSet(
+        home homeID: UUID,
+        actionSet actionSetID: UUID,
+        as caller: HubCaller
+    ) async throws(HubError) -> [UUID: Result<HAPValue, HubError>] {
+        try authorize(.control, inHome: homeID, as: caller)
+        guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        guard let actionSet = home.actionSets.first(where: { $0.id == actionSetID }) else {
+            throw .rejected(.notFound(.actionSet, actionSetID))
+        }
+        return try await writeCharacteristics(
+            home: homeID,
+            actionSet.actions.map { (characteristic: $0.characteristicID, value: $0.targetValue) },
+            as: caller
+        )
+    }
+
     /// Asks an accessory of `homeID` to identify itself (control right).
     public func identify(home homeID: UUID, accessory accessoryID: UUID, as caller: HubCaller) async throws(HubError) {
         try authorize(.control, inHome: homeID, as: caller)

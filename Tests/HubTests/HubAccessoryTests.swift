@@ -157,6 +157,7 @@ struct HubAccessoryTests {
                 setupCode: code,
                 as: .user(guest)
             )
+            Issue.record("a shared user paired an accessory")
         } catch {
             #expect(error.code == "notPermitted")
         }
@@ -191,6 +192,39 @@ struct HubAccessoryTests {
         )
         #expect(second.count == added.count)
         #expect(Set(second.map(\.name)).isDisjoint(with: Set(added.map(\.name))), "names are made unique")
+        await hub.stop()
+    }
+
+    @Test func aSharedUserRunsASceneAndItReachesTheAccessory() async throws {
+        let (hub, bridge, homeID, _) = try await pairedHub()
+        defer { Task { await bridge.stop() } }
+        let home = try #require(await hub.graph.home(withID: homeID))
+        let lamp = try #require(home.accessories.first { $0.category == .lightbulb })
+        let on = try home.characteristic(ShortType.on, ofAccessoryNamed: lamp.name)
+        let brightness = try home.characteristic(ShortType.brightness, ofAccessoryNamed: lamp.name)
+        let scene = UUID()
+        try await hub.perform(
+            .addActionSet(
+                home: homeID,
+                id: scene,
+                name: "Reading",
+                actions: [
+                    Action(characteristicID: on.id, targetValue: .bool(true)),
+                    Action(characteristicID: brightness.id, targetValue: .int(35)),
+                ]
+            ),
+            as: .user(owner)
+        )
+        let results = try await hub.runActionSet(home: homeID, actionSet: scene, as: .user(guest))
+        #expect(results[on.id] == .success(.bool(true)))
+        #expect(results[brightness.id] == .success(.int(35)))
+        let brightnessID = CharacteristicID(accessoryID: lamp.accessoryInstanceID, instanceID: brightness.instanceID)
+        #expect(await bridge.simulator.read([brightnessID])[brightnessID] == .success(.int(35)))
+        let graph = await hub.graph
+        #expect(try graph.characteristic(withID: brightness.id, inHome: homeID).characteristic.value == .int(35))
+        await #expect(throws: HubError.self) {
+            try await hub.runActionSet(home: homeID, actionSet: UUID(), as: .user(guest))
+        }
         await hub.stop()
     }
 
