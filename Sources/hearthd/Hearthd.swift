@@ -104,6 +104,7 @@ struct Hearthd: AsyncParsableCommand {
         }
         await hub.stop()
         print("hearthd: stopped")
+        fflush(nil)
     }
 
     static func defaultState(demo: Bool) -> String {
@@ -127,5 +128,6 @@ struct Hearthd: AsyncParsableCommand {
             Stop with Ctrl-C.
             """
         )
+        fflush(nil)
     }
 }
