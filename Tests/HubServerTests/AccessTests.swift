@@ -125,7 +125,28 @@ import Testing
             }
             #expect(await fixture.hub.graph.lastSequence(ofHome: fixture.home.id) == before, "nothing changed")
             // The configuration routes of the document are exactly the ones tried here.
+            let names = [
+                (h, "{homeID}"), (room, "{roomID}"), (zone, "{zoneID}"), (service, "{serviceID}"),
+                (group, "{groupID}"), (scene, "{actionSetID}"), (trigger, "{triggerID}"), (invite, "{inviteID}"),
+                (accessory, "{accessoryID}"), (admin, "{userID}"),
+            ]
+            let tried = Set(
+                attempts.map { attempt in
+                    names.reduce("\(attempt.method.rawValue) \(attempt.path)") {
+                        $0.replacingOccurrences(of: $1.0, with: $1.1)
+                    }
+                }
+            )
+            let configuration = Set(
+                try documentedOperations().filter {
+                    $0.value.contains("Owner or administrator") || $0.value.contains("Only the home's owner")
+                }.keys
+            )
             #expect(attempts.count == 34)
+            #expect(
+                tried == configuration,
+                "tried \(tried.subtracting(configuration)), missed \(configuration.subtracting(tried))"
+            )
             // Only the owner removes the home; an administrator is refused too.
             let reply = try await api.call(.delete, base, token: fixture.admin.token)
             #expect(reply.status == 403 && reply.errorMessage.contains("owner"))

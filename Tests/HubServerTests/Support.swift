@@ -294,12 +294,18 @@ final class EventClient: Sendable {
 
 /// The (method, path) pairs `docs/api/openapi.yaml` documents, read from its `paths:` section.
 func documentedRoutes() throws -> Set<String> {
+    Set(try documentedOperations().keys)
+}
+
+/// Each documented "METHOD path" with the description of its operation (which says who may call it).
+func documentedOperations() throws -> [String: String] {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     let text = try String(contentsOf: root.appendingPathComponent("docs/api/openapi.yaml"), encoding: .utf8)
-    var routes: Set<String> = []
+    var operations: [String: String] = [:]
     var inPaths = false
     var path: String?
+    var current: String?
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         if line == "paths:" {
             inPaths = true
@@ -309,12 +315,17 @@ func documentedRoutes() throws -> Set<String> {
         if let first = line.first, first != " " { break }
         if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
             path = String(line.dropFirst(2).dropLast())
+            current = nil
         } else if let path, line.hasPrefix("    "), !line.hasPrefix("     ") {
-            let key = line.trimmingCharacters(in: .whitespaces).dropLast()
-            if ["get", "put", "post", "patch", "delete"].contains(String(key)) {
-                routes.insert("\(key.uppercased()) \(path)")
+            let key = String(line.trimmingCharacters(in: .whitespaces).dropLast())
+            current = nil
+            if ["get", "put", "post", "patch", "delete"].contains(key) {
+                current = "\(key.uppercased()) \(path)"
+                operations[current ?? ""] = ""
             }
+        } else if let operation = current, line.hasPrefix("      description:") {
+            operations[operation] = String(line.dropFirst("      description:".count))
         }
     }
-    return routes
+    return operations
 }
