@@ -14,9 +14,9 @@ struct Hearthd: AsyncParsableCommand {
         commandName: "hearthd",
         abstract: "The Hearth home hub: the common home database and its API.",
         discussion: """
-            State lives in --state (default ~/.hearth, or ~/.hearth-demo with --demo). On first start hearthd
-            makes an owner account and writes its token to <state>/owner.token and the API address with the token
-            to <state>/client.json (both mode 0600). With the default state folder it also writes the same to
+            State lives in --state (default ~/.hearth, or ~/.hearth-demo with --demo). On first start hearthd \
+            makes an owner account and writes its token to <state>/owner.token and the API address with the token \
+            to <state>/client.json (both mode 0600). With the default state folder it also writes the same to \
             ~/.config/hearth/config.json ($XDG_CONFIG_HOME/hearth/config.json), where `hearth` looks.
             """
     )
