@@ -207,6 +207,33 @@ import Testing
         }
     }
 
+    @Test func aSilentClientGetsLiveEventsAfterTheGraceAndAMalformedMessageIsAnswered() async throws {
+        let fixture = try await Fixture()
+        let h = fixture.home.id.uuidString
+        try await fixture.withServer(resumeGrace: .milliseconds(200)) { api in
+            let client = EventClient(port: api.port, token: fixture.admin.token)
+            defer { client.close() }
+            _ = try #require(try await client.first { $0["hello"] != nil })
+            let reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/rooms",
+                ["homeID": h],
+                token: fixture.owner.token,
+                body: #"{"name": "Loft"}"#
+            )
+            #expect(reply.status == 201)
+            #expect(try await client.first { $0["event"] != nil } != nil, "held events flow after the grace period")
+            client.send(#"{"resume": {"\#(h)": "yesterday"}}"#)
+            let error = try #require(try await client.first { $0["error"] != nil })
+            #expect((error.message["error"] as? [String: Any])?["code"] as? String == "invalidRequest")
+            client.send(#"{"resume": {"\#(UUID().uuidString)": 0}}"#)
+            let unknown = try #require(
+                try await client.first { ($0["error"] as? [String: Any])?["code"] as? String == "notFound" }
+            )
+            #expect(unknown.message["error"] != nil)
+        }
+    }
+
     @Test func aWebSocketWithoutAValidTokenIsRefused() async throws {
         let fixture = try await Fixture()
         try await fixture.withServer { api in
