@@ -11,6 +11,9 @@ let package = Package(
         .package(name: "Hearth", path: ".."),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -44,6 +47,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "ControllerBench"
+        ),
+        // The hub's API under load, in one process: read and change latency, reads per second, event fan-out.
+        .executableTarget(
+            name: "HubAPILoad",
+            dependencies: [
+                .product(name: "Hub", package: "Hearth"),
+                .product(name: "HubServer", package: "Hearth"),
+                .product(name: "HomeGraph", package: "Hearth"),
+                .product(name: "HAP", package: "Hearth"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "HubAPILoad"
         ),
     ],
     swiftLanguageModes: [.v6]
