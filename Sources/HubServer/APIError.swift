@@ -61,6 +61,8 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         case .accessory(let controllerError): "the accessory failed: \(controllerError)"
         case .accessoryNotFound(let deviceID): "no accessory with device id \(deviceID) is known"
         case .stopped: "the hub is shutting down"
+        case .invalidRequest(let reason): reason
+        case .internalError(let reason): "the hub failed: \(reason)"
         }
     }
 
