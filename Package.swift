@@ -11,7 +11,10 @@ let package = Package(
         .library(name: "HAPAccessoryServer", targets: ["HAPAccessoryServer"]),
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "HAPController", targets: ["HAPController"]),
+        .library(name: "HomeGraph", targets: ["HomeGraph"]),
         .library(name: "Hub", targets: ["Hub"]),
+        .library(name: "HubServer", targets: ["HubServer"]),
+        .executable(name: "hearthd", targets: ["hearthd"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-sim", targets: ["hearth-sim"]),
     ],
@@ -21,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Big-number arithmetic for SRP. Always optimised: a debug build of this code is hundreds of times
@@ -157,6 +163,37 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // The hub's API: HTTP/1.1 with JSON and a WebSocket of change events on Hummingbird, bearer-token accounts.
+        .target(
+            name: "HubServer",
+            dependencies: [
+                "Hub",
+                "HomeGraph",
+                "HAP",
+                "AtomicFiles",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["README.md"]
+        ),
+        // The hub daemon: argument parsing, the state folder, the demo home, graceful shutdown.
+        .executableTarget(
+            name: "hearthd",
+            dependencies: [
+                "Hub",
+                "HubServer",
+                "HomeGraph",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["README.md"]
+        ),
         // A child process for the kill -9 tests: applies seeded random operations (to a HomeStore, or through a Hub),
         // prints each acknowledged one.
         .executableTarget(
@@ -250,6 +287,18 @@ let package = Package(
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The API over real HTTP and WebSockets on loopback.
+        .testTarget(
+            name: "HubServerTests",
+            dependencies: [
+                "HubServer", "Hub", "HomeGraph", "HAP", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

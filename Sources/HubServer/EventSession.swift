@@ -1,0 +1,257 @@
+import Foundation
+import HomeGraph
+import Hub
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The open event connections by user and token, so that revoking access closes them at once.
+public actor ConnectionRegistry {
+    struct Entry {
+        let principal: Principal
+        let revoke: AsyncStream<String>.Continuation
+    }
+
+    private var entries: [UUID: Entry] = [:]
+
+    /// Makes an empty registry.
+    public init() {}
+
+    /// How many event connections are open.
+    public var count: Int { entries.count }
+
+    /// Records a connection; the stream yields a reason when its access is revoked.
+    func register(_ principal: Principal) -> (id: UUID, revoked: AsyncStream<String>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        entries[id] = Entry(principal: principal, revoke: continuation)
+        return (id, stream)
+    }
+
+    /// Forgets a connection that closed.
+    func remove(_ id: UUID) {
+        entries[id]?.revoke.finish()
+        entries[id] = nil
+    }
+
+    /// Closes every connection opened with the token `tokenID`.
+    public func revoke(token tokenID: UUID, reason: String) {
+        for entry in entries.values where entry.principal.tokenID == tokenID { entry.revoke.yield(reason) }
+    }
+
+    /// Closes every connection of the user `userID`.
+    public func revoke(user userID: UUID, reason: String) {
+        for entry in entries.values where entry.principal.userID == userID { entry.revoke.yield(reason) }
+    }
+}
+
+/// A message the server sends on the event WebSocket (one JSON object per text frame, keyed by its kind).
+enum ServerMessage: Encodable {
+    /// First message: who is connected and each home's current sequence.
+    case hello(userID: UUID, homes: [HomeSequence])
+    /// One change event.
+    case event(HomeEvent)
+    /// The changes asked for in a `resume` are no longer kept: reload the home.
+    case reloadRequired(homeID: UUID, currentSequence: UInt64)
+    /// A client message was not understood, or a resumed home is unknown.
+    case error(ErrorBody.Detail)
+
+    struct HomeSequence: Encodable {
+        var homeID: UUID
+        var sequence: UInt64
+    }
+
+    private enum Key: String, CodingKey { case hello, event, reloadRequired, error }
+    private enum HelloKey: String, CodingKey { case userID, homes }
+    private enum ReloadKey: String, CodingKey { case homeID, currentSequence }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .hello(let userID, let homes):
+            var hello = container.nestedContainer(keyedBy: HelloKey.self, forKey: .hello)
+            try hello.encode(userID, forKey: .userID)
+            try hello.encode(homes, forKey: .homes)
+        case .event(let event):
+            try container.encode(event, forKey: .event)
+        case .reloadRequired(let homeID, let sequence):
+            var reload = container.nestedContainer(keyedBy: ReloadKey.self, forKey: .reloadRequired)
+            try reload.encode(homeID, forKey: .homeID)
+            try reload.encode(sequence, forKey: .currentSequence)
+        case .error(let detail):
+            try container.encode(detail, forKey: .error)
+        }
+    }
+}
+
+/// A message a client sends: `{"resume": {"<homeID>": N, …}}` (an empty object starts live events at once).
+struct ClientMessage: Codable {
+    var resume: [String: UInt64]
+}
+
+/// One event WebSocket: a hello, then the user's change events, the missed ones first after a `resume`.
+///
+/// It ends when the client closes, or at once when access is revoked.
+struct EventSession {
+    enum Input: Sendable {
+        case event(HomeEvent)
+        case client(String)
+        case graceOver
+        case revoked(String)
+        case clientClosed
+    }
+
+    let server: HubServer
+    let principal: Principal
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let caller = HubCaller.user(principal.userID)
+        let (connectionID, revoked) = await server.connections.register(principal)
+        defer { Task { [connections = server.connections] in await connections.remove(connectionID) } }
+        // Subscribed before the hello is read, so no event falls between the two.
+        let events = await server.hub.subscribe(as: caller)
+        let (inputs, input) = AsyncStream.makeStream(of: Input.self)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events { input.yield(.event(event)) }
+            }
+            group.addTask {
+                do {
+                    for try await message in inbound.messages(maxSize: 64 * 1024) {
+                        if case .text(let text) = message { input.yield(.client(text)) }
+                    }
+                } catch {}
+                input.yield(.clientClosed)
+            }
+            group.addTask {
+                for await reason in revoked {
+                    input.yield(.revoked(reason))
+                    return
+                }
+            }
+            group.addTask { [grace = server.configuration.resumeGrace] in
+                try? await Task.sleep(for: grace)
+                input.yield(.graceOver)
+            }
+            await serve(inputs, outbound: outbound)
+            group.cancelAll()
+        }
+    }
+
+    /// The session's loop: holds events until the first client message or the grace period, then forwards.
+    private func serve(_ inputs: AsyncStream<Input>, outbound: WebSocketOutboundWriter) async {
+        let caller = HubCaller.user(principal.userID)
+        let graph = await server.hub.graph
+        let homes = graph.homes(visibleTo: caller).map {
+            ServerMessage.HomeSequence(homeID: $0.id, sequence: graph.lastSequence(ofHome: $0.id))
+        }
+        var lastSent: [UUID: UInt64] = [:]
+        var held: [HomeEvent] = []
+        var holding = true
+        guard await send(.hello(userID: principal.userID, homes: homes), outbound) else { return }
+        for await item in inputs {
+            switch item {
+            case .event(let event):
+                if holding {
+                    held.append(event)
+                } else if await !forward(event, &lastSent, outbound) {
+                    return
+                }
+                if case .userRemoved(let userID) = event.change, userID == principal.userID {
+                    let remaining = await server.hub.graph.homes(visibleTo: caller)
+                    if remaining.isEmpty {
+                        try? await outbound.close(.policyViolation, reason: "access revoked: removed from the home")
+                        return
+                    }
+                }
+            case .client(let text):
+                guard let message = try? JSONBody.decode(ClientMessage.self, from: Data(text.utf8)) else {
+                    let detail = ErrorBody.Detail(
+                        code: "invalidRequest",
+                        message: "send {\"resume\": {\"<homeID>\": N}}"
+                    )
+                    guard await send(.error(detail), outbound) else { return }
+                    continue
+                }
+                guard await resume(message.resume, &lastSent, outbound) else { return }
+                if holding {
+                    holding = false
+                    for event in held {
+                        guard await forward(event, &lastSent, outbound) else { return }
+                    }
+                    held = []
+                }
+            case .graceOver:
+                if holding {
+                    holding = false
+                    for event in held {
+                        guard await forward(event, &lastSent, outbound) else { return }
+                    }
+                    held = []
+                }
+            case .revoked(let reason):
+                try? await outbound.close(.policyViolation, reason: "access revoked: \(reason)")
+                return
+            case .clientClosed:
+                return
+            }
+        }
+    }
+
+    /// Sends the changes after each home's sequence, or `reloadRequired`, and remembers what was sent.
+    private func resume(
+        _ positions: [String: UInt64],
+        _ lastSent: inout [UUID: UInt64],
+        _ outbound: WebSocketOutboundWriter
+    ) async -> Bool {
+        for (key, after) in positions.sorted(by: { $0.key < $1.key }) {
+            guard let homeID = UUID(uuidString: key) else {
+                let detail = ErrorBody.Detail(code: "notFound", message: "no home with id \(key)")
+                guard await send(.error(detail), outbound) else { return false }
+                continue
+            }
+            do {
+                let history = try await server.hub.changes(after: after, inHome: homeID, as: .user(principal.userID))
+                switch history {
+                case .events(let events):
+                    for event in events {
+                        guard await forward(event, &lastSent, outbound) else { return false }
+                    }
+                    lastSent[homeID] = max(lastSent[homeID] ?? 0, after)
+                case .reloadRequired(let current):
+                    guard await send(.reloadRequired(homeID: homeID, currentSequence: current), outbound) else {
+                        return false
+                    }
+                    lastSent[homeID] = current
+                }
+            } catch {
+                let apiError = APIError(error)
+                guard await send(.error(.init(code: apiError.code, message: apiError.message)), outbound) else {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    /// Sends an event unless one at or after its sequence was already sent for its home.
+    private func forward(
+        _ event: HomeEvent,
+        _ lastSent: inout [UUID: UInt64],
+        _ outbound: WebSocketOutboundWriter
+    ) async -> Bool {
+        if let last = lastSent[event.homeID], event.sequence <= last { return true }
+        lastSent[event.homeID] = event.sequence
+        return await send(.event(event), outbound)
+    }
+
+    private func send(_ message: ServerMessage, _ outbound: WebSocketOutboundWriter) async -> Bool {
+        guard let data = try? JSONEncoder.api.encode(message) else { return true }
+        do {
+            try await outbound.writeTextMessage(String(decoding: data, as: UTF8.self))
+            return true
+        } catch {
+            return false
+        }
+    }
+}

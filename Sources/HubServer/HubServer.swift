@@ -1,0 +1,122 @@
+import Foundation
+import HomeGraph
+import Hub
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The hub's API: HTTP/1.1 with JSON and a WebSocket of change events, described by `docs/api/openapi.yaml`.
+///
+/// Every request carries a bearer token; the server finds the account and asks the hub with
+/// `HubCaller.user(account id)`, so rights are checked in the hub.
+public struct HubServer: Sendable {
+    /// Where the server listens and how long invites last.
+    public struct Configuration: Sendable {
+        /// The address to listen on; loopback unless asked otherwise.
+        public var host: String
+        /// The TCP port; 0 picks a free one.
+        public var port: Int
+        /// How long an invite code works.
+        public var inviteLifetime: TimeInterval
+        /// How long a new event connection holds events back waiting for a `resume` message.
+        public var resumeGrace: Duration
+
+        /// Makes a configuration; by default `127.0.0.1:7878`, invites for 7 days.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 7878,
+            inviteLifetime: TimeInterval = 7 * 24 * 3600,
+            resumeGrace: Duration = .seconds(1)
+        ) {
+            self.host = host
+            self.port = port
+            self.inviteLifetime = inviteLifetime
+            self.resumeGrace = resumeGrace
+        }
+    }
+
+    /// The hub served.
+    public let hub: Hub
+    /// The accounts and invites.
+    public let credentials: CredentialStore
+    /// The accessory calls (see `AccessoryRoutes.swift`).
+    public let accessories: any AccessoryControl
+    /// The open event connections, for revocation.
+    public let connections: ConnectionRegistry
+    /// Where to listen.
+    public let configuration: Configuration
+    let logger: Logger
+
+    /// Serves `hub` with the accounts in `credentials`.
+    public init(
+        hub: Hub,
+        credentials: CredentialStore,
+        accessories: any AccessoryControl = UnwiredAccessories(),
+        configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "hearth.api")
+    ) {
+        self.hub = hub
+        self.credentials = credentials
+        self.accessories = accessories
+        self.connections = ConnectionRegistry()
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The HTTP router with every route of the API.
+    public func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        registerRoutes(on: router)
+        return router
+    }
+
+    /// The router that accepts WebSocket upgrades (`GET /v1/events`).
+    public func makeWebSocketRouter() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let server = self
+        router.ws(
+            "/v1/events",
+            shouldUpgrade: { request, _ in
+                guard await server.principal(of: request) != nil else { return .dontUpgrade }
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                guard let principal = await server.principal(of: context.request) else { return }
+                let session = EventSession(server: server, principal: principal)
+                await session.run(inbound: inbound, outbound: outbound)
+            }
+        )
+        return router
+    }
+
+    /// The application: HTTP with WebSocket upgrade on the configured address.
+    public func makeApplication(
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> Application<RouterResponder<BasicRequestContext>> {
+        Application(
+            router: makeRouter(),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: makeWebSocketRouter(),
+                configuration: .init(ws: .init(maxFrameSize: 1 << 20))
+            ),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "hearthd"
+            ),
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+    }
+
+    /// The account and token of a request's bearer token, or `nil`.
+    func principal(of request: Request) async -> Principal? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let prefix = "Bearer "
+        guard header.hasPrefix(prefix) else { return nil }
+        let token = header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty else { return nil }
+        return await credentials.authenticate(token: token)
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import HomeGraph
+import Hub
+import HubServer
+import Testing
+
+@Suite(.serialized) struct EventSocketTests {
+    /// Waits for the hello, then starts live events at once.
+    func start(_ client: EventClient) async throws -> [String: Any] {
+        let hello = try #require(try await client.first { $0["hello"] != nil }?.message["hello"] as? [String: Any])
+        client.send(#"{"resume": {}}"#)
+        return hello
+    }
+
+    @Test func aChangeByOneClientReachesTheOtherWithin50Milliseconds() async throws {
+        let fixture = try await Fixture()
+        let h = fixture.home.id.uuidString
+        let room = fixture.home.roomForEntireHome.id.uuidString
+        try await fixture.withServer { api in
+            let owner = EventClient(port: api.port, token: fixture.owner.token)
+            let guest = EventClient(port: api.port, token: fixture.guest.token)
+            defer {
+                owner.close()
+                guest.close()
+            }
+            let hello = try await start(guest)
+            _ = try await start(owner)
+            let homes = try #require(hello["homes"] as? [[String: Any]])
+            var sequence = try #require(homes.first?["sequence"] as? Int)
+            try await Task.sleep(for: .milliseconds(100))
+            var latencies: [Duration] = []
+            for round in 1...5 {
+                let name = "Hall \(round)"
+                let sent = ContinuousClock.now
+                let reply = try await api.call(
+                    .patch,
+                    "/v1/homes/{homeID}/rooms/{roomID}",
+                    ["homeID": h, "roomID": room],
+                    token: fixture.owner.token,
+                    body: #"{"name": "\#(name)"}"#
+                )
+                #expect(reply.status == 200)
+                let arrival = try #require(
+                    try await guest.first { message in
+                        let event = message["event"] as? [String: Any]
+                        let change = event?["change"] as? [String: Any]
+                        return (change?["roomRenamed"] as? [String: Any])?["new"] as? String == name
+                    }
+                )
+                let event = try #require(arrival.message["event"] as? [String: Any])
+                sequence += 1
+                #expect(event["homeID"] as? String == h)
+                #expect(event["sequence"] as? Int == sequence)
+                latencies.append(arrival.at - sent)
+                // The client that made the change hears it too.
+                #expect(
+                    try await owner.first { ($0["event"] as? [String: Any])?["sequence"] as? Int == sequence } != nil
+                )
+            }
+            let sorted = latencies.sorted()
+            print("event latency, request sent → other client received: \(sorted)")
+            #expect(sorted[2] < .milliseconds(50), "median \(sorted[2])")
+            #expect(guest.events.count == 5, "exactly one event per change")
+        }
+    }
+
+    @Test func aClientThatReconnectsGetsExactlyTheMissedEvents() async throws {
+        let fixture = try await Fixture()
+        let h = fixture.home.id.uuidString
+        let o = fixture.owner.token
+        try await fixture.withServer { api in
+            let first = EventClient(port: api.port, token: fixture.guest.token)
+            _ = try await start(first)
+            var reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/rooms",
+                ["homeID": h],
+                token: o,
+                body: #"{"name": "A"}"#
+            )
+            #expect(reply.status == 201)
+            let seen = try #require(try await first.first { $0["event"] != nil })
+            let last = try #require((seen.message["event"] as? [String: Any])?["sequence"] as? Int)
+            first.close()
+            _ = try await first.task.value
+            // Three changes while the client is away.
+            for name in ["B", "C", "D"] {
+                reply = try await api.call(
+                    .post,
+                    "/v1/homes/{homeID}/rooms",
+                    ["homeID": h],
+                    token: o,
+                    body: #"{"name": "\#(name)"}"#
+                )
+                #expect(reply.status == 201)
+            }
+            let second = EventClient(port: api.port, token: fixture.guest.token)
+            defer { second.close() }
+            _ = try #require(try await second.first { $0["hello"] != nil })
+            second.send(#"{"resume": {"\#(h)": \#(last)}}"#)
+            _ = try await second.messages(count: 4)
+            // Then one live change, which must come once, after the missed ones.
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/rooms",
+                ["homeID": h],
+                token: o,
+                body: #"{"name": "E"}"#
+            )
+            _ = try await second.messages(count: 5)
+            try await Task.sleep(for: .milliseconds(300))
+            let events = second.events
+            #expect(events.map { $0["sequence"] as? Int } == [last + 1, last + 2, last + 3, last + 4])
+            let names = events.compactMap {
+                (($0["change"] as? [String: Any])?["roomAdded"] as? [String: Any]).flatMap {
+                    ($0["_0"] as? [String: Any])?["name"] as? String
+                }
+            }
+            #expect(names == ["B", "C", "D", "E"])
+        }
+    }
+
+    @Test func aResumeFromChangesNoLongerKeptAsksForAReload() async throws {
+        let fixture = try await Fixture(historyLimit: 2)
+        let h = fixture.home.id.uuidString
+        try await fixture.withServer { api in
+            for name in ["A", "B", "C", "D"] {
+                _ = try await api.call(
+                    .post,
+                    "/v1/homes/{homeID}/rooms",
+                    ["homeID": h],
+                    token: fixture.owner.token,
+                    body: #"{"name": "\#(name)"}"#
+                )
+            }
+            let client = EventClient(port: api.port, token: fixture.owner.token)
+            defer { client.close() }
+            _ = try #require(try await client.first { $0["hello"] != nil })
+            client.send(#"{"resume": {"\#(h)": 0}}"#)
+            let reload = try #require(try await client.first { $0["reloadRequired"] != nil })
+            let body = try #require(reload.message["reloadRequired"] as? [String: Any])
+            #expect(body["homeID"] as? String == h)
+            #expect(
+                body["currentSequence"] as? Int == Int(await fixture.hub.graph.lastSequence(ofHome: fixture.home.id))
+            )
+            let reply = try await api.call(
+                .get,
+                "/v1/homes/{homeID}/changes",
+                ["homeID": h],
+                token: fixture.owner.token,
+                query: "?after=0"
+            )
+            #expect(reply.status == 200 && reply["reloadRequired"] as? Bool == true)
+        }
+    }
+
+    @Test func revokingATokenClosesItsWebSocketAtOnce() async throws {
+        let fixture = try await Fixture()
+        try await fixture.withServer { api in
+            let reply = try await api.call(
+                .post,
+                "/v1/me/tokens",
+                token: fixture.guest.token,
+                body: #"{"label": "phone"}"#
+            )
+            let token = try #require(reply["token"] as? String)
+            let tokenID = try #require(reply["tokenID"] as? String)
+            let client = EventClient(port: api.port, token: token)
+            _ = try await start(client)
+            let revoked = ContinuousClock.now
+            #expect(
+                try await api.call(.delete, "/v1/me/tokens/{tokenID}", ["tokenID": tokenID], token: fixture.guest.token)
+                    .status
+                    == 204
+            )
+            let close = try await client.task.value
+            print("closed \(ContinuousClock.now - revoked) after the revoking request was sent")
+            #expect(close?.closeCode == .policyViolation)
+            #expect(close?.reason?.contains("revoked") == true)
+        }
+    }
+
+    @Test func removingAUserFromTheirHomeClosesTheirWebSocket() async throws {
+        let fixture = try await Fixture()
+        let h = fixture.home.id.uuidString
+        try await fixture.withServer { api in
+            let client = EventClient(port: api.port, token: fixture.guest.token)
+            _ = try await start(client)
+            try await Task.sleep(for: .milliseconds(50))
+            let reply = try await api.call(
+                .delete,
+                "/v1/homes/{homeID}/users/{userID}",
+                ["homeID": h, "userID": fixture.guest.id.uuidString],
+                token: fixture.owner.token
+            )
+            #expect(reply.status == 200)
+            let close = try await client.task.value
+            #expect(close?.closeCode == .policyViolation)
+            // The last thing the user heard was their own removal.
+            let change = client.events.last?["change"] as? [String: Any]
+            #expect(change?["userRemoved"] != nil)
+            // And the socket cannot be reopened to see the home.
+            let again = EventClient(port: api.port, token: fixture.guest.token)
+            let hello = try #require(try await again.first { $0["hello"] != nil }?.message["hello"] as? [String: Any])
+            #expect((hello["homes"] as? [Any])?.isEmpty == true)
+            again.close()
+        }
+    }
+
+    @Test func aWebSocketWithoutAValidTokenIsRefused() async throws {
+        let fixture = try await Fixture()
+        try await fixture.withServer { api in
+            let client = EventClient(port: api.port, token: "hearth_wrong")
+            await #expect(throws: (any Error).self) { _ = try await client.task.value }
+            #expect(client.received.isEmpty)
+            let reply = try await api.call(.get, "/v1/events", token: "hearth_wrong")
+            #expect(reply.status == 401)
+        }
+    }
+}

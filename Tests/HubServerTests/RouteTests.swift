@@ -1,0 +1,370 @@
+import Foundation
+import HomeGraph
+import Hub
+import HubServer
+import Testing
+
+@Suite(.serialized) struct RouteTests {
+    @Test func theOpenAPIDocumentListsExactlyTheRoutesServed() async throws {
+        let fixture = try await Fixture()
+        let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
+        await fixture.stop()
+        let documented = try documentedRoutes()
+        #expect(documented.count == 58)
+        #expect(served.subtracting(documented).isEmpty, "served but not documented")
+        #expect(documented.subtracting(served).isEmpty, "documented but not served")
+    }
+
+    // Every route, reached over real HTTP by the owner; the test ends by checking it reached every one.
+    @Test func everyRouteAnswersTheOwner() async throws {
+        let fixture = try await Fixture()
+        let o = fixture.owner.token
+        let h = fixture.home.id.uuidString
+        try await fixture.withServer { api in
+            // Me and tokens
+            var reply = try await api.call(.get, "/v1/me", token: o)
+            #expect(reply.status == 200)
+            #expect(reply.object("user")["name"] as? String == "Ada")
+            #expect(reply.array("homes").first?["role"] as? String == "owner")
+            reply = try await api.call(.get, "/v1/me/tokens", token: o)
+            #expect(reply.status == 200 && reply.array("tokens").count == 1)
+            reply = try await api.call(.post, "/v1/me/tokens", token: o, body: #"{"label": "laptop"}"#)
+            #expect(reply.status == 201)
+            let laptop = try #require(reply["token"] as? String)
+            let laptopID = try #require(reply["tokenID"] as? String)
+            #expect(try await api.call(.get, "/v1/me", token: laptop).status == 200)
+            reply = try await api.call(.delete, "/v1/me/tokens/{tokenID}", ["tokenID": laptopID], token: o)
+            #expect(reply.status == 204)
+            #expect(try await api.call(.get, "/v1/me", token: laptop).status == 401)
+            reply = try await api.call(.get, "/v1/events", token: o)
+            #expect(reply.status == 400 && reply.errorCode == "invalidRequest")
+
+            // Homes
+            reply = try await api.call(.get, "/v1/homes", token: o)
+            #expect(reply.status == 200 && reply.array("homes").count == 1)
+            reply = try await api.call(
+                .post,
+                "/v1/homes",
+                token: o,
+                body: #"{"name": "Lake House", "timeZone": "Europe/Berlin"}"#
+            )
+            #expect(reply.status == 201)
+            #expect(reply["role"] as? String == "owner")
+            let h2 = reply.id("home")
+            reply = try await api.call(.get, "/v1/homes/{homeID}", ["homeID": h2], token: o)
+            #expect(reply.status == 200 && reply.object("home")["timeZoneIdentifier"] as? String == "Europe/Berlin")
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}",
+                ["homeID": h2],
+                token: o,
+                body: #"{"name": "Lake Cabin", "timeZone": "Europe/Paris"}"#
+            )
+            #expect(reply.status == 200 && reply.array("events").count == 2)
+            reply = try await api.call(.post, "/v1/homes/{homeID}/primary", ["homeID": h2], token: o)
+            #expect(reply.status == 200)
+            #expect(reply.text.contains("homeBecamePrimary"))
+            reply = try await api.call(
+                .put,
+                "/v1/homes/{homeID}/location",
+                ["homeID": h2],
+                token: o,
+                body: #"{"latitude": 52.52, "longitude": 13.405}"#
+            )
+            #expect(reply.status == 200 && reply.text.contains("homeLocationChanged"))
+            reply = try await api.call(.delete, "/v1/homes/{homeID}/location", ["homeID": h2], token: o)
+            #expect(reply.status == 200 && reply.array("events").count == 1)
+            reply = try await api.call(.get, "/v1/homes/{homeID}/changes", ["homeID": h2], token: o, query: "?after=1")
+            #expect(reply.status == 200)
+            #expect(reply["reloadRequired"] as? Bool == false)
+            let sequence = try #require(reply["currentSequence"] as? Int)
+            #expect(reply.array("events").count == sequence - 1)
+            #expect(reply.array("events").first?["sequence"] as? Int == 2)
+
+            // Rooms and zones
+            reply = try await api.call(.get, "/v1/homes/{homeID}/rooms", ["homeID": h], token: o)
+            #expect(reply.status == 200 && reply.array("rooms").count == 1)
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/rooms",
+                ["homeID": h],
+                token: o,
+                body: #"{"name": "Kitchen"}"#
+            )
+            #expect(reply.status == 201)
+            let kitchen = reply.id("room")
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/rooms/{roomID}",
+                ["homeID": h, "roomID": kitchen],
+                token: o,
+                body: #"{"name": "Galley"}"#
+            )
+            #expect(reply.status == 200 && reply.text.contains("roomRenamed"))
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/rooms",
+                ["homeID": h],
+                token: o,
+                body: #"{"name": "Study"}"#
+            )
+            let study = reply.id("room")
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/zones",
+                ["homeID": h],
+                token: o,
+                body: #"{"name": "Downstairs", "roomIDs": ["\#(kitchen)"]}"#
+            )
+            #expect(reply.status == 201)
+            let zone = reply.id("zone")
+            reply = try await api.call(.get, "/v1/homes/{homeID}/zones", ["homeID": h], token: o)
+            #expect(reply.status == 200 && reply.array("zones").count == 1)
+            let zoneParameters = ["homeID": h, "zoneID": zone, "roomID": study]
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/zones/{zoneID}",
+                zoneParameters,
+                token: o,
+                body: #"{"name": "Ground Floor"}"#
+            )
+            #expect(reply.status == 200)
+            reply = try await api.call(
+                .put,
+                "/v1/homes/{homeID}/zones/{zoneID}/rooms/{roomID}",
+                zoneParameters,
+                token: o
+            )
+            #expect(reply.status == 200 && reply.text.contains("roomAddedToZone"))
+            reply = try await api.call(
+                .delete,
+                "/v1/homes/{homeID}/zones/{zoneID}/rooms/{roomID}",
+                zoneParameters,
+                token: o
+            )
+            #expect(reply.status == 200 && reply.text.contains("roomRemovedFromZone"))
+            reply = try await api.call(.delete, "/v1/homes/{homeID}/zones/{zoneID}", zoneParameters, token: o)
+            #expect(reply.status == 200 && reply.text.contains("zoneRemoved"))
+            reply = try await api.call(.delete, "/v1/homes/{homeID}/rooms/{roomID}", zoneParameters, token: o)
+            #expect(reply.status == 200 && reply.text.contains("roomRemoved"))
+
+            // Accessories, services, characteristics
+            let lamp = ["homeID": h, "accessoryID": fixture.lamp.id.uuidString]
+            reply = try await api.call(.get, "/v1/homes/{homeID}/accessories", ["homeID": h], token: o)
+            #expect(reply.status == 200 && reply.array("accessories").count == 1)
+            reply = try await api.call(.get, "/v1/homes/{homeID}/accessories/nearby", ["homeID": h], token: o)
+            #expect(reply.status == 501 && reply.errorCode == "notImplemented")
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/accessories",
+                ["homeID": h],
+                token: o,
+                body: #"{"deviceID": "AA:BB:CC:DD:EE:FF", "setupCode": "031-45-154"}"#
+            )
+            #expect(reply.status == 501)
+            reply = try await api.call(.get, "/v1/homes/{homeID}/accessories/{accessoryID}", lamp, token: o)
+            #expect(reply.status == 200 && reply.object("accessory")["name"] as? String == "Desk Lamp")
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/accessories/{accessoryID}",
+                lamp,
+                token: o,
+                body: #"{"name": "Reading Lamp", "roomID": "\#(kitchen)"}"#
+            )
+            #expect(
+                reply.status == 200 && reply.text.contains("accessoryRenamed")
+                    && reply.text.contains("accessoryMovedToRoom")
+            )
+            reply = try await api.call(.post, "/v1/homes/{homeID}/accessories/{accessoryID}/identify", lamp, token: o)
+            #expect(reply.status == 501)
+            reply = try await api.call(.delete, "/v1/homes/{homeID}/accessories/{accessoryID}", lamp, token: o)
+            #expect(reply.status == 501)
+            let service = fixture.service.id.uuidString
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/services/{serviceID}",
+                ["homeID": h, "serviceID": service],
+                token: o,
+                body: #"{"name": "Reading Light"}"#
+            )
+            #expect(reply.status == 200 && reply.text.contains("serviceRenamed"))
+            let on = ["homeID": h, "characteristicID": fixture.onCharacteristic.id.uuidString]
+            reply = try await api.call(.get, "/v1/homes/{homeID}/characteristics/{characteristicID}", on, token: o)
+            #expect(reply.status == 200 && reply.object("characteristic")["value"] as? Bool == false)
+            reply = try await api.call(
+                .put,
+                "/v1/homes/{homeID}/characteristics/{characteristicID}",
+                on,
+                token: o,
+                body: #"{"value": true}"#
+            )
+            #expect(reply.status == 501)
+            reply = try await api.call(
+                .put,
+                "/v1/homes/{homeID}/characteristics",
+                ["homeID": h],
+                token: o,
+                body: #"{"writes": [{"characteristicID": "\#(on["characteristicID"] ?? "")", "value": 1}]}"#
+            )
+            #expect(reply.status == 501)
+            reply = try await api.call(
+                .put,
+                "/v1/homes/{homeID}/characteristics/{characteristicID}/notifications",
+                on,
+                token: o,
+                body: #"{"isEnabled": true}"#
+            )
+            #expect(reply.status == 200 && reply.text.contains("characteristicNotificationsChanged"))
+
+            // Service groups
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/serviceGroups",
+                ["homeID": h],
+                token: o,
+                body: #"{"name": "Lamps", "serviceIDs": ["\#(service)"]}"#
+            )
+            #expect(reply.status == 201)
+            let group = ["homeID": h, "groupID": reply.id("serviceGroup"), "serviceID": service]
+            reply = try await api.call(.get, "/v1/homes/{homeID}/serviceGroups", ["homeID": h], token: o)
+            #expect(reply.status == 200 && reply.array("serviceGroups").count == 1)
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/serviceGroups/{groupID}",
+                group,
+                token: o,
+                body: #"{"name": "Lights"}"#
+            )
+            #expect(reply.status == 200)
+            reply = try await api.call(
+                .delete,
+                "/v1/homes/{homeID}/serviceGroups/{groupID}/services/{serviceID}",
+                group,
+                token: o
+            )
+            #expect(reply.status == 200 && reply.text.contains("serviceRemovedFromGroup"))
+            reply = try await api.call(
+                .put,
+                "/v1/homes/{homeID}/serviceGroups/{groupID}/services/{serviceID}",
+                group,
+                token: o
+            )
+            #expect(reply.status == 200 && reply.text.contains("serviceAddedToGroup"))
+            reply = try await api.call(.delete, "/v1/homes/{homeID}/serviceGroups/{groupID}", group, token: o)
+            #expect(reply.status == 200)
+
+            // Action sets
+            let onID = fixture.onCharacteristic.id.uuidString
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/actionSets",
+                ["homeID": h],
+                token: o,
+                body: #"{"name": "Evening", "actions": [{"characteristicID": "\#(onID)", "targetValue": true}]}"#
+            )
+            #expect(reply.status == 201)
+            let scene = ["homeID": h, "actionSetID": reply.id("actionSet")]
+            reply = try await api.call(.get, "/v1/homes/{homeID}/actionSets", ["homeID": h], token: o)
+            #expect(reply.status == 200 && reply.array("actionSets").count == 1)
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/actionSets/{actionSetID}",
+                scene,
+                token: o,
+                body: #"{"name": "Dusk", "actions": []}"#
+            )
+            #expect(reply.status == 200 && reply.array("events").count == 2)
+            reply = try await api.call(.post, "/v1/homes/{homeID}/actionSets/{actionSetID}/run", scene, token: o)
+            #expect(reply.status == 501)
+
+            // Triggers
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/triggers",
+                ["homeID": h],
+                token: o,
+                body: #"{"name": "At Sunset", "actionSetIDs": ["\#(scene["actionSetID"] ?? "")"]}"#
+            )
+            #expect(reply.status == 201)
+            let trigger = ["homeID": h, "triggerID": reply.id("trigger")]
+            reply = try await api.call(.get, "/v1/homes/{homeID}/triggers", ["homeID": h], token: o)
+            #expect(reply.status == 200 && reply.array("triggers").count == 1)
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/triggers/{triggerID}",
+                trigger,
+                token: o,
+                body: #"{"isEnabled": false}"#
+            )
+            #expect(reply.status == 200 && reply.text.contains("triggerEnabledChanged"))
+            reply = try await api.call(.delete, "/v1/homes/{homeID}/triggers/{triggerID}", trigger, token: o)
+            #expect(reply.status == 200)
+            reply = try await api.call(.delete, "/v1/homes/{homeID}/actionSets/{actionSetID}", scene, token: o)
+            #expect(reply.status == 200)
+
+            // Users and invites
+            reply = try await api.call(.get, "/v1/homes/{homeID}/users", ["homeID": h], token: o)
+            #expect(reply.status == 200 && reply.array("users").count == 3)
+            let guest = ["homeID": h, "userID": fixture.guest.id.uuidString]
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/users/{userID}",
+                guest,
+                token: o,
+                body: #"{"role": "administrator"}"#
+            )
+            #expect(reply.status == 200 && reply.text.contains("userRoleChanged"))
+            reply = try await api.call(.get, "/v1/homes/{homeID}/invites", ["homeID": h], token: o)
+            #expect(reply.status == 200 && reply.array("invites").isEmpty)
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/invites",
+                ["homeID": h],
+                token: o,
+                body: #"{"role": "shared"}"#
+            )
+            #expect(reply.status == 201)
+            let withdrawn = reply.id("invite")
+            reply = try await api.call(
+                .delete,
+                "/v1/homes/{homeID}/invites/{inviteID}",
+                ["homeID": h, "inviteID": withdrawn],
+                token: o
+            )
+            #expect(reply.status == 204)
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/invites",
+                ["homeID": h],
+                token: o,
+                body: #"{"role": "shared"}"#
+            )
+            let code = try #require(reply["code"] as? String)
+            reply = try await api.call(
+                .post,
+                "/v1/invites/redeem",
+                token: nil,
+                body: #"{"code": "\#(code)", "name": "Eve"}"#
+            )
+            #expect(reply.status == 201)
+            let eve = try #require(reply.object("token")["token"] as? String)
+            let eveID = try #require(reply["userID"] as? String)
+            reply = try await api.call(.get, "/v1/me", token: eve)
+            #expect(reply.array("homes").first?["role"] as? String == "shared")
+            reply = try await api.call(
+                .delete,
+                "/v1/homes/{homeID}/users/{userID}",
+                ["homeID": h, "userID": eveID],
+                token: o
+            )
+            #expect(reply.status == 200 && reply.text.contains("userRemoved"))
+            #expect(try await api.call(.get, "/v1/homes/{homeID}", ["homeID": h], token: eve).status == 404)
+
+            reply = try await api.call(.delete, "/v1/homes/{homeID}", ["homeID": h2], token: o)
+            #expect(reply.status == 200 && reply.text.contains("homeRemoved"))
+
+            let documented = try documentedRoutes()
+            #expect(documented.subtracting(api.coverage.routes).isEmpty, "routes the test did not reach")
+        }
+    }
+}

@@ -1,0 +1,331 @@
+import Foundation
+import HAP
+import HTTPTypes
+import HomeGraph
+import Hub
+import HubServer
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+/// A hub on a fresh state folder with one home (owner Ada, administrator Bo, shared user Cy), a lamp, and an
+/// account with no home (Dee); each person has a token.
+struct Fixture {
+    let hub: Hub
+    let credentials: CredentialStore
+    let folder: String
+    let home: Home
+    let lamp: HomeAccessory
+    let owner: Person
+    let admin: Person
+    let guest: Person
+    let stranger: Person
+
+    struct Person {
+        let id: UUID
+        let token: String
+    }
+
+    init(historyLimit: Int = 1000) async throws {
+        folder = NSTemporaryDirectory() + "hubserver-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        hub = try await Hub(configuration: .init(stateFolder: folder, historyLimit: historyLimit))
+        let credentials = try CredentialStore(path: folder + "/credentials.json")
+        self.credentials = credentials
+        func person(_ name: String) async throws -> Person {
+            let (account, token) = try await credentials.createAccount(name: name, label: "test")
+            return Person(id: account.id, token: token)
+        }
+        let owner = try await person("Ada")
+        let admin = try await person("Bo")
+        let guest = try await person("Cy")
+        (self.owner, self.admin, self.guest) = (owner, admin, guest)
+        stranger = try await person("Dee")
+        let hub = self.hub
+        let added = try await hub.addHome(name: "Maple Street", ownerName: "Ada", as: .user(owner.id))
+        try await hub.perform(
+            .addUser(home: added.id, id: admin.id, name: "Bo", role: .administrator),
+            as: .user(owner.id)
+        )
+        try await hub.perform(.addUser(home: added.id, id: guest.id, name: "Cy", role: .shared), as: .user(owner.id))
+        let lamp = Self.lamp(roomID: added.roomForEntireHome.id)
+        self.lamp = lamp
+        try await hub.perform(.addAccessory(home: added.id, accessory: lamp), as: .hub)
+        home = await hub.graph.home(withID: added.id) ?? added
+    }
+
+    /// A lamp as the hub adds it after pairing: On (bool) and Brightness (int 0–100), both writable.
+    static func lamp(roomID: UUID) -> HomeAccessory {
+        HomeAccessory(
+            id: UUID(),
+            name: "Desk Lamp",
+            roomID: roomID,
+            category: .lightbulb,
+            services: [
+                HomeService(
+                    id: UUID(),
+                    name: "Desk Lamp",
+                    type: HAPUUID(apple: 0x43),
+                    instanceID: 10,
+                    isPrimary: true,
+                    characteristics: [
+                        HomeCharacteristic(
+                            id: UUID(),
+                            type: HAPUUID(apple: 0x25),
+                            instanceID: 11,
+                            format: .bool,
+                            permissions: [.read, .write, .notify],
+                            value: .bool(false)
+                        ),
+                        HomeCharacteristic(
+                            id: UUID(),
+                            type: HAPUUID(apple: 0x08),
+                            instanceID: 12,
+                            format: .int,
+                            permissions: [.read, .write, .notify],
+                            metadata: CharacteristicMetadata(minValue: 0, maxValue: 100, minStep: 1),
+                            value: .int(0)
+                        ),
+                    ]
+                )
+            ]
+        )
+    }
+
+    var service: HomeService { lamp.services[0] }
+    var onCharacteristic: HomeCharacteristic { lamp.services[0].characteristics[0] }
+    var brightness: HomeCharacteristic { lamp.services[0].characteristics[1] }
+
+    /// The server for this hub on an ephemeral loopback port.
+    func server(resumeGrace: Duration = .seconds(1)) -> HubServer {
+        var logger = Logger(label: "test.api")
+        logger.logLevel = .warning
+        return HubServer(
+            hub: hub,
+            credentials: credentials,
+            configuration: .init(host: "127.0.0.1", port: 0, resumeGrace: resumeGrace),
+            logger: logger
+        )
+    }
+
+    /// Runs `body` with a live server on loopback and a client for it; stops the hub afterwards.
+    func withServer(
+        resumeGrace: Duration = .seconds(1),
+        _ body: @escaping @Sendable (API) async throws -> Void
+    ) async throws {
+        let server = server(resumeGrace: resumeGrace)
+        let app = server.makeApplication()
+        do {
+            try await app.test(.live) { client in
+                try await body(API(client: client, port: client.port ?? 0, server: server))
+            }
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    func stop() async {
+        await hub.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
+
+/// A JSON answer of the API.
+struct Reply: @unchecked Sendable {
+    let status: Int
+    let json: Any?
+    let text: String
+
+    subscript(key: String) -> Any? { (json as? [String: Any])?[key] }
+    var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
+    var errorMessage: String { (self["error"] as? [String: Any])?["message"] as? String ?? "" }
+    func object(_ key: String) -> [String: Any] { self[key] as? [String: Any] ?? [:] }
+    func array(_ key: String) -> [[String: Any]] { self[key] as? [[String: Any]] ?? [] }
+    func id(_ key: String) -> String { object(key)["id"] as? String ?? "" }
+}
+
+/// Records which documented routes a test reached.
+final class Coverage: Sendable {
+    private let reached = Mutex<Set<String>>([])
+    func record(_ route: String) { reached.withLock { _ = $0.insert(route) } }
+    var routes: Set<String> { reached.withLock { $0 } }
+}
+
+/// A client for the API on a live server.
+struct API: Sendable {
+    let client: any TestClientProtocol
+    let port: Int
+    let server: HubServer
+    let coverage = Coverage()
+
+    /// Calls `method template` with the path's parameters filled in, as `token`, with a raw JSON body.
+    func call(
+        _ method: HTTPRequest.Method,
+        _ template: String,
+        _ parameters: [String: String] = [:],
+        token: String?,
+        body: String? = nil,
+        query: String = ""
+    ) async throws -> Reply {
+        var path = template
+        for (name, value) in parameters { path = path.replacingOccurrences(of: "{\(name)}", with: value) }
+        coverage.record("\(method.rawValue) \(template)")
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        let response = try await client.execute(
+            uri: path + query,
+            method: method,
+            headers: headers,
+            body: body.map { ByteBuffer(string: $0) }
+        )
+        let text = String(buffer: response.body)
+        let json =
+            text.isEmpty ? nil : try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+        return Reply(status: Int(response.status.code), json: json, text: text)
+    }
+}
+
+/// A test client of the event WebSocket: keeps every message it receives with the time it arrived.
+final class EventClient: Sendable {
+    struct Received: Sendable {
+        let text: String
+        let at: ContinuousClock.Instant
+    }
+
+    final class State: Sendable {
+        let value = Mutex<(received: [Received], closed: Bool)>(([], false))
+        func withLock<T: Sendable>(_ body: (inout (received: [Received], closed: Bool)) -> T) -> T {
+            value.withLock { body(&$0) }
+        }
+    }
+
+    private let state = State()
+    private let outgoing: AsyncStream<String>.Continuation
+    let task: Task<WebSocketCloseFrame?, any Error>
+
+    init(port: Int, token: String) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        outgoing = continuation
+        let state = self.state
+        var logger = Logger(label: "test.ws")
+        logger.logLevel = .critical
+        task = Task {
+            defer { state.withLock { $0.closed = true } }
+            return try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/v1/events",
+                configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: [.authorization: "Bearer \(token)"]),
+                logger: logger
+            ) { inbound, outbound, _ in
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        do {
+                            for try await message in inbound.messages(maxSize: 1 << 20) {
+                                if case .text(let text) = message {
+                                    let now = ContinuousClock.now
+                                    state.withLock { $0.received.append(Received(text: text, at: now)) }
+                                }
+                            }
+                        } catch {}
+                    }
+                    group.addTask {
+                        for await text in stream {
+                            try? await outbound.writeTextMessage(text)
+                        }
+                    }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
+    /// Every message so far.
+    var received: [Received] { state.withLock { $0.received } }
+    /// Whether the connection has ended.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Sends a text message.
+    func send(_ text: String) { outgoing.yield(text) }
+
+    /// Closes the connection from the client side.
+    func close() { outgoing.finish() }
+
+    /// Waits until at least `count` messages arrived (or `timeout` passes) and returns them parsed.
+    func messages(count: Int, timeout: Duration = .seconds(10)) async throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + timeout
+        while received.count < count, ContinuousClock.now < deadline, !isClosed {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        return received.map { Self.parse($0.text) }
+    }
+
+    /// Waits until a message satisfying `match` arrives and returns it with its arrival time.
+    func first(
+        timeout: Duration = .seconds(10),
+        where match: ([String: Any]) -> Bool
+    ) async throws -> (message: [String: Any], at: ContinuousClock.Instant)? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let found = received.first(where: { match(Self.parse($0.text)) }) {
+                return (Self.parse(found.text), found.at)
+            }
+            if isClosed { return nil }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        return nil
+    }
+
+    /// The events received, in order.
+    var events: [[String: Any]] {
+        received.compactMap { Self.parse($0.text)["event"] as? [String: Any] }
+    }
+
+    static func parse(_ text: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+}
+
+/// The (method, path) pairs `docs/api/openapi.yaml` documents, read from its `paths:` section.
+func documentedRoutes() throws -> Set<String> {
+    Set(try documentedOperations().keys)
+}
+
+/// Each documented "METHOD path" with the description of its operation (which says who may call it).
+func documentedOperations() throws -> [String: String] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let text = try String(contentsOf: root.appendingPathComponent("docs/api/openapi.yaml"), encoding: .utf8)
+    var operations: [String: String] = [:]
+    var inPaths = false
+    var path: String?
+    var current: String?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        if line == "paths:" {
+            inPaths = true
+            continue
+        }
+        guard inPaths else { continue }
+        if let first = line.first, first != " " { break }
+        if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+            path = String(line.dropFirst(2).dropLast())
+            current = nil
+        } else if let path, line.hasPrefix("    "), !line.hasPrefix("     ") {
+            let key = String(line.trimmingCharacters(in: .whitespaces).dropLast())
+            current = nil
+            if ["get", "put", "post", "patch", "delete"].contains(key) {
+                current = "\(key.uppercased()) \(path)"
+                operations[current ?? ""] = ""
+            }
+        } else if let operation = current, line.hasPrefix("      description:") {
+            operations[operation] = String(line.dropFirst("      description:".count))
+        }
+    }
+    return operations
+}
