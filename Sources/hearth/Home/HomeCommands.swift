@@ -81,7 +81,10 @@ struct Login: AsyncParsableCommand {
 
 /// `hearth whoami`: the caller and their homes with their role.
 struct WhoAmI: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show who you are and your role in each home.")
+    static let configuration = CommandConfiguration(
+        commandName: "whoami",
+        abstract: "Show who you are and your role in each home."
+    )
 
     @OptionGroup var options: HubOptions
 
