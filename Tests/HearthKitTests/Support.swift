@@ -9,6 +9,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 /// A hub on a fresh state folder with one home (owner Ada, administrator Bo, shared user Cy) and a lamp, served
