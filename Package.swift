@@ -14,9 +14,12 @@ let package = Package(
         .library(name: "HomeGraph", targets: ["HomeGraph"]),
         .library(name: "Hub", targets: ["Hub"]),
         .library(name: "HubServer", targets: ["HubServer"]),
+        .library(name: "HearthAPI", targets: ["HearthAPI"]),
+        .library(name: "HearthKit", targets: ["HearthKit"]),
         .executable(name: "hearthd", targets: ["hearthd"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-sim", targets: ["hearth-sim"]),
+        .executable(name: "hearthkit-example", targets: ["hearthkit-example"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -27,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
     ],
     targets: [
         // Big-number arithmetic for SRP. Always optimised: a debug build of this code is hundreds of times
@@ -116,10 +120,13 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
-        // The command-line app; for now it shows the protocol core working end to end.
+        // The command-line app on HearthKit: the home commands, `hearth watch`, plus `hearth hap …` and `hearth demo`.
         .executableTarget(
             name: "hearth",
             dependencies: [
+                "HearthKit",
+                "HearthAPI",
+                "HomeGraph",
                 "HAP",
                 "HAPController",
                 "DNSSD",
@@ -167,6 +174,7 @@ let package = Package(
         .target(
             name: "HubServer",
             dependencies: [
+                "HearthAPI",
                 "Hub",
                 "HomeGraph",
                 "HAP",
@@ -179,10 +187,38 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // The API's request and response bodies, shared by the server and its clients; no HTTP stack.
+        .target(
+            name: "HearthAPI",
+            dependencies: ["HomeGraph", "HAP", "AtomicFiles"],
+            exclude: ["README.md"]
+        ),
+        // The Swift library apps use: an HTTP client of the API and a HomeManager mirroring the homes live.
+        .target(
+            name: "HearthKit",
+            dependencies: [
+                "HearthAPI",
+                "HomeGraph",
+                "HAP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]
+        ),
+        // A short app on HearthKit: prints the homes, then every change as it happens (docs/hearthkit.md).
+        .executableTarget(
+            name: "hearthkit-example",
+            dependencies: ["HearthKit"],
+            path: "Examples/hearthkit-example"
+        ),
         // The hub daemon: argument parsing, the state folder, the demo home, graceful shutdown.
         .executableTarget(
             name: "hearthd",
             dependencies: [
+                "HearthAPI",
                 "Hub",
                 "HubServer",
                 "HomeGraph",
@@ -245,6 +281,18 @@ let package = Package(
             name: "HearthCLITests",
             dependencies: ["TestSupport"]
         ),
+        // HearthKit against a live HubServer on loopback, and the `hearth` app against a running `hearthd --demo`.
+        .testTarget(
+            name: "HearthKitTests",
+            dependencies: [
+                "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "HAPAccessoryServerTests",
             dependencies: [
@@ -293,7 +341,7 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "HubServer", "Hub", "HomeGraph", "HAP", "TestSupport",
+                "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearthAPI
 import HomeGraph
 import Hub
 import Hummingbird
@@ -94,20 +95,6 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         JSONBody.response(body, status: status)
     }
-}
-
-/// The JSON body of every error response.
-public struct ErrorBody: Codable, Sendable, Equatable {
-    /// The code and message.
-    public struct Detail: Codable, Sendable, Equatable {
-        /// The stable, machine-readable code.
-        public var code: String
-        /// A sentence for people.
-        public var message: String
-    }
-
-    /// What went wrong.
-    public var error: Detail
 }
 
 /// Turns every error a route throws into the JSON error body, unknown routes and methods included.

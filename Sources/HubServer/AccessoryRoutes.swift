@@ -1,5 +1,6 @@
 import Foundation
 import HAP
+import HearthAPI
 import HomeGraph
 import Hub
 
@@ -15,57 +16,6 @@ import Hub
 // - [ ] `runActionSet`: the hub writes every action at once and reports each write's outcome.
 // - [ ] `hearthd --demo`: start the hearth-sim demo bridge in process and pair it (see `DemoHome.swift`).
 // - [ ] Tests: the 501 expectations in `HubServerTests/AccessoryRouteTests.swift` become real round trips.
-
-/// An accessory found on the network that is not paired yet.
-public struct NearbyAccessory: Sendable, Codable, Equatable {
-    /// The HAP device id (`AA:BB:CC:DD:EE:FF`).
-    public var deviceID: String
-    /// The name it advertises.
-    public var name: String
-    /// Its category number (HAP `ci`).
-    public var category: Int
-    /// Whether it is still unpaired (HAP status flag).
-    public var isPairable: Bool
-
-    /// Makes a description of a nearby accessory.
-    public init(deviceID: String, name: String, category: Int, isPairable: Bool) {
-        self.deviceID = deviceID
-        self.name = name
-        self.category = category
-        self.isPairable = isPairable
-    }
-}
-
-/// One characteristic write of a batch.
-public struct CharacteristicWrite: Sendable, Codable, Equatable {
-    /// The characteristic written.
-    public var characteristicID: UUID
-    /// The value.
-    public var value: HAPValue
-
-    /// Makes a write.
-    public init(characteristicID: UUID, value: HAPValue) {
-        self.characteristicID = characteristicID
-        self.value = value
-    }
-}
-
-/// The outcome of one write of a batch: the value accepted, or why it was refused.
-public struct CharacteristicWriteResult: Sendable, Codable, Equatable {
-    /// The characteristic written.
-    public var characteristicID: UUID
-    /// The value the accessory accepted, or `nil` when refused.
-    public var value: HAPValue?
-    /// Why it was refused, or `nil`.
-    public var error: ErrorBody.Detail?
-
-    /// Makes a result.
-    public init(characteristicID: UUID, value: HAPValue?, error: ErrorBody.Detail?) {
-        self.characteristicID = characteristicID
-        self.value = value
-        self.error = error
-    }
-}
 
 /// The hub's calls that talk to accessories; the hub checks the caller's rights in each.
 public protocol AccessoryControl: Sendable {

@@ -1,6 +1,7 @@
 import AtomicFiles
 import Crypto
 import Foundation
+import HearthAPI
 import HomeGraph
 
 /// A person who can call the API: their user id in the hub (the same in every home), name and token hashes.

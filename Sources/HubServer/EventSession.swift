@@ -1,4 +1,5 @@
 import Foundation
+import HearthAPI
 import HomeGraph
 import Hub
 import HummingbirdWebSocket
@@ -43,50 +44,6 @@ public actor ConnectionRegistry {
     public func revoke(user userID: UUID, reason: String) {
         for entry in entries.values where entry.principal.userID == userID { entry.revoke.yield(reason) }
     }
-}
-
-/// A message the server sends on the event WebSocket (one JSON object per text frame, keyed by its kind).
-enum ServerMessage: Encodable {
-    /// First message: who is connected and each home's current sequence.
-    case hello(userID: UUID, homes: [HomeSequence])
-    /// One change event.
-    case event(HomeEvent)
-    /// The changes asked for in a `resume` are no longer kept: reload the home.
-    case reloadRequired(homeID: UUID, currentSequence: UInt64)
-    /// A client message was not understood, or a resumed home is unknown.
-    case error(ErrorBody.Detail)
-
-    struct HomeSequence: Encodable {
-        var homeID: UUID
-        var sequence: UInt64
-    }
-
-    private enum Key: String, CodingKey { case hello, event, reloadRequired, error }
-    private enum HelloKey: String, CodingKey { case userID, homes }
-    private enum ReloadKey: String, CodingKey { case homeID, currentSequence }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        switch self {
-        case .hello(let userID, let homes):
-            var hello = container.nestedContainer(keyedBy: HelloKey.self, forKey: .hello)
-            try hello.encode(userID, forKey: .userID)
-            try hello.encode(homes, forKey: .homes)
-        case .event(let event):
-            try container.encode(event, forKey: .event)
-        case .reloadRequired(let homeID, let sequence):
-            var reload = container.nestedContainer(keyedBy: ReloadKey.self, forKey: .reloadRequired)
-            try reload.encode(homeID, forKey: .homeID)
-            try reload.encode(sequence, forKey: .currentSequence)
-        case .error(let detail):
-            try container.encode(detail, forKey: .error)
-        }
-    }
-}
-
-/// A message a client sends: `{"resume": {"<homeID>": N, …}}` (an empty object starts live events at once).
-struct ClientMessage: Codable {
-    var resume: [String: UInt64]
 }
 
 /// One event WebSocket: a hello, then the user's change events, the missed ones first after a `resume`.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearthAPI
 import Hummingbird
 import NIOCore
 
@@ -124,24 +125,5 @@ enum JSONBody {
             headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
-    }
-}
-
-extension JSONDecoder {
-    /// The API's decoder: ISO 8601 dates.
-    static var api: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
-}
-
-extension JSONEncoder {
-    /// The API's encoder: ISO 8601 dates, sorted keys.
-    static var api: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }

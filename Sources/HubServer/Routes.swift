@@ -1,4 +1,5 @@
 import Foundation
+import HearthAPI
 import HomeGraph
 import Hub
 import Hummingbird
@@ -523,18 +524,6 @@ extension HubServer {
             return call.noContent
         }
     }
-}
-
-/// `GET …/rooms`.
-struct RoomList: Codable {
-    var rooms: [Room]
-    var roomForEntireHomeID: UUID
-}
-
-/// `GET …/characteristics/{characteristicID}`: the characteristic with its last known value.
-struct CharacteristicResponse: Codable {
-    var characteristic: HomeCharacteristic
-    var accessoryID: UUID
 }
 
 extension Call {

@@ -8,7 +8,11 @@ struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "Hearth, an open home automation system: the command-line app.",
-        subcommands: [Demo.self, HAPCommand.self]
+        subcommands: [
+            Login.self, WhoAmI.self, HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self,
+            ServiceCommand.self, GroupCommand.self, SceneCommand.self, TriggerCommand.self, UserCommand.self,
+            Watch.self, Demo.self, HAPCommand.self,
+        ]
     )
 
     /// Runs the command, exiting 2 (not the parser's 64) on a usage error, as docs/style.md §3 asks.

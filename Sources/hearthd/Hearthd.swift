@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthAPI
 import HomeGraph
 import Hub
 import HubServer

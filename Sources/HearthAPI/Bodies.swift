@@ -1,0 +1,251 @@
+import Foundation
+import HAP
+import HomeGraph
+
+// Request bodies. Field names are the API's, camelCase and stable (docs/api/openapi.yaml).
+
+/// `POST /v1/homes`.
+public struct CreateHomeBody: Codable, Sendable, Equatable {
+    /// The home's name.
+    public var name: String
+    /// Its IANA time zone (UTC when absent).
+    public var timeZone: String?
+
+    /// Makes the body.
+    public init(name: String, timeZone: String? = nil) {
+        self.name = name
+        self.timeZone = timeZone
+    }
+}
+
+/// `PATCH /v1/homes/{homeID}`: each field given is applied as its own change, in this order.
+public struct UpdateHomeBody: Codable, Sendable, Equatable {
+    /// A new name.
+    public var name: String?
+    /// A new IANA time zone.
+    public var timeZone: String?
+
+    /// Makes the body.
+    public init(name: String? = nil, timeZone: String? = nil) {
+        self.name = name
+        self.timeZone = timeZone
+    }
+}
+
+/// A new object or a new name: `{"name": "…"}`.
+public struct NameBody: Codable, Sendable, Equatable {
+    /// The name.
+    public var name: String
+
+    /// Makes the body.
+    public init(name: String) { self.name = name }
+}
+
+/// `POST …/zones`.
+public struct CreateZoneBody: Codable, Sendable, Equatable {
+    /// The zone's name.
+    public var name: String
+    /// The rooms in it.
+    public var roomIDs: [UUID]?
+
+    /// Makes the body.
+    public init(name: String, roomIDs: [UUID]? = nil) {
+        self.name = name
+        self.roomIDs = roomIDs
+    }
+}
+
+/// `PATCH …/accessories/{accessoryID}`.
+public struct UpdateAccessoryBody: Codable, Sendable, Equatable {
+    /// A new name.
+    public var name: String?
+    /// The room to move it to.
+    public var roomID: UUID?
+
+    /// Makes the body.
+    public init(name: String? = nil, roomID: UUID? = nil) {
+        self.name = name
+        self.roomID = roomID
+    }
+}
+
+/// `POST …/accessories`: pair with a setup code.
+public struct PairAccessoryBody: Codable, Sendable, Equatable {
+    /// The HAP device id of the accessory found nearby.
+    public var deviceID: String
+    /// Its setup code, `XXX-XX-XXX`.
+    public var setupCode: String
+    /// A name to give it.
+    public var name: String?
+    /// The room to put it in.
+    public var roomID: UUID?
+
+    /// Makes the body.
+    public init(deviceID: String, setupCode: String, name: String? = nil, roomID: UUID? = nil) {
+        self.deviceID = deviceID
+        self.setupCode = setupCode
+        self.name = name
+        self.roomID = roomID
+    }
+}
+
+/// `PUT …/characteristics/{characteristicID}`.
+public struct WriteValueBody: Codable, Sendable, Equatable {
+    /// The value to write.
+    public var value: HAPValue
+
+    /// Makes the body.
+    public init(value: HAPValue) { self.value = value }
+}
+
+/// `PUT …/characteristics`.
+public struct BatchWriteBody: Codable, Sendable, Equatable {
+    /// The writes, all in flight at once.
+    public var writes: [CharacteristicWrite]
+
+    /// Makes the body.
+    public init(writes: [CharacteristicWrite]) { self.writes = writes }
+}
+
+/// `PUT …/characteristics/{characteristicID}/notifications`.
+public struct NotificationsBody: Codable, Sendable, Equatable {
+    /// Whether events are on.
+    public var isEnabled: Bool
+
+    /// Makes the body.
+    public init(isEnabled: Bool) { self.isEnabled = isEnabled }
+}
+
+/// `POST …/serviceGroups`.
+public struct CreateServiceGroupBody: Codable, Sendable, Equatable {
+    /// The group's name.
+    public var name: String
+    /// The services in it.
+    public var serviceIDs: [UUID]?
+
+    /// Makes the body.
+    public init(name: String, serviceIDs: [UUID]? = nil) {
+        self.name = name
+        self.serviceIDs = serviceIDs
+    }
+}
+
+/// `POST …/actionSets`.
+public struct CreateActionSetBody: Codable, Sendable, Equatable {
+    /// The action set's name.
+    public var name: String
+    /// Its kind (user-defined when absent).
+    public var kind: ActionSetKind?
+    /// Its actions.
+    public var actions: [Action]?
+
+    /// Makes the body.
+    public init(name: String, kind: ActionSetKind? = nil, actions: [Action]? = nil) {
+        self.name = name
+        self.kind = kind
+        self.actions = actions
+    }
+}
+
+/// `PATCH …/actionSets/{actionSetID}`.
+public struct UpdateActionSetBody: Codable, Sendable, Equatable {
+    /// A new name.
+    public var name: String?
+    /// New actions, replacing the old ones.
+    public var actions: [Action]?
+
+    /// Makes the body.
+    public init(name: String? = nil, actions: [Action]? = nil) {
+        self.name = name
+        self.actions = actions
+    }
+}
+
+/// `POST …/triggers`.
+public struct CreateTriggerBody: Codable, Sendable, Equatable {
+    /// The trigger's name.
+    public var name: String
+    /// Whether it is on (on when absent).
+    public var isEnabled: Bool?
+    /// The action sets it runs.
+    public var actionSetIDs: [UUID]?
+    /// What makes it fire, as the automation layer encodes it.
+    public var definition: Data?
+
+    /// Makes the body.
+    public init(name: String, isEnabled: Bool? = nil, actionSetIDs: [UUID]? = nil, definition: Data? = nil) {
+        self.name = name
+        self.isEnabled = isEnabled
+        self.actionSetIDs = actionSetIDs
+        self.definition = definition
+    }
+}
+
+/// `PATCH …/triggers/{triggerID}`.
+public struct UpdateTriggerBody: Codable, Sendable, Equatable {
+    /// A new name.
+    public var name: String?
+    /// On or off.
+    public var isEnabled: Bool?
+
+    /// Makes the body.
+    public init(name: String? = nil, isEnabled: Bool? = nil) {
+        self.name = name
+        self.isEnabled = isEnabled
+    }
+}
+
+/// `PATCH …/users/{userID}`.
+public struct UpdateUserBody: Codable, Sendable, Equatable {
+    /// The new role.
+    public var role: UserRole
+
+    /// Makes the body.
+    public init(role: UserRole) { self.role = role }
+}
+
+/// `POST …/invites`.
+public struct CreateInviteBody: Codable, Sendable, Equatable {
+    /// The role the invitee gets.
+    public var role: UserRole
+
+    /// Makes the body.
+    public init(role: UserRole) { self.role = role }
+}
+
+/// `POST /v1/invites/redeem`.
+public struct RedeemInviteBody: Codable, Sendable, Equatable {
+    /// The one-time code; dashes and spaces are ignored.
+    public var code: String
+    /// The new account's name (required without a token).
+    public var name: String?
+
+    /// Makes the body.
+    public init(code: String, name: String? = nil) {
+        self.code = code
+        self.name = name
+    }
+}
+
+/// `POST /v1/me/tokens`.
+public struct CreateTokenBody: Codable, Sendable, Equatable {
+    /// A label for the token.
+    public var label: String?
+
+    /// Makes the body.
+    public init(label: String? = nil) { self.label = label }
+}
+
+/// One characteristic write of a batch.
+public struct CharacteristicWrite: Sendable, Codable, Equatable {
+    /// The characteristic written.
+    public var characteristicID: UUID
+    /// The value.
+    public var value: HAPValue
+
+    /// Makes a write.
+    public init(characteristicID: UUID, value: HAPValue) {
+        self.characteristicID = characteristicID
+        self.value = value
+    }
+}

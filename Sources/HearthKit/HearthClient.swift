@@ -1,0 +1,145 @@
+import AsyncHTTPClient
+import Foundation
+import HAP
+import HearthAPI
+import HomeGraph
+import NIOCore
+import NIOHTTP1
+
+/// An HTTP client of the hub's API: one async call per operation of `docs/api/openapi.yaml`, as one user.
+///
+/// Every call sends the bearer token and throws `HearthError` with the API's code, message and HTTP status. The
+/// client is a value; copies share the underlying connection pool.
+public struct HearthClient: Sendable {
+    /// The API's base URL, such as `http://127.0.0.1:7878` (no trailing slash).
+    public let baseURL: String
+    /// The user id the token belongs to, when known from the configuration.
+    public let userID: UUID?
+    /// How long one call may take before it fails.
+    public var timeout: Duration
+    let token: String?
+    let httpClient: HTTPClient
+
+    /// A client of the hub at `url` calling with `token` (`nil` only to redeem an invite without an account).
+    public init(
+        url: String,
+        token: String?,
+        userID: UUID? = nil,
+        timeout: Duration = .seconds(30),
+        httpClient: HTTPClient = .shared
+    ) {
+        var base = url
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.token = token
+        self.userID = userID
+        self.timeout = timeout
+        self.httpClient = httpClient
+    }
+
+    /// A client for the hub and token in a client configuration (`<state>/client.json`, `hearth login`).
+    public init(configuration: ClientConfiguration, timeout: Duration = .seconds(30)) {
+        self.init(url: configuration.url, token: configuration.token, userID: configuration.userID, timeout: timeout)
+    }
+
+    /// The address of the event WebSocket (`ws://…/v1/events`).
+    public var eventsURL: String {
+        if baseURL.hasPrefix("https://") { return "wss://" + baseURL.dropFirst("https://".count) + "/v1/events" }
+        if baseURL.hasPrefix("http://") { return "ws://" + baseURL.dropFirst("http://".count) + "/v1/events" }
+        return baseURL + "/v1/events"
+    }
+
+    // MARK: Transport
+
+    /// An empty JSON body, for routes that take none.
+    struct NoBody: Encodable {}
+
+    /// Sends one request and returns the status and body of a successful answer; throws the API's error otherwise.
+    func send(
+        _ method: NIOHTTP1.HTTPMethod,
+        _ path: String,
+        body: (some Encodable)? = NoBody?.none,
+        authenticated: Bool = true
+    ) async throws(HearthError) -> (status: Int, data: Data) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if authenticated, let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            let data: Data
+            do {
+                data = try JSONEncoder.api.encode(body)
+            } catch {
+                throw .invalidRequest("the request body could not be written: \(type(of: error))")
+            }
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: data))
+        }
+        let status: Int
+        let data: Data
+        do {
+            let response = try await httpClient.execute(request, timeout: .nanoseconds(timeout.nanoseconds))
+            status = Int(response.status.code)
+            data = Data(try await response.body.collect(upTo: 64 << 20).readableBytesView)
+        } catch {
+            throw .unreachable(baseURL, Self.describe(error))
+        }
+        guard (200..<300).contains(status) else {
+            if let body = try? JSONDecoder.api.decode(ErrorBody.self, from: data) {
+                throw body.error.hearthError(status: status)
+            }
+            throw .malformedResponse(status: status, "HTTP \(status) without an error body")
+        }
+        return (status, data)
+    }
+
+    /// Sends one request and decodes the answer as `Response`.
+    func call<Response: Decodable>(
+        _ method: NIOHTTP1.HTTPMethod,
+        _ path: String,
+        body: (some Encodable)? = NoBody?.none,
+        authenticated: Bool = true,
+        as type: Response.Type
+    ) async throws(HearthError) -> Response {
+        let (status, data) = try await send(method, path, body: body, authenticated: authenticated)
+        do {
+            return try JSONDecoder.api.decode(Response.self, from: data)
+        } catch {
+            throw .malformedResponse(status: status, "\(Response.self): \(Self.describe(error))")
+        }
+    }
+
+    /// Sends a change and returns its events.
+    func change(
+        _ method: NIOHTTP1.HTTPMethod,
+        _ path: String,
+        body: (some Encodable)? = NoBody?.none
+    ) async throws(HearthError) -> [HomeEvent] {
+        try await call(method, path, body: body, as: Events.self).events
+    }
+
+    /// A short description of a transport or decoding error (never a header).
+    static func describe(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .keyNotFound(let key, _): return "missing field '\(key.stringValue)'"
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                return "field '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not valid"
+            @unknown default: return "not valid JSON"
+            }
+        }
+        if let clientError = error as? HTTPClientError { return String(describing: clientError) }
+        return String(describing: type(of: error))
+    }
+
+    static func homePath(_ homeID: UUID) -> String { "/v1/homes/\(homeID.uuidString)" }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to `Int64`.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : product + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,363 @@
+import ArgumentParser
+import Foundation
+import HAP
+import HearthKit
+
+/// `hearth accessory …`.
+struct AccessoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accessory",
+        abstract: "List, add, rename, move and remove accessories; read and write their characteristics.",
+        subcommands: [
+            List.self, Show.self, Add.self, Rename.self, Move.self, Remove.self, Identify.self, Get.self, SetValue.self,
+            Notify.self,
+        ],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The accessories by room.")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            options.show(AccessoryList(accessories: home.accessories)) {
+                home.accessories.isEmpty
+                    ? "No accessories in \(home.name). Add one with 'hearth accessory add'."
+                    : Output.table(
+                        ["ACCESSORY", "ROOM", "REACHABLE", "ID"],
+                        home.accessories.map {
+                            [
+                                $0.name, home.room(withID: $0.roomID)?.name ?? "?", $0.isReachable ? "yes" : "no",
+                                $0.id.uuidString,
+                            ]
+                        }
+                    )
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "An accessory as a tree of services and values.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The accessory, by name or id.") var accessory: String
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            let found = options.accessory(accessory, in: home)
+            options.show(AccessoryResponse(accessory: found)) { Tree.accessory(found, in: home, indent: "") }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pair an accessory found nearby: lists them, asks which and for its setup code."
+        )
+        @OptionGroup var options: HubOptions
+        @Option(help: "The accessory's device id (AA:BB:CC:DD:EE:FF) or advertised name.") var device: String?
+        @Option(help: "Its setup code, XXX-XX-XXX (asked for when missing).") var code: String?
+        @Option(help: "A name to give it.") var name: String?
+        @Option(help: "The room to put it in.") var room: String?
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let nearby = await options.attempt { () throws(HearthError) in
+                try await client.nearbyAccessories(forHome: home.id)
+            }
+            let pairable = nearby.filter(\.isPairable)
+            let chosen: NearbyAccessory
+            if let device {
+                guard
+                    let found = pairable.first(where: {
+                        $0.deviceID == device || Resolve.normalized($0.name) == Resolve.normalized(device)
+                    })
+                else {
+                    options.fail(
+                        "no unpaired accessory '\(device)' is nearby",
+                        code: HomeExit.notFound,
+                        kind: "notFound"
+                    )
+                }
+                chosen = found
+            } else {
+                guard !pairable.isEmpty else {
+                    options.fail("no unpaired accessory is nearby", code: HomeExit.notFound, kind: "notFound")
+                }
+                if pairable.count == 1 || options.json {
+                    chosen = pairable[0]
+                } else {
+                    for (index, item) in pairable.enumerated() {
+                        Output.line("\(index + 1). \(item.name)  \(item.deviceID)  category \(item.category)")
+                    }
+                    Output.text("Which one (1–\(pairable.count))? ")
+                    guard let line = readLine(), let number = Int(line), pairable.indices.contains(number - 1) else {
+                        options.fail("no accessory chosen", code: HomeExit.usage, kind: "usage")
+                    }
+                    chosen = pairable[number - 1]
+                }
+            }
+            var setupCode = code
+            if setupCode == nil {
+                Output.text("Setup code of \(chosen.name) (XXX-XX-XXX): ")
+                setupCode = readLine()?.trimmingCharacters(in: .whitespaces)
+            }
+            guard let setupCode, !setupCode.isEmpty else {
+                options.fail("a setup code is needed: give --code XXX-XX-XXX", code: HomeExit.usage, kind: "usage")
+            }
+            let roomID = room.map { options.room($0, in: home).id }
+            let added = await options.attempt { () throws(HearthError) in
+                try await client.pairAccessory(
+                    deviceID: chosen.deviceID,
+                    setupCode: setupCode,
+                    name: name,
+                    roomID: roomID,
+                    toHome: home.id
+                )
+            }
+            options.show(AccessoryList(accessories: added)) {
+                "Added " + added.map(\.name).joined(separator: ", ") + " to \(home.name)."
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename an accessory.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The accessory, by name or id.") var accessory: String
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.accessory(accessory, in: home)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.updateAccessory(found.id, name: name, inHome: home.id)
+            }
+            options.changed(events, "Renamed \(found.name) to \(name).")
+        }
+    }
+
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move an accessory to another room.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The accessory, by name or id.") var accessory: String
+        @Argument(help: "The room, by name or id.") var room: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.accessory(accessory, in: home)
+            let target = options.room(room, in: home)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.updateAccessory(found.id, roomID: target.id, inHome: home.id)
+            }
+            options.changed(events, "Moved \(found.name) to \(target.name).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unpair and remove an accessory.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The accessory, by name or id.") var accessory: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.accessory(accessory, in: home)
+            await options.attempt { () throws(HearthError) in
+                try await client.removeAccessory(found.id, fromHome: home.id)
+            }
+            options.show(Events(events: [])) { "Removed \(found.name)." }
+        }
+    }
+
+    struct Identify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Ask an accessory to identify itself.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The accessory, by name or id.") var accessory: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.accessory(accessory, in: home)
+            await options.attempt { () throws(HearthError) in
+                try await client.identifyAccessory(found.id, inHome: home.id)
+            }
+            options.show(Events(events: [])) { "Asked \(found.name) to identify itself." }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Read characteristic values: all of an accessory, or one by name (on, brightness) or id."
+        )
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The accessory, by name or id (or a characteristic id alone).") var accessory: String
+        @Argument(help: "The characteristic, by name or id.") var characteristic: String?
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            if characteristic == nil, let id = UUID(uuidString: accessory),
+                home.accessory(withID: id) == nil
+            {
+                let response = await options.attempt { () throws(HearthError) in
+                    try await client.characteristic(id, inHome: home.id)
+                }
+                options.show(response) {
+                    "\(Naming.name(of: response.characteristic)) = "
+                        + Naming.text(response.characteristic.value, of: response.characteristic)
+                }
+                return
+            }
+            let found = options.accessory(accessory, in: home)
+            if let characteristic {
+                let target = options.characteristic(characteristic, of: found, in: home)
+                let response = await options.attempt { () throws(HearthError) in
+                    try await client.characteristic(target.id, inHome: home.id)
+                }
+                options.show(response) {
+                    "\(found.name) \(Naming.name(of: response.characteristic)) = "
+                        + Naming.text(response.characteristic.value, of: response.characteristic)
+                }
+                return
+            }
+            options.show(AccessoryResponse(accessory: found)) {
+                Output.table(
+                    ["SERVICE", "CHARACTERISTIC", "VALUE", "ID"],
+                    found.services.flatMap { service in
+                        service.characteristics.map {
+                            [service.name, Naming.name(of: $0), Naming.text($0.value, of: $0), $0.id.uuidString]
+                        }
+                    }
+                )
+            }
+        }
+    }
+
+    struct SetValue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Write a characteristic: 'set \"Desk Lamp\" on true', or 'set CHARACTERISTIC-ID VALUE'."
+        )
+        @OptionGroup var options: HubOptions
+        @Argument(help: "ACCESSORY CHARACTERISTIC VALUE, or CHARACTERISTIC-ID VALUE.") var words: [String]
+
+        func validate() throws {
+            guard words.count == 2 || words.count == 3 else {
+                throw ValidationError("give ACCESSORY CHARACTERISTIC VALUE, or CHARACTERISTIC-ID VALUE")
+            }
+        }
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let target: HomeCharacteristic
+            let label: String
+            if words.count == 2 {
+                guard let id = UUID(uuidString: words[0]),
+                    let owner = home.accessories.first(where: { $0.characteristics.contains { $0.id == id } }),
+                    let found = owner.characteristics.first(where: { $0.id == id })
+                else {
+                    options.fail("no characteristic with id '\(words[0])' in \(home.name)", code: 3, kind: "notFound")
+                }
+                (target, label) = (found, "\(owner.name) \(Naming.name(of: found))")
+            } else {
+                let accessory = options.accessory(words[0], in: home)
+                target = options.characteristic(words[1], of: accessory, in: home)
+                label = "\(accessory.name) \(Naming.name(of: target))"
+            }
+            let value = options.value(words[words.count - 1], for: target)
+            let results = await options.attempt { () throws(HearthError) in
+                try await client.write(value, toCharacteristic: target.id, inHome: home.id)
+            }
+            if let refused = results.first(where: { $0.error != nil }), let error = refused.error {
+                options.fail("\(label): \(error.message)", code: HomeExit.failure, kind: error.code)
+            }
+            options.show(WriteResults(results: results)) { "\(label) = \(Naming.text(value, of: target))" }
+        }
+    }
+
+    struct Notify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn events of a characteristic on or off.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The accessory, by name or id.") var accessory: String
+        @Argument(help: "The characteristic, by name or id.") var characteristic: String
+        @Argument(help: "on or off.") var state: String
+
+        func run() async throws {
+            guard state == "on" || state == "off" else {
+                options.fail("the state must be 'on' or 'off'", code: HomeExit.usage, kind: "usage")
+            }
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.accessory(accessory, in: home)
+            let target = options.characteristic(characteristic, of: found, in: home)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.setNotifications(state == "on", forCharacteristic: target.id, inHome: home.id)
+            }
+            options.changed(events, "Events of \(found.name) \(Naming.name(of: target)) are \(state).")
+        }
+    }
+}
+
+/// `hearth service …`.
+struct ServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service",
+        abstract: "List and rename services.",
+        subcommands: [List.self, Rename.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The services of every accessory (or of one).")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "An accessory, by name or id.") var accessory: String?
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            let accessories = accessory.map { [options.accessory($0, in: home)] } ?? home.accessories
+            let services = accessories.flatMap { accessory in accessory.services.map { (accessory, $0) } }
+            options.show(services.map(\.1)) {
+                Output.table(
+                    ["ACCESSORY", "SERVICE", "TYPE", "ID"],
+                    services.map { [$0.0.name, $0.1.name, Naming.typeName(of: $0.1), $0.1.id.uuidString] }
+                )
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a service (by id, or ACCESSORY SERVICE).")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "SERVICE-ID NAME, or ACCESSORY SERVICE NAME.") var words: [String]
+
+        func validate() throws {
+            guard words.count == 2 || words.count == 3 else {
+                throw ValidationError("give SERVICE-ID NAME, or ACCESSORY SERVICE NAME")
+            }
+        }
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let services = (words.count == 3 ? [options.accessory(words[0], in: home)] : home.accessories)
+                .flatMap(\.services)
+            let found = options.find(
+                services,
+                words[words.count - 2],
+                kind: "service",
+                in: home,
+                id: \.id,
+                name: \.name
+            )
+            let name = words[words.count - 1]
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.renameService(found.id, to: name, inHome: home.id)
+            }
+            options.changed(events, "Renamed service \(found.name) to \(name).")
+        }
+    }
+}

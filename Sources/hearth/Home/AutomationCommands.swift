@@ -1,0 +1,514 @@
+import ArgumentParser
+import Foundation
+import HearthKit
+
+/// `hearth group …`: service groups.
+struct GroupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "group",
+        abstract: "List, add, rename and remove service groups; add and remove their services.",
+        subcommands: [List.self, Add.self, Rename.self, Remove.self, AddService.self, RemoveService.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The service groups.")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            let services = home.accessories.flatMap(\.services)
+            options.show(ServiceGroupList(serviceGroups: home.serviceGroups)) {
+                Output.table(
+                    ["GROUP", "SERVICES", "ID"],
+                    home.serviceGroups.map { group in
+                        let names = group.serviceIDs.compactMap { id in services.first { $0.id == id }?.name }
+                        return [group.name, names.joined(separator: ", "), group.id.uuidString]
+                    }
+                )
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a service group.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The group's name.") var name: String
+        @Option(name: .customLong("service"), help: "A service id or name (repeat for more).") var services: [String] =
+            []
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let all = home.accessories.flatMap(\.services)
+            let ids = services.map { options.find(all, $0, kind: "service", in: home, id: \.id, name: \.name).id }
+            let created = await options.attempt { () throws(HearthError) in
+                try await client.addServiceGroup(named: name, serviceIDs: ids, toHome: home.id)
+            }
+            options.changed(created.events, "Added service group \(created.object.name).")
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a service group.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The group.") var group: String
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.serviceGroups, group, kind: "service group", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.renameServiceGroup(found.id, to: name, inHome: home.id)
+            }
+            options.changed(events, "Renamed service group \(found.name) to \(name).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a service group.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The group.") var group: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.serviceGroups, group, kind: "service group", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.removeServiceGroup(found.id, fromHome: home.id)
+            }
+            options.changed(events, "Removed service group \(found.name).")
+        }
+    }
+
+    struct AddService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-service", abstract: "Add a service.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The group.") var group: String
+        @Argument(help: "The service, by id or name.") var service: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.serviceGroups, group, kind: "service group", in: home, id: \.id, name: \.name)
+            let all = home.accessories.flatMap(\.services)
+            let target = options.find(all, service, kind: "service", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.addService(target.id, toGroup: found.id, inHome: home.id)
+            }
+            options.changed(events, "Added \(target.name) to \(found.name).")
+        }
+    }
+
+    struct RemoveService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-service", abstract: "Take out a service.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The group.") var group: String
+        @Argument(help: "The service, by id or name.") var service: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.serviceGroups, group, kind: "service group", in: home, id: \.id, name: \.name)
+            let all = home.accessories.flatMap(\.services)
+            let target = options.find(all, service, kind: "service", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.removeService(target.id, fromGroup: found.id, inHome: home.id)
+            }
+            options.changed(events, "Took \(target.name) out of \(found.name).")
+        }
+    }
+}
+
+/// `hearth scene …`: action sets.
+struct SceneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scene",
+        abstract: "List, add, rename, remove and run scenes (action sets).",
+        subcommands: [List.self, Add.self, Rename.self, Remove.self, Run.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The scenes.")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            options.show(ActionSetList(actionSets: home.actionSets)) {
+                Output.table(
+                    ["SCENE", "KIND", "ACTIONS", "ID"],
+                    home.actionSets.map { [$0.name, $0.kind.rawValue, "\($0.actions.count)", $0.id.uuidString] }
+                )
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a scene; actions are 'ACCESSORY/CHARACTERISTIC=VALUE'."
+        )
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The scene's name.") var name: String
+        @Option(help: "wakeUp, sleep, homeDeparture, homeArrival or userDefined.") var kind: String?
+        @Option(name: .customLong("action"), help: "ACCESSORY/CHARACTERISTIC=VALUE (repeat for more).")
+        var actions: [String] = []
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            var parsedKind: ActionSetKind?
+            if let kind {
+                guard let known = ActionSetKind(rawValue: kind) else {
+                    options.fail("unknown kind '\(kind)'", code: HomeExit.usage, kind: "usage")
+                }
+                parsedKind = known
+            }
+            let parsed = actions.map { text -> Action in
+                guard let equals = text.lastIndex(of: "="), let slash = text[..<equals].lastIndex(of: "/") else {
+                    options.fail("an action is ACCESSORY/CHARACTERISTIC=VALUE, not '\(text)'", code: 2, kind: "usage")
+                }
+                let accessory = options.accessory(String(text[..<slash]), in: home)
+                let target = options.characteristic(
+                    String(text[text.index(after: slash)..<equals]),
+                    of: accessory,
+                    in: home
+                )
+                let value = options.value(String(text[text.index(after: equals)...]), for: target)
+                return Action(characteristicID: target.id, targetValue: value)
+            }
+            let created = await options.attempt { () throws(HearthError) in
+                try await client.addActionSet(named: name, kind: parsedKind, actions: parsed, toHome: home.id)
+            }
+            options.changed(created.events, "Added scene \(created.object.name).")
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a scene.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The scene.") var scene: String
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.actionSets, scene, kind: "scene", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.updateActionSet(found.id, name: name, inHome: home.id)
+            }
+            options.changed(events, "Renamed scene \(found.name) to \(name).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a scene.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The scene.") var scene: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.actionSets, scene, kind: "scene", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.removeActionSet(found.id, fromHome: home.id)
+            }
+            options.changed(events, "Removed scene \(found.name).")
+        }
+    }
+
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run a scene: every write at once.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The scene.") var scene: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.actionSets, scene, kind: "scene", in: home, id: \.id, name: \.name)
+            let results = await options.attempt { () throws(HearthError) in
+                try await client.runActionSet(found.id, inHome: home.id)
+            }
+            let failed = results.filter { $0.error != nil }
+            options.show(WriteResults(results: results)) {
+                "Ran \(found.name): \(results.count - failed.count) of \(results.count) writes done."
+            }
+            if !failed.isEmpty { Foundation.exit(HomeExit.failure) }
+        }
+    }
+}
+
+/// `hearth trigger …`.
+struct TriggerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trigger",
+        abstract: "List, add, rename, remove, enable and disable triggers.",
+        subcommands: [List.self, Add.self, Rename.self, Remove.self, Enable.self, Disable.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The triggers.")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            options.show(TriggerList(triggers: home.triggers)) {
+                Output.table(
+                    ["TRIGGER", "ENABLED", "SCENES", "ID"],
+                    home.triggers.map { trigger in
+                        let scenes = trigger.actionSetIDs.compactMap { id in home.actionSets.first { $0.id == id }?.name
+                        }
+                        return [
+                            trigger.name, trigger.isEnabled ? "yes" : "no", scenes.joined(separator: ", "),
+                            trigger.id.uuidString,
+                        ]
+                    }
+                )
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a trigger that runs scenes.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The trigger's name.") var name: String
+        @Option(name: .customLong("scene"), help: "A scene it runs (repeat for more).") var scenes: [String] = []
+        @Flag(help: "Add it turned off.") var disabled = false
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let ids = scenes.map {
+                options.find(home.actionSets, $0, kind: "scene", in: home, id: \.id, name: \.name).id
+            }
+            let created = await options.attempt { () throws(HearthError) in
+                try await client.addTrigger(named: name, isEnabled: !disabled, actionSetIDs: ids, toHome: home.id)
+            }
+            options.changed(created.events, "Added trigger \(created.object.name).")
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a trigger.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The trigger.") var trigger: String
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.triggers, trigger, kind: "trigger", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.updateTrigger(found.id, name: name, inHome: home.id)
+            }
+            options.changed(events, "Renamed trigger \(found.name) to \(name).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a trigger.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The trigger.") var trigger: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.triggers, trigger, kind: "trigger", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.removeTrigger(found.id, fromHome: home.id)
+            }
+            options.changed(events, "Removed trigger \(found.name).")
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn a trigger on.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The trigger.") var trigger: String
+
+        func run() async throws { await TriggerCommand.setEnabled(true, trigger, options) }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn a trigger off.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The trigger.") var trigger: String
+
+        func run() async throws { await TriggerCommand.setEnabled(false, trigger, options) }
+    }
+
+    static func setEnabled(_ isEnabled: Bool, _ trigger: String, _ options: HubOptions) async {
+        let client = options.client()
+        let home = await options.loadHome(client).home
+        let found = options.find(home.triggers, trigger, kind: "trigger", in: home, id: \.id, name: \.name)
+        let events = await options.attempt { () throws(HearthError) in
+            try await client.updateTrigger(found.id, isEnabled: isEnabled, inHome: home.id)
+        }
+        options.changed(events, "Trigger \(found.name) is \(isEnabled ? "on" : "off").")
+    }
+}
+
+/// `hearth user …`: users, roles and invites.
+struct UserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user",
+        abstract: "List users, change roles, remove users; invite people and join with an invite.",
+        subcommands: [List.self, Role.self, Remove.self, Invite.self, Invites.self, Uninvite.self, Join.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The home's users and their roles.")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            options.show(UserList(users: home.users)) {
+                Output.table(["USER", "ROLE", "ID"], home.users.map { [$0.name, $0.role.rawValue, $0.id.uuidString] })
+            }
+        }
+    }
+
+    struct Role: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a user's role.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The user, by name or id.") var user: String
+        @Argument(help: "owner, administrator or shared.") var role: String
+
+        func run() async throws {
+            guard let newRole = UserRole(rawValue: role) else {
+                options.fail("the role must be owner, administrator or shared", code: HomeExit.usage, kind: "usage")
+            }
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.users, user, kind: "user", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.setRole(newRole, ofUser: found.id, inHome: home.id)
+            }
+            options.changed(events, "\(found.name) is now \(newRole.rawValue).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a user from the home.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The user, by name or id.") var user: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.users, user, kind: "user", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.removeUser(found.id, fromHome: home.id)
+            }
+            options.changed(events, "Removed \(found.name) from \(home.name).")
+        }
+    }
+
+    struct Invite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Invite someone: prints a one-time code.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "administrator or shared.") var role: String = "shared"
+
+        func run() async throws {
+            guard let newRole = UserRole(rawValue: role) else {
+                options.fail("the role must be owner, administrator or shared", code: HomeExit.usage, kind: "usage")
+            }
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let invite = await options.attempt { () throws(HearthError) in
+                try await client.createInvite(role: newRole, forHome: home.id)
+            }
+            options.show(invite) {
+                "Invite code for \(home.name) as \(newRole.rawValue): \(invite.code)\n"
+                    + "The invitee runs: hearth user join \(invite.code) --url \(client.baseURL) --name NAME"
+            }
+        }
+    }
+
+    struct Invites: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The pending invites (never their codes).")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let invites = await options.attempt { () throws(HearthError) in try await client.invites(forHome: home.id) }
+            options.show(InviteList(invites: invites)) {
+                Output.table(
+                    ["ROLE", "EXPIRES", "ID"],
+                    invites.map {
+                        [$0.role.rawValue, ISO8601DateFormatter().string(from: $0.expiresAt), $0.id.uuidString]
+                    }
+                )
+            }
+        }
+    }
+
+    struct Uninvite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Withdraw a pending invite.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The invite's id.") var invite: String
+
+        func run() async throws {
+            guard let id = UUID(uuidString: invite) else {
+                options.fail("'\(invite)' is not an invite id", code: HomeExit.usage, kind: "usage")
+            }
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            await options.attempt { () throws(HearthError) in try await client.removeInvite(id, fromHome: home.id) }
+            options.show(Events(events: [])) { "Withdrew the invite." }
+        }
+    }
+
+    struct Join: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Redeem an invite code; without a configuration, makes an account and logs in."
+        )
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The invite code.") var code: String
+        @Option(help: "The hub's address (needed when not logged in).") var url: String?
+        @Option(help: "Your name (needed for a new account).") var name: String?
+
+        func run() async throws {
+            let path = options.configPath
+            let loggedIn = FileManager.default.fileExists(atPath: path)
+            let client: HearthClient
+            if loggedIn {
+                client = options.client()
+            } else {
+                guard let url else {
+                    options.fail("not logged in: give --url URL and --name NAME", code: HomeExit.usage, kind: "usage")
+                }
+                client = HearthClient(url: url, token: nil)
+            }
+            let redeemed = await options.attempt { () throws(HearthError) in
+                try await client.redeemInvite(code: code, name: name)
+            }
+            if let token = redeemed.token {
+                let configuration = ClientConfiguration(
+                    url: client.baseURL,
+                    token: token.token,
+                    userID: token.userID,
+                    stateFolder: ""
+                )
+                do {
+                    try configuration.write(toPath: path)
+                } catch {
+                    options.fail("cannot write \(path)", code: HomeExit.failure, kind: "config")
+                }
+            }
+            struct Reply: Encodable {
+                var homeID: UUID
+                var role: UserRole
+                var userID: UUID
+            }
+            options.show(Reply(homeID: redeemed.homeID, role: redeemed.role, userID: redeemed.userID)) {
+                "Joined the home as \(redeemed.role.rawValue)"
+                    + (redeemed.token == nil ? "." : "; logged in (wrote \(path), mode 0600).")
+            }
+        }
+    }
+}

@@ -1,0 +1,432 @@
+import ArgumentParser
+import Foundation
+import HearthKit
+
+/// `hearth login`: stores the hub's address and a token for the other commands (mode 0600).
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Store the hub's address and a token for the other commands (mode 0600).",
+        discussion: """
+            With --from, copies a client configuration hearthd wrote (<state>/client.json). Otherwise give --url \
+            and the token on standard input (--token-stdin) or in a file (--token-file); the token is never an \
+            argument, so it stays out of the process list and shell history.
+            """
+    )
+
+    @OptionGroup var options: HubOptions
+
+    @Option(help: "A client configuration to copy (hearthd's <state>/client.json).")
+    var from: String?
+
+    @Option(help: "The hub's API address, such as http://127.0.0.1:7878.")
+    var url: String?
+
+    @Option(help: "A file holding the token.")
+    var tokenFile: String?
+
+    @Flag(help: "Read the token from standard input.")
+    var tokenStdin = false
+
+    func validate() throws {
+        if from == nil && url == nil { throw ValidationError("give --from FILE, or --url URL with the token") }
+        if url != nil && tokenFile == nil && !tokenStdin {
+            throw ValidationError("give the token with --token-stdin or --token-file")
+        }
+    }
+
+    func run() async throws {
+        var token = ""
+        var address = url ?? ""
+        var stateFolder = ""
+        if let from {
+            guard let copied = try? ClientConfiguration.read(fromPath: from) else {
+                options.fail("cannot read \(from) as a client configuration", code: 1, kind: "config")
+            }
+            (token, address, stateFolder) = (copied.token, url ?? copied.url, copied.stateFolder)
+        } else if let tokenFile {
+            guard let data = FileManager.default.contents(atPath: tokenFile) else {
+                options.fail("cannot read \(tokenFile)", code: 1, kind: "config")
+            }
+            token = String(decoding: data, as: UTF8.self)
+        } else {
+            token = readLine(strippingNewline: true) ?? ""
+        }
+        token = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { options.fail("the token is empty", code: HomeExit.usage, kind: "usage") }
+        let client = HearthClient(url: address, token: token)
+        let me = await options.attempt { () throws(HearthError) in try await client.me() }
+        let configuration = ClientConfiguration(
+            url: client.baseURL,
+            token: token,
+            userID: me.user.id,
+            stateFolder: stateFolder
+        )
+        let path = options.configPath
+        do {
+            try configuration.write(toPath: path)
+        } catch {
+            options.fail("cannot write \(path). Check its folder and permissions", code: 1, kind: "config")
+        }
+        struct Reply: Encodable {
+            var url: String
+            var userID: UUID
+            var name: String
+            var config: String
+        }
+        options.show(Reply(url: client.baseURL, userID: me.user.id, name: me.user.name, config: path)) {
+            "Logged in to \(client.baseURL) as \(me.user.name); wrote \(path) (mode 0600)."
+        }
+    }
+}
+
+/// `hearth whoami`: the caller and their homes with their role.
+struct WhoAmI: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whoami",
+        abstract: "Show who you are and your role in each home."
+    )
+
+    @OptionGroup var options: HubOptions
+
+    func run() async throws {
+        let client = options.client()
+        let me = await options.attempt { () throws(HearthError) in try await client.me() }
+        options.show(me) {
+            "\(me.user.name) (\(me.user.id.uuidString)) at \(client.baseURL)\n"
+                + Output.table(
+                    ["HOME", "ROLE", "ID"],
+                    me.homes.map { [$0.name + ($0.isPrimary ? " *" : ""), $0.role.rawValue, $0.id.uuidString] }
+                )
+        }
+    }
+}
+
+/// `hearth home …`.
+struct HomeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "home",
+        abstract: "List, show, add, rename and remove homes.",
+        subcommands: [List.self, Show.self, Add.self, Rename.self, Remove.self, Primary.self, SetLocation.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The homes you belong to (* marks the primary).")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let client = options.client()
+            let homes = await options.attempt { () throws(HearthError) in try await client.homes() }
+            options.show(HomeList(homes: homes)) {
+                homes.isEmpty
+                    ? "No homes. Add one with 'hearth home add NAME'."
+                    : Output.table(
+                        ["HOME", "ROLE", "CHANGES", "ID"],
+                        homes.map {
+                            [
+                                $0.name + ($0.isPrimary ? " *" : ""), $0.role.rawValue, "\($0.sequence)",
+                                $0.id.uuidString,
+                            ]
+                        }
+                    )
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A home as a tree: rooms, accessories, scenes.")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let response = await options.loadHome(options.client())
+            options.show(response) { Tree.home(response.home, role: response.role) }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a home; you become its owner.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The home's name.") var name: String
+        @Option(help: "Its IANA time zone (default UTC).") var timeZone: String?
+
+        func run() async throws {
+            let client = options.client()
+            let response = await options.attempt { () throws(HearthError) in
+                try await client.createHome(name: name, timeZone: timeZone)
+            }
+            options.show(response) { "Added home \(response.home.name) (\(response.home.id.uuidString))." }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename the home given by --home (or the primary).")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.updateHome(home.id, name: name)
+            }
+            options.changed(events, "Renamed \(home.name) to \(name).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a home and everything in it (owner only).")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The home to remove, by name or id (must be given).") var target: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client, named: target).home
+            let events = await options.attempt { () throws(HearthError) in try await client.removeHome(home.id) }
+            options.changed(events, "Removed home \(home.name).")
+        }
+    }
+
+    struct Primary: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a home the primary one.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The home, by name or id.") var target: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client, named: target).home
+            let events = await options.attempt { () throws(HearthError) in try await client.setPrimaryHome(home.id) }
+            options.changed(events, "\(home.name) is now the primary home.")
+        }
+    }
+
+    struct SetLocation: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "location",
+            abstract: "Set the home's location (for sunrise and sunset), or clear it with --clear."
+        )
+        @OptionGroup var options: HubOptions
+        @Argument(help: "Latitude in degrees.") var latitude: Double?
+        @Argument(help: "Longitude in degrees.") var longitude: Double?
+        @Flag(help: "Clear the location.") var clear = false
+
+        func validate() throws {
+            if !clear && (latitude == nil || longitude == nil) {
+                throw ValidationError("give LATITUDE LONGITUDE, or --clear")
+            }
+        }
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let location = clear ? nil : Location(latitude: latitude ?? 0, longitude: longitude ?? 0)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.setLocation(location, ofHome: home.id)
+            }
+            options.changed(
+                events,
+                clear ? "Cleared the location of \(home.name)." : "Set the location of \(home.name)."
+            )
+        }
+    }
+}
+
+/// `hearth room …`.
+struct RoomCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "room",
+        abstract: "List, add, rename and remove rooms.",
+        subcommands: [List.self, Add.self, Rename.self, Remove.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The rooms and their accessories.")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            options.show(RoomList(rooms: home.allRooms, roomForEntireHomeID: home.roomForEntireHome.id)) {
+                Output.table(
+                    ["ROOM", "ACCESSORIES", "ID"],
+                    home.allRooms.map { room in
+                        [room.name, "\(home.accessories(inRoom: room.id).count)", room.id.uuidString]
+                    }
+                )
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a room.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The room's name.") var name: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let created = await options.attempt { () throws(HearthError) in
+                try await client.addRoom(named: name, toHome: home.id)
+            }
+            options.show(CreatedReply(events: created.events, room: created.object)) {
+                "Added room \(created.object.name) to \(home.name)."
+            }
+        }
+
+        struct CreatedReply: Encodable {
+            var events: [HomeEvent]
+            var room: Room
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a room.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The room, by name or id.") var room: String
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.room(room, in: home)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.renameRoom(found.id, to: name, inHome: home.id)
+            }
+            options.changed(events, "Renamed room \(found.name) to \(name).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a room; its accessories move to the room for the entire home."
+        )
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The room, by name or id.") var room: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.room(room, in: home)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.removeRoom(found.id, fromHome: home.id)
+            }
+            options.changed(events, "Removed room \(found.name).")
+        }
+    }
+}
+
+/// `hearth zone …`.
+struct ZoneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "zone",
+        abstract: "List, add, rename and remove zones, and put rooms in them.",
+        subcommands: [List.self, Add.self, Rename.self, Remove.self, AddRoom.self, RemoveRoom.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The zones and their rooms.")
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let home = await options.loadHome(options.client()).home
+            options.show(ZoneList(zones: home.zones)) {
+                Output.table(
+                    ["ZONE", "ROOMS", "ID"],
+                    home.zones.map { zone in
+                        let rooms = zone.roomIDs.compactMap { home.room(withID: $0)?.name }
+                        return [zone.name, rooms.joined(separator: ", "), zone.id.uuidString]
+                    }
+                )
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a zone.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The zone's name.") var name: String
+        @Option(name: .customLong("room"), help: "A room to put in it (repeat for more).") var rooms: [String] = []
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let roomIDs = rooms.map { options.room($0, in: home).id }
+            let created = await options.attempt { () throws(HearthError) in
+                try await client.addZone(named: name, roomIDs: roomIDs, toHome: home.id)
+            }
+            options.changed(created.events, "Added zone \(created.object.name).")
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a zone.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The zone, by name or id.") var zone: String
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.zones, zone, kind: "zone", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.renameZone(found.id, to: name, inHome: home.id)
+            }
+            options.changed(events, "Renamed zone \(found.name) to \(name).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a zone.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The zone, by name or id.") var zone: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.zones, zone, kind: "zone", in: home, id: \.id, name: \.name)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.removeZone(found.id, fromHome: home.id)
+            }
+            options.changed(events, "Removed zone \(found.name).")
+        }
+    }
+
+    struct AddRoom: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-room", abstract: "Put a room in a zone.")
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The zone.") var zone: String
+        @Argument(help: "The room.") var room: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.zones, zone, kind: "zone", in: home, id: \.id, name: \.name)
+            let foundRoom = options.room(room, in: home)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.addRoom(foundRoom.id, toZone: found.id, inHome: home.id)
+            }
+            options.changed(events, "Put \(foundRoom.name) in \(found.name).")
+        }
+    }
+
+    struct RemoveRoom: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-room",
+            abstract: "Take a room out of a zone."
+        )
+        @OptionGroup var options: HubOptions
+        @Argument(help: "The zone.") var zone: String
+        @Argument(help: "The room.") var room: String
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let found = options.find(home.zones, zone, kind: "zone", in: home, id: \.id, name: \.name)
+            let foundRoom = options.room(room, in: home)
+            let events = await options.attempt { () throws(HearthError) in
+                try await client.removeRoom(foundRoom.id, fromZone: found.id, inHome: home.id)
+            }
+            options.changed(events, "Took \(foundRoom.name) out of \(found.name).")
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The `hearth` home commands run as a program against a running `hearthd --demo --state <tmp>` on loopback.
+@Suite(.serialized) struct HomeCommandTests {
+    /// A running demo hub with its state folder and client configuration.
+    final class DemoHub: @unchecked Sendable {
+        // @unchecked: used by one test at a time.
+        let state: String
+        let child: ChildProcess
+
+        init() throws {
+            state = NSTemporaryDirectory() + "hearth-home-\(UUID().uuidString)"
+            child = try ChildProcess(
+                BuiltProducts.path("hearthd"),
+                ["--demo", "--state", state, "--port", "0", "--no-user-config", "--log-level", "warning"],
+                timeout: 300
+            )
+            while true {
+                let line = try child.readLine()
+                if line.hasPrefix("Stop with") { break }
+            }
+        }
+
+        var config: String { state + "/client.json" }
+
+        func stop() {
+            child.terminate()
+            try? FileManager.default.removeItem(atPath: state)
+        }
+    }
+
+    struct Result: CustomStringConvertible {
+        var status: Int32
+        var output: String
+        var errors: String
+
+        func json() throws -> [String: Any] {
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+                "not one JSON object: \(output)"
+            )
+        }
+
+        var description: String { "exit \(status)\nstdout: \(output)\nstderr: \(errors)" }
+    }
+
+    /// Runs `hearth ARGUMENTS` to its end with `input` on stdin.
+    static func hearth(_ arguments: [String], input: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("hearth"))
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["HEARTH_CONFIG"] = "/nonexistent/hearth-config.json"  // never the user's own configuration
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        try process.run()
+        if let input {
+            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            output: String(decoding: outputData, as: UTF8.self),
+            errors: String(decoding: errorData, as: UTF8.self)
+        )
+    }
+
+    @Test func homeCommandsDriveTheDemoHub() throws {
+        let hub = try DemoHub()
+        defer { hub.stop() }
+        let config = ["--config", hub.config]
+
+        var result = try Self.hearth(["home", "list"] + config)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains("Demo Home *"), "\(result)")
+        #expect(result.output.contains("owner"))
+
+        result = try Self.hearth(["home", "list", "--json"] + config)
+        #expect(result.status == 0, "\(result)")
+        let homes = try result.json()["homes"] as? [[String: Any]] ?? []
+        #expect(homes.map { $0["name"] as? String } == ["Demo Home"])
+
+        result = try Self.hearth(["room", "add", "Office"] + config)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output == "Added room Office to Demo Home.\n", "\(result)")
+
+        result = try Self.hearth(["room", "list", "--json"] + config)
+        let rooms = try result.json()["rooms"] as? [[String: Any]] ?? []
+        #expect(rooms.contains { $0["name"] as? String == "Office" }, "\(result)")
+
+        // Clear exit codes: a clash (409) is 6, an unknown name is 3, both with one error line.
+        result = try Self.hearth(["room", "add", "office"] + config)
+        #expect(result.status == 6, "\(result)")
+        #expect(result.errors.hasPrefix("error: the name 'office' is taken"), "\(result)")
+        result = try Self.hearth(["room", "rename", "Nowhere", "Somewhere", "--json"] + config)
+        #expect(result.status == 3, "\(result)")
+        #expect((try result.json()["error"] as? [String: Any])?["code"] as? String == "notFound")
+        result = try Self.hearth(["room", "list", "--home", "Elsewhere"] + config)
+        #expect(result.status == 3, "\(result)")
+
+        // No configuration: 4 with a hint.
+        result = try Self.hearth(["home", "list", "--config", hub.state + "/missing.json"])
+        #expect(result.status == 4 && result.errors.contains("hearth login"), "\(result)")
+
+        // The demo hub has no accessories until the hub's accessory half is wired.
+        result = try Self.hearth(["accessory", "list"] + config)
+        #expect(result.status == 0, "\(result)")
+
+        // Scenes of the demo home.
+        result = try Self.hearth(["scene", "list", "--json"] + config)
+        #expect((try result.json()["actionSets"] as? [Any])?.count == 2, "\(result)")
+    }
+
+    @Test func loginInvitesAndASharedUserIsNotPermittedToConfigure() throws {
+        let hub = try DemoHub()
+        defer { hub.stop() }
+        let config = ["--config", hub.config]
+        let folder = hub.state + "/clients"
+
+        // `hearth login --from` copies hearthd's file; `--token-stdin` takes the token from stdin; both 0600.
+        var result = try Self.hearth(["login", "--from", hub.config, "--config", folder + "/a.json"])
+        #expect(result.status == 0, "\(result)")
+        let client = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: hub.config)))
+        let url = try #require((client as? [String: Any])?["url"] as? String)
+        let token = try #require((client as? [String: Any])?["token"] as? String)
+        result = try Self.hearth(
+            ["login", "--url", url, "--token-stdin", "--config", folder + "/b.json", "--json"],
+            input: token + "\n"
+        )
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.output.contains(token) && !result.errors.contains(token), "the token is never printed")
+        for file in ["a.json", "b.json"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + file)
+            #expect(attributes[.posixPermissions] as? Int == 0o600, "\(file)")
+        }
+        result = try Self.hearth(
+            ["login", "--url", url, "--token-stdin", "--config", folder + "/c.json"],
+            input: "nope\n"
+        )
+        #expect(result.status == 4, "\(result)")
+
+        // Invite a shared user, who joins with the code and may not configure (exit 4, notPermitted).
+        result = try Self.hearth(["user", "invite", "shared", "--json"] + config)
+        #expect(result.status == 0, "\(result)")
+        let code = try #require(try result.json()["code"] as? String)
+        let guest = ["--config", folder + "/guest.json"]
+        result = try Self.hearth(["user", "join", code, "--url", url, "--name", "Guest"] + guest)
+        #expect(result.status == 0, "\(result)")
+        result = try Self.hearth(["home", "list"] + guest)
+        #expect(result.output.contains("shared"), "\(result)")
+        result = try Self.hearth(["room", "add", "Attic", "--json"] + guest)
+        #expect(result.status == 4, "\(result)")
+        #expect((try result.json()["error"] as? [String: Any])?["code"] as? String == "notPermitted")
+        result = try Self.hearth(["user", "list"] + config)
+        #expect(result.output.contains("Guest") && result.output.contains("shared"), "\(result)")
+    }
+
+    @Test func watchSeesAChangeAsItHappens() throws {
+        let hub = try DemoHub()
+        defer { hub.stop() }
+        let watcher = try ChildProcess(
+            BuiltProducts.path("hearth"),
+            ["watch", "--json", "--count", "1", "--config", hub.config],
+            timeout: 120
+        )
+        let header = try watcher.receive()
+        #expect(header["watching"] != nil, "\(header)")
+        let result = try Self.hearth(["room", "add", "Studio", "--config", hub.config])
+        #expect(result.status == 0, "\(result)")
+        let line = try watcher.receive()
+        let event = try #require(line["event"] as? [String: Any], "\(line)")
+        let change = try #require(event["change"] as? [String: Any])
+        let added = try #require((change["roomAdded"] as? [String: Any])?["_0"] as? [String: Any], "\(change)")
+        #expect(added["name"] as? String == "Studio")
+        #expect(watcher.waitForExit() == 0, "--count 1 ends after one change")
+
+        // Text mode names the change.
+        let text = try ChildProcess(
+            BuiltProducts.path("hearth"),
+            ["watch", "--count", "1", "--config", hub.config],
+            timeout: 120
+        )
+        #expect(try text.readLine().hasPrefix("Watching Demo Home"))
+        _ = try Self.hearth(["room", "rename", "Studio", "Workshop", "--config", hub.config])
+        let sentence = try text.readLine()
+        #expect(sentence.contains("Demo Home") && sentence.contains("room renamed: Studio → Workshop"), "\(sentence)")
+        #expect(text.waitForExit() == 0)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import HAP
+import HearthAPI
+import HearthKit
+import HomeGraph
+import Hub
+import HubServer
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Synchronization
+import TestSupport
+import Testing
+
+/// A hub on a fresh state folder with one home (owner Ada, administrator Bo, shared user Cy) and a lamp, served
+/// over real HTTP on an ephemeral loopback port.
+struct KitFixture {
+    let hub: Hub
+    let credentials: CredentialStore
+    let folder: String
+    let homeID: UUID
+    let lamp: HomeAccessory
+    let owner: Person
+    let admin: Person
+    let guest: Person
+
+    struct Person {
+        let id: UUID
+        let token: String
+    }
+
+    init(historyLimit: Int = 1000) async throws {
+        folder = NSTemporaryDirectory() + "hearthkit-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let hub = try await Hub(configuration: .init(stateFolder: folder, historyLimit: historyLimit))
+        self.hub = hub
+        let credentials = try CredentialStore(path: folder + "/credentials.json")
+        self.credentials = credentials
+        func person(_ name: String) async throws -> Person {
+            let (account, token) = try await credentials.createAccount(name: name, label: "test")
+            return Person(id: account.id, token: token)
+        }
+        let owner = try await person("Ada")
+        let admin = try await person("Bo")
+        let guest = try await person("Cy")
+        (self.owner, self.admin, self.guest) = (owner, admin, guest)
+        let home = try await hub.addHome(name: "Maple Street", ownerName: "Ada", as: .user(owner.id))
+        homeID = home.id
+        try await hub.perform(
+            .addUser(home: home.id, id: admin.id, name: "Bo", role: .administrator),
+            as: .user(owner.id)
+        )
+        try await hub.perform(.addUser(home: home.id, id: guest.id, name: "Cy", role: .shared), as: .user(owner.id))
+        let lamp = Self.lamp(roomID: home.roomForEntireHome.id)
+        self.lamp = lamp
+        try await hub.perform(.addAccessory(home: home.id, accessory: lamp), as: .hub)
+    }
+
+    /// A lamp as the hub adds it after pairing: On (bool) and Brightness (int 0–100).
+    static func lamp(roomID: UUID) -> HomeAccessory {
+        HomeAccessory(
+            id: UUID(),
+            name: "Desk Lamp",
+            roomID: roomID,
+            category: .lightbulb,
+            services: [
+                HomeService(
+                    id: UUID(),
+                    name: "Desk Lamp",
+                    type: HAPUUID(apple: 0x43),
+                    instanceID: 10,
+                    isPrimary: true,
+                    characteristics: [
+                        HomeCharacteristic(
+                            id: UUID(),
+                            type: HAPUUID(apple: 0x25),
+                            instanceID: 11,
+                            format: .bool,
+                            permissions: [.read, .write, .notify],
+                            value: .bool(false)
+                        ),
+                        HomeCharacteristic(
+                            id: UUID(),
+                            type: HAPUUID(apple: 0x08),
+                            instanceID: 12,
+                            format: .int,
+                            permissions: [.read, .write, .notify],
+                            metadata: CharacteristicMetadata(minValue: 0, maxValue: 100, minStep: 1),
+                            value: .int(0)
+                        ),
+                    ]
+                )
+            ]
+        )
+    }
+
+    var onCharacteristic: HomeCharacteristic { lamp.services[0].characteristics[0] }
+    var brightness: HomeCharacteristic { lamp.services[0].characteristics[1] }
+
+    /// Runs `body` with the API served on loopback at `url`; stops the hub afterwards.
+    func withServer(_ body: @escaping @Sendable (_ url: String, _ server: HubServer) async throws -> Void) async throws
+    {
+        var logger = Logger(label: "test.hearthkit")
+        logger.logLevel = .warning
+        let server = HubServer(
+            hub: hub,
+            credentials: credentials,
+            configuration: .init(host: "127.0.0.1", port: 0),
+            logger: logger
+        )
+        do {
+            try await server.makeApplication().test(.live) { client in
+                try await body("http://127.0.0.1:\(client.port ?? 0)", server)
+            }
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    func stop() async {
+        await hub.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// A client of the API at `url` as `person`.
+    func client(_ url: String, _ person: Person) -> HearthClient {
+        HearthClient(url: url, token: person.token, userID: person.id)
+    }
+}
+
+/// Collects a manager's updates in a task, with the time each arrived.
+final class UpdateRecorder: Sendable {
+    struct Entry: Sendable {
+        let update: HomeUpdate
+        let at: ContinuousClock.Instant
+    }
+
+    private final class Box: Sendable {
+        let entries = Mutex<[Entry]>([])
+    }
+
+    private let box = Box()
+    private let task: Task<Void, Never>
+
+    init(_ updates: AsyncStream<HomeUpdate>) {
+        let box = self.box
+        task = Task {
+            for await update in updates {
+                let now = ContinuousClock.now
+                box.entries.withLock { $0.append(Entry(update: update, at: now)) }
+            }
+        }
+    }
+
+    deinit { task.cancel() }
+
+    var entries: [Entry] { box.entries.withLock { $0 } }
+
+    /// Waits until an entry satisfies `predicate` (polling every millisecond), up to `timeout`.
+    func first(
+        timeout: Duration = .seconds(30),
+        where predicate: (HomeUpdate) -> Bool
+    ) async -> Entry? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let found = entries.first(where: { predicate($0.update) }) { return found }
+            try? await Task.sleep(for: .microseconds(500))
+        }
+        return nil
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func eventually(timeout: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return false
+}
+
+extension Duration {
+    /// The duration in milliseconds.
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}
