@@ -22,6 +22,8 @@ public struct HomeMirror: Sendable, Equatable {
 
     /// Puts (or replaces) a whole home as of `sequence`, as a reload returns it.
     public mutating func load(_ home: Home, sequence: UInt64) {
+        var home = home
+        home.restoreValueFormats(home.characteristicFormats)
         if let index = homes.firstIndex(where: { $0.id == home.id }) {
             homes[index] = home
         } else {
@@ -67,6 +69,9 @@ public struct HomeMirror: Sendable, Equatable {
             for other in homes.indices { homes[other].isPrimary = other == index }
         case .homeStoppedBeingPrimary:
             homes[index].isPrimary = false
+        case .characteristicValueChanged, .actionSetAdded, .actionSetActionsChanged:
+            // Values arrive as JSON numbers: put them back in their characteristics' formats.
+            homes[index].apply(event.change.inFormat(homes[index].characteristicFormats))
         default:
             homes[index].apply(event.change)
         }

@@ -109,11 +109,39 @@ public actor HomeStore {
         return results
     }
 
-    /// Closes the database; later calls throw `.closed`.
-    public func close() throws(HomeStoreError) {
+    /// Writes a snapshot of the graph now if operations were logged since the last one, so the next open has
+    /// nothing to replay; `close()` does this.
+    public func snapshot() throws(HomeStoreError) {
+        guard !isClosed else { throw .closed }
+        let last = lastOperationSequence
+        guard last > lastSnapshotSequence else { return }
+        let table = SnapshotRecord.databaseTableName
+        let plaintext = try Self.encode(graph, table: table, sequence: last)
+        let snapshot = SnapshotRecord(
+            sequence: last,
+            payload: try deviceKey.seal(plaintext, table: table, sequence: last)
+        )
+        try Self.databaseCall {
+            try database.write { db in
+                try snapshot.insert(db)
+                try OperationRecord.filter(OperationRecord.Columns.sequence <= last).deleteAll(db)
+                try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < last).deleteAll(db)
+            }
+        }
+        lastSnapshotSequence = last
+    }
+
+    /// Takes a last snapshot (unless `snapshot` is false, or nothing was logged since the previous one) and closes
+    /// the database; later calls throw `.closed`. A failed snapshot loses nothing: the operations stay in the log.
+    public func close(snapshot takesSnapshot: Bool = true) throws(HomeStoreError) {
         guard !isClosed else { return }
+        var snapshotError: HomeStoreError?
+        if takesSnapshot {
+            do { try snapshot() } catch { snapshotError = error }
+        }
         isClosed = true
         try Self.databaseCall { try database.close() }
+        if let snapshotError { throw snapshotError }
     }
 
     // MARK: Writing

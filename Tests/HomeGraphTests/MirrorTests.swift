@@ -39,3 +39,22 @@ import Testing
         #expect(mirror.homes == fixture.graph.homes)
     }
 }
+
+/// JSON has one kind of number: a whole-number float must come back as a float wherever its format is known.
+@Suite struct ValueFormatTests {
+    @Test func wholeFloatsSurviveAJSONRoundTripOfTheGraphAndTheMirror() throws {
+        var fixture = try Fixture()
+        let lamp = try fixture.addLamp("Lamp")
+        var mirror = HomeMirror()
+        mirror.load(try fixture.home, sequence: fixture.graph.lastSequence(ofHome: fixture.homeID))
+        let events = try fixture.apply(
+            .updateCharacteristicValue(home: fixture.homeID, characteristic: lamp.temperature.id, value: .float(23))
+        )
+        let decoded = try JSONDecoder().decode(HomeGraph.self, from: JSONEncoder().encode(fixture.graph))
+        #expect(decoded == fixture.graph)
+        let event = try JSONDecoder().decode(HomeEvent.self, from: JSONEncoder().encode(events[0]))
+        #expect(event.change != events[0].change, "the event alone reads 23 as an int")
+        #expect(mirror.apply(event) == .applied)
+        #expect(mirror.homes == fixture.graph.homes)
+    }
+}
