@@ -131,8 +131,9 @@ public actor HomeStore {
         lastSnapshotSequence = last
     }
 
-    /// Takes a last snapshot (unless `snapshot` is false, or nothing was logged since the previous one) and closes
-    /// the database; later calls throw `.closed`. A failed snapshot loses nothing: the operations stay in the log.
+    /// Takes a last snapshot (unless `snapshot` is false or nothing was logged since) and closes the database.
+    ///
+    /// Later calls throw `.closed`. A failed snapshot loses nothing: the operations stay in the log.
     public func close(snapshot takesSnapshot: Bool = true) throws(HomeStoreError) {
         guard !isClosed else { return }
         var snapshotError: HomeStoreError?
