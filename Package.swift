@@ -170,6 +170,7 @@ let package = Package(
                 "Hub",
                 "HomeGraph",
                 "HAP",
+                "HAPController",
                 "AtomicFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -293,7 +294,8 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "HubServer", "Hub", "HomeGraph", "HAP", "TestSupport",
+                "HubServer", "Hub", "HomeGraph", "HAP", "TestSupport", "Simulator", "HAPAccessoryServer",
+                "HAPController",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -33,9 +33,11 @@ struct UpdateAccessoryBody: Codable {
     var roomID: UUID?
 }
 
-/// `POST …/accessories`: pair with a setup code.
+/// `POST …/accessories`: pair with a setup code, by `deviceID` (found nearby) or by `host` and `port`.
 struct PairAccessoryBody: Codable {
-    var deviceID: String
+    var deviceID: String?
+    var host: String?
+    var port: Int?
     var setupCode: String
     var name: String?
     var roomID: UUID?
