@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HAP
 import HomeGraph
 import Hub
 import HubServer
@@ -83,7 +84,17 @@ struct Hearthd: AsyncParsableCommand {
         let stateFolder = folder
         let isDemo = demo
         let bridgePort = bridge?.port
-        let homeForWelcome = demoHomeID
+        var demoIDs: DemoIDs?
+        if let demoHomeID, let home = await hub.graph.home(withID: demoHomeID) {
+            demoIDs = DemoIDs(
+                home: demoHomeID,
+                lampOn: home.accessories.first { $0.name == "Living Room Lamp" }?.characteristics.first {
+                    $0.type == HAPUUID(apple: 0x25)
+                }?.id,
+                goodMorning: home.actionSets.first { $0.kind == .wakeUp }?.id
+            )
+        }
+        let welcomeIDs = demoIDs
         let app = server.makeApplication { channel in
             let port = channel.localAddress?.port ?? 0
             let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
@@ -111,7 +122,7 @@ struct Hearthd: AsyncParsableCommand {
                 folder: stateFolder,
                 demo: isDemo,
                 bridgePort: bridgePort,
-                demoHomeID: homeForWelcome,
+                demoIDs: welcomeIDs,
                 userConfig: writeUserConfig
             )
         }
@@ -185,12 +196,19 @@ struct Hearthd: AsyncParsableCommand {
         logger.info("paired the demo bridge", metadata: ["accessories": "\(added.count)"])
     }
 
+    /// The ids the welcome text shows for the demo home.
+    struct DemoIDs: Sendable {
+        var home: UUID
+        var lampOn: UUID?
+        var goodMorning: UUID?
+    }
+
     static func printWelcome(
         url: String,
         folder: HubStateFolder,
         demo: Bool,
         bridgePort: Int?,
-        demoHomeID: UUID?,
+        demoIDs: DemoIDs?,
         userConfig: Bool
     ) {
         let configNote =
@@ -202,17 +220,20 @@ struct Hearthd: AsyncParsableCommand {
             ?? ""
         let token = "$(cat \(folder.ownerToken))"
         var demoNote = ""
-        if let demoHomeID {
-            let home = "\(url)/v1/homes/\(demoHomeID.uuidString)"
-            demoNote = """
-
-                    curl -s -H "Authorization: Bearer \(token)" \(home)/accessories
-                    curl -s -H "Authorization: Bearer \(token)" \(home)/actionSets
-                    curl -s -X POST -H "Authorization: Bearer \(token)" \(home)/actionSets/<actionSetID>/run
-                    curl -s -X PUT -H "Authorization: Bearer \(token)" -d '{"value": true}' \\
-                      \(home)/characteristics/<characteristicID>
-                    curl -s -H "Authorization: Bearer \(token)" "\(home)/characteristics/<characteristicID>?refresh=true"
-                """
+        if let demo = demoIDs {
+            let home = "\(url)/v1/homes/\(demo.home.uuidString)"
+            let auth = "-H \"Authorization: Bearer \(token)\""
+            let lamp = "\(home)/characteristics/\(demo.lampOn?.uuidString ?? "<characteristicID>")"
+            let morning = "\(home)/actionSets/\(demo.goodMorning?.uuidString ?? "<actionSetID>")/run"
+            demoNote = [
+                "",
+                "The demo home (\(demo.home.uuidString)): its accessories, the Living Room Lamp on and read back",
+                "through the accessory, the scene Good Morning:",
+                "  curl -s \(auth) \(home)/accessories",
+                "  curl -s -X PUT \(auth) -d '{\"value\": true}' \(lamp)",
+                "  curl -s \(auth) '\(lamp)?refresh=true'",
+                "  curl -s -X POST \(auth) \(morning)",
+            ].joined(separator: "\n")
         }
         print(
             """
