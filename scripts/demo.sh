@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Runs the main program on embedded defaults: hearth-sim serving a demo bridge (lights, lock, thermostat, garage
-# door, covering, sensors, doorbell, outlet) on 127.0.0.1:51826 with no mDNS, so nothing leaves loopback.
-# Extra arguments go to `hearth-sim serve` (for example --setup-code 031-45-154 or --preset lightbulb:20).
+# Runs the main program on embedded defaults: `hearthd --demo`, the hub with a demo home and hearth-sim's demo
+# bridge (lights, lock, thermostat, garage door, covering, sensors, doorbell, outlet) running in process on
+# 127.0.0.1, with no mDNS, so nothing leaves loopback. The API listens on 127.0.0.1:7878; hearthd prints how to
+# use it with curl, and writes the address and the owner's token to <state>/client.json for `hearth`.
+# Extra arguments go to hearthd (for example --log-level debug).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-swift build -c release --product hearth-sim
-exec .build/release/hearth-sim serve --state "${HEARTH_SIM_STATE:-$HOME/.hearth-sim-demo}" --no-mdns \
-    --bind 127.0.0.1 --port "${HEARTH_SIM_PORT:-51826}" "$@"
+swift build -c release --product hearthd
+# The default state folder (~/.hearth-demo) also writes ~/.config/hearth/config.json, where `hearth` looks;
+# HEARTH_DEMO_STATE keeps a demo home elsewhere.
+state=()
+[[ -n "${HEARTH_DEMO_STATE:-}" ]] && state=(--state "$HEARTH_DEMO_STATE")
+exec .build/release/hearthd --demo "${state[@]}" --port "${HEARTH_DEMO_PORT:-7878}" "$@"

@@ -69,20 +69,33 @@ public struct UpdateAccessoryBody: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST …/accessories`: pair with a setup code.
+/// `POST …/accessories`: pair with a setup code, by `deviceID` (found nearby) or by `host` and `port`.
 public struct PairAccessoryBody: Codable, Sendable, Equatable {
-    /// The HAP device id of the accessory found nearby.
-    public var deviceID: String
+    /// The HAP device id of the accessory found nearby; give this or `host` and `port`.
+    public var deviceID: String?
+    /// The address of an accessory that is not advertised over mDNS (with `port`).
+    public var host: String?
+    /// The TCP port of that accessory (with `host`).
+    public var port: Int?
     /// Its setup code, `XXX-XX-XXX`.
     public var setupCode: String
-    /// A name to give it.
+    /// A name to give it (when it is a single accessory).
     public var name: String?
     /// The room to put it in.
     public var roomID: UUID?
 
     /// Makes the body.
-    public init(deviceID: String, setupCode: String, name: String? = nil, roomID: UUID? = nil) {
+    public init(
+        deviceID: String? = nil,
+        host: String? = nil,
+        port: Int? = nil,
+        setupCode: String,
+        name: String? = nil,
+        roomID: UUID? = nil
+    ) {
         self.deviceID = deviceID
+        self.host = host
+        self.port = port
         self.setupCode = setupCode
         self.name = name
         self.roomID = roomID

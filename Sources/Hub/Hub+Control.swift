@@ -165,6 +165,11 @@ extension Hub {
         let operation = HomeOperation.setNotifications(home: homeID, characteristic: id, isEnabled: isEnabled)
         var trial = graph
         do { _ = try trial.apply(operation) } catch { throw .rejected(error) }
+        // An accessory with no HAP device (one a bridge to another system reports for) has nothing to subscribe.
+        if let found = try? graph.characteristic(withID: id, inHome: homeID), found.accessory.deviceID == nil {
+            try await apply(operation)
+            return
+        }
         let target = try resolve(id, inHome: homeID)
         guard let link = accessories.links[target.key] else { throw .accessoryNotFound(target.key) }
         let statuses: [CharacteristicID: HAPStatus]

@@ -1,4 +1,5 @@
 import Foundation
+import HAPController
 import HTTPTypes
 import HearthAPI
 import HomeGraph
@@ -38,18 +39,37 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         message: "send a valid token as 'Authorization: Bearer <token>'"
     )
 
-    /// The route exists but its accessory half is not wired to the hub yet.
-    public static func notImplemented(_ what: String) -> APIError {
-        APIError(.notImplemented, code: "notImplemented", message: "\(what) is not available in this build of the hub")
-    }
-
     /// The API error for a refusal of the hub.
+    ///
+    /// Accessory failures get their own codes: a wrong setup code is `400 wrongSetupCode`, an accessory paired
+    /// with another controller `409 alreadyPaired`, one that cannot be reached `502 accessoryUnreachable`, one that
+    /// does not answer in time `504 accessoryTimedOut`; any other is `502 accessoryError`.
     public init(_ error: HubError) {
+        if case .accessory(let controllerError) = error, let special = Self.accessoryError(controllerError) {
+            self = special
+            return
+        }
         self.init(
             HTTPResponse.Status(code: error.httpStatus),
             code: error.code,
             message: Self.message(for: error)
         )
+    }
+
+    /// The error for an accessory failure that has a code of its own, or `nil`.
+    static func accessoryError(_ error: HAPControllerError) -> APIError? {
+        switch error {
+        case .wrongSetupCode:
+            APIError(.badRequest, code: "wrongSetupCode", message: "field 'setupCode': \(error)")
+        case .alreadyPaired:
+            APIError(.conflict, code: "alreadyPaired", message: "\(error)")
+        case .unreachable, .connectionClosed, .closed:
+            APIError(.badGateway, code: "accessoryUnreachable", message: "\(error)")
+        case .timedOut:
+            APIError(.gatewayTimeout, code: "accessoryTimedOut", message: "\(error)")
+        default:
+            nil
+        }
     }
 
     /// A sentence for a hub error that names the object or value concerned.

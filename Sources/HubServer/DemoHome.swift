@@ -1,4 +1,5 @@
 import Foundation
+import HAP
 import HomeGraph
 import Hub
 
@@ -9,10 +10,8 @@ public enum DemoHome {
 
     /// Makes the demo home unless the owner already has a home; returns the home.
     ///
-    /// Hook for the accessory half of the hub (see `AccessoryRoutes.swift`): once `Hub` can pair, start the
-    /// hearth-sim demo bridge (lights, thermostat, lock, garage door, sensors) in process on loopback, pair it
-    /// with its setup code through `AccessoryControl.pair`, place its accessories in these rooms and fill the
-    /// two scenes' actions. Until then the scenes have no actions and the home has no accessories.
+    /// The home starts with rooms, zones, a location and two empty scenes; `hearthd --demo` then pairs its
+    /// simulated bridge and calls ``furnish(_:in:owner:)``.
     @discardableResult
     public static func create(in hub: Hub, owner: UUID, ownerName: String) async throws -> Home {
         let caller = HubCaller.user(owner)
@@ -45,5 +44,70 @@ public enum DemoHome {
             as: caller
         )
         return await hub.graph.home(withID: home.id) ?? home
+    }
+
+    /// The room each accessory of hearth-sim's demo bridge goes to, by the name the bridge gives it.
+    public static let placement: [String: String] = [
+        "Demo Bridge": "Hallway",
+        "Lightbulb Color 1": "Living Room",
+        "Lightbulb Color 2": "Bedroom",
+        "Door Lock": "Hallway",
+        "Motion Sensor": "Hallway",
+        "Thermostat": "Living Room",
+        "Garage Door": "Garage",
+        "Window Covering": "Bedroom",
+        "Contact Sensor": "Kitchen",
+        "Doorbell": "Hallway",
+        "Outlet": "Kitchen",
+    ]
+
+    /// The names the demo gives the bridge's lights.
+    public static let renames: [String: String] = [
+        "Lightbulb Color 1": "Living Room Lamp",
+        "Lightbulb Color 2": "Bedroom Lamp",
+    ]
+
+    /// Places the paired demo accessories in the demo rooms and fills the two scenes: Good Morning turns the lights
+    /// on and sets the thermostat to 21 °C; Good Night turns the lights off and locks the door.
+    public static func furnish(
+        _ accessories: [HomeAccessory],
+        home homeID: UUID,
+        in hub: Hub,
+        owner: UUID
+    )
+        async throws(HubError)
+    {
+        let caller = HubCaller.user(owner)
+        guard let home = await hub.graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        let roomIDs = Dictionary(home.rooms.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
+        for accessory in accessories {
+            if let room = placement[accessory.name].flatMap({ roomIDs[$0] }), room != accessory.roomID {
+                try await hub.perform(.moveAccessory(home: homeID, accessory: accessory.id, room: room), as: caller)
+            }
+            if let name = renames[accessory.name] {
+                try await hub.perform(.renameAccessory(home: homeID, accessory: accessory.id, name: name), as: caller)
+            }
+        }
+        /// The writable characteristics of `type` in services of `serviceType`.
+        func characteristics(_ type: HAPUUID, in serviceType: HAPUUID) -> [UUID] {
+            accessories.flatMap { accessory in
+                accessory.services.filter { $0.type == serviceType }.flatMap { service in
+                    service.characteristics.filter { $0.type == type && $0.permissions.contains(.write) }.map(\.id)
+                }
+            }
+        }
+        let lights = characteristics(HAPUUID(apple: 0x25), in: HAPUUID(apple: 0x43))
+        let targetTemperature = characteristics(HAPUUID(apple: 0x35), in: HAPUUID(apple: 0x4A))
+        let lockTarget = characteristics(HAPUUID(apple: 0x1E), in: HAPUUID(apple: 0x45))
+        let morning =
+            lights.map { Action(characteristicID: $0, targetValue: .bool(true)) }
+            + targetTemperature.map { Action(characteristicID: $0, targetValue: .float(21)) }
+        let night =
+            lights.map { Action(characteristicID: $0, targetValue: .bool(false)) }
+            + lockTarget.map { Action(characteristicID: $0, targetValue: .uint(1)) }
+        for (kind, actions) in [(ActionSetKind.wakeUp, morning), (ActionSetKind.sleep, night)] {
+            guard let actionSet = home.actionSets.first(where: { $0.kind == kind }) else { continue }
+            try await hub.perform(.setActions(home: homeID, actionSet: actionSet.id, actions: actions), as: caller)
+        }
     }
 }

@@ -40,8 +40,6 @@ public struct HubServer: Sendable {
     public let hub: Hub
     /// The accounts and invites.
     public let credentials: CredentialStore
-    /// The accessory calls (see `AccessoryRoutes.swift`).
-    public let accessories: any AccessoryControl
     /// The open event connections, for revocation.
     public let connections: ConnectionRegistry
     /// Where to listen.
@@ -52,13 +50,11 @@ public struct HubServer: Sendable {
     public init(
         hub: Hub,
         credentials: CredentialStore,
-        accessories: any AccessoryControl = UnwiredAccessories(),
         configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "hearth.api")
     ) {
         self.hub = hub
         self.credentials = credentials
-        self.accessories = accessories
         self.connections = ConnectionRegistry()
         self.configuration = configuration
         self.logger = logger

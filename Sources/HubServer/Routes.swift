@@ -263,21 +263,13 @@ extension HubServer {
         add(.get, "/v1/homes/{homeID}/accessories/nearby", on: router) { call in
             let homeID = try call.homeID
             try await call.require(.configure, inHome: homeID)
-            let nearby = try await call.server.accessories.nearbyAccessories(home: homeID, as: call.caller)
-            return call.reply(["accessories": nearby])
+            return call.reply(["accessories": try await call.nearbyAccessories()])
         }
         add(.post, "/v1/homes/{homeID}/accessories", on: router) { call in
             let homeID = try call.homeID
             try await call.require(.configure, inHome: homeID)
             let body = try await call.body(PairAccessoryBody.self)
-            let added = try await call.server.accessories.pair(
-                deviceID: body.deviceID,
-                setupCode: body.setupCode,
-                name: body.name,
-                room: body.roomID,
-                home: homeID,
-                as: call.caller
-            )
+            let added = try await call.pair(body, home: homeID)
             return call.reply(["accessories": added], status: .created)
         }
         add(.get, "/v1/homes/{homeID}/accessories/{accessoryID}", on: router) { call in
@@ -303,13 +295,21 @@ extension HubServer {
             let (homeID, accessoryID) = (try call.homeID, try call.id("accessoryID", kind: "accessory"))
             try await call.require(.configure, inHome: homeID)
             try await call.existingAccessory(accessoryID, inHome: homeID)
-            try await call.server.accessories.removeAccessory(accessoryID, home: homeID, as: call.caller)
+            do throws(HubError) {
+                try await call.server.hub.removeAccessory(home: homeID, accessory: accessoryID, as: call.caller)
+            } catch {
+                throw APIError(error)
+            }
             return call.noContent
         }
         add(.post, "/v1/homes/{homeID}/accessories/{accessoryID}/identify", on: router) { call in
             let (homeID, accessoryID) = (try call.homeID, try call.id("accessoryID", kind: "accessory"))
             try await call.existingAccessory(accessoryID, inHome: homeID)
-            try await call.server.accessories.identify(accessoryID, home: homeID, as: call.caller)
+            do throws(HubError) {
+                try await call.server.hub.identify(home: homeID, accessory: accessoryID, as: call.caller)
+            } catch {
+                throw APIError(error)
+            }
             return call.noContent
         }
         add(.patch, "/v1/homes/{homeID}/services/{serviceID}", on: router) { call in
@@ -322,6 +322,7 @@ extension HubServer {
         add(.get, "/v1/homes/{homeID}/characteristics/{characteristicID}", on: router) { call in
             let (homeID, id) = (try call.homeID, try call.id("characteristicID", kind: "characteristic"))
             _ = try await call.home(homeID)
+            if try call.refresh { try await call.readThrough(id, home: homeID) }
             let graph = await call.server.hub.graph
             let found: (characteristic: HomeCharacteristic, accessory: HomeAccessory)
             do throws(HomeGraphError) {
@@ -340,23 +341,23 @@ extension HubServer {
                 [CharacteristicWrite(characteristicID: id, value: body.value)],
                 homeID
             )
-            let results = try await call.server.accessories.write(writes, home: homeID, as: call.caller)
-            return call.reply(["results": results])
+            // One write that failed answers with its error (404, 502 unreachable, 504 timeout, …).
+            let outcomes = try await call.writeOutcomes(writes, home: homeID)
+            for outcome in outcomes {
+                if case .failure(let error) = outcome.result { throw APIError(error) }
+            }
+            return call.reply(["results": outcomes.map(\.response)])
         }
         add(.put, "/v1/homes/{homeID}/characteristics", on: router) { call in
             let homeID = try call.homeID
             let body = try await call.body(BatchWriteBody.self)
             let writes = try await call.validated(body.writes, homeID)
-            let results = try await call.server.accessories.write(writes, home: homeID, as: call.caller)
-            return call.reply(["results": results])
+            return call.reply(["results": try await call.write(writes, home: homeID)])
         }
         add(.put, "/v1/homes/{homeID}/characteristics/{characteristicID}/notifications", on: router) { call in
             let (homeID, id) = (try call.homeID, try call.id("characteristicID", kind: "characteristic"))
             let body = try await call.body(NotificationsBody.self)
-            // TODO(accessory half): subscribe on the accessory too; today only the graph records it.
-            return call.changed(
-                try await call.perform(.setNotifications(home: homeID, characteristic: id, isEnabled: body.isEnabled))
-            )
+            return call.changed(try await call.setNotifications(id, isEnabled: body.isEnabled, home: homeID))
         }
     }
 
@@ -441,8 +442,7 @@ extension HubServer {
             guard try await call.home(homeID).home.actionSets.contains(where: { $0.id == actionSetID }) else {
                 throw APIError.notFound("actionSet", actionSetID.uuidString)
             }
-            let results = try await call.server.accessories.runActionSet(actionSetID, home: homeID, as: call.caller)
-            return call.reply(["results": results])
+            return call.reply(["results": try await call.runActionSet(actionSetID, home: homeID)])
         }
         add(.get, "/v1/homes/{homeID}/triggers", on: router) { call in
             call.reply(["triggers": try await call.home(try call.homeID).home.triggers])

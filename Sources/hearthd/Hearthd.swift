@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthAPI
+import HAP
 import HomeGraph
 import Hub
 import HubServer
@@ -31,7 +32,9 @@ struct Hearthd: AsyncParsableCommand {
     @Option(help: "The TCP port (0 picks a free one).")
     var port = 7878
 
-    @Flag(help: "Start with a demo home (rooms, zones, two scenes) on embedded defaults.")
+    @Flag(
+        help: "Start with a demo home (rooms, zones, two scenes) and hearth-sim's demo bridge in process on loopback."
+    )
     var demo = false
 
     @Option(help: "The owner's name when the owner account is made.")
@@ -54,8 +57,23 @@ struct Hearthd: AsyncParsableCommand {
         let hub = try await Hub(configuration: .init(stateFolder: folder.path, logger: logger))
         let credentials = try CredentialStore(path: folder.credentials)
         let owner = try await folder.ensureOwner(in: credentials, name: ownerName)
+        var bridge: DemoBridge?
+        var demoHomeID: UUID?
         if demo {
-            try await DemoHome.create(in: hub, owner: owner.userID, ownerName: ownerName)
+            let home = try await DemoHome.create(in: hub, owner: owner.userID, ownerName: ownerName)
+            demoHomeID = home.id
+            let started = try await DemoBridge.start(folder: folder.path + "/demo-bridge", logger: logger)
+            bridge = started
+            do {
+                try await hub.start()
+                try await Self.connect(started, to: home.id, in: hub, owner: owner.userID, logger: logger)
+            } catch {
+                await hub.stop()
+                await started.stop()
+                throw error
+            }
+        } else {
+            try await hub.start()
         }
         let server = HubServer(
             hub: hub,
@@ -66,6 +84,18 @@ struct Hearthd: AsyncParsableCommand {
         let writeUserConfig = userConfig ?? (state == nil)
         let stateFolder = folder
         let isDemo = demo
+        let bridgePort = bridge?.port
+        var demoIDs: DemoIDs?
+        if let demoHomeID, let home = await hub.graph.home(withID: demoHomeID) {
+            demoIDs = DemoIDs(
+                home: demoHomeID,
+                lampOn: home.accessories.first { $0.name == "Living Room Lamp" }?.characteristics.first {
+                    $0.type == HAPUUID(apple: 0x25)
+                }?.id,
+                goodMorning: home.actionSets.first { $0.kind == .wakeUp }?.id
+            )
+        }
+        let welcomeIDs = demoIDs
         let app = server.makeApplication { channel in
             let port = channel.localAddress?.port ?? 0
             let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
@@ -88,7 +118,14 @@ struct Hearthd: AsyncParsableCommand {
             } catch {
                 print("hearthd: could not write the client configuration: \(error)")
             }
-            Self.printWelcome(url: url, folder: stateFolder, demo: isDemo, userConfig: writeUserConfig)
+            Self.printWelcome(
+                url: url,
+                folder: stateFolder,
+                demo: isDemo,
+                bridgePort: bridgePort,
+                demoIDs: welcomeIDs,
+                userConfig: writeUserConfig
+            )
         }
         let group = ServiceGroup(
             configuration: .init(
@@ -101,9 +138,11 @@ struct Hearthd: AsyncParsableCommand {
             try await group.run()
         } catch {
             await hub.stop()
+            await bridge?.stop()
             throw error
         }
         await hub.stop()
+        await bridge?.stop()
         print("hearthd: stopped")
         fflush(nil)
     }
@@ -112,20 +151,100 @@ struct Hearthd: AsyncParsableCommand {
         NSHomeDirectory() + (demo ? "/.hearth-demo" : "/.hearth")
     }
 
-    static func printWelcome(url: String, folder: HubStateFolder, demo: Bool, userConfig: Bool) {
+    /// Pairs the demo bridge on its first start and furnishes the demo home with it; on later starts the hub
+    /// reconnects by itself, and is told the new port when the bridge had to move.
+    static func connect(
+        _ bridge: DemoBridge,
+        to homeID: UUID,
+        in hub: Hub,
+        owner: UUID,
+        logger: Logger
+    ) async throws {
+        guard let advertisement = await bridge.advertisement else { return }
+        let (deviceID, configurationNumber) = advertisement
+        let home = await hub.graph.home(withID: homeID)
+        let isPaired =
+            home?.accessories.contains { accessory in
+                accessory.deviceID?.description.uppercased() == deviceID.uppercased()
+            } ?? false
+        if isPaired {
+            if bridge.previousPort != nil {
+                await hub.noteAdvertisement(
+                    deviceID: deviceID,
+                    host: "127.0.0.1",
+                    port: bridge.port,
+                    configurationNumber: configurationNumber
+                )
+            }
+            return
+        }
+        let added: [HomeAccessory]
+        do {
+            added = try await hub.pairAccessory(
+                home: homeID,
+                host: "127.0.0.1",
+                port: bridge.port,
+                setupCode: bridge.setupCode,
+                as: .user(owner)
+            )
+        } catch {
+            // The bridge keeps a pairing the hub lost (a state folder copied in part): serve the home without it.
+            logger.error("could not pair the demo bridge", metadata: ["error": "\(error)"])
+            print("hearthd: could not pair the demo bridge (\(error)); remove <state>/demo-bridge to start it afresh")
+            return
+        }
+        try await DemoHome.furnish(added, home: homeID, in: hub, owner: owner)
+        logger.info("paired the demo bridge", metadata: ["accessories": "\(added.count)"])
+    }
+
+    /// The ids the welcome text shows for the demo home.
+    struct DemoIDs: Sendable {
+        var home: UUID
+        var lampOn: UUID?
+        var goodMorning: UUID?
+    }
+
+    static func printWelcome(
+        url: String,
+        folder: HubStateFolder,
+        demo: Bool,
+        bridgePort: Int?,
+        demoIDs: DemoIDs?,
+        userConfig: Bool
+    ) {
         let configNote =
             userConfig
             ? "`hearth` finds it through \(ClientConfiguration.userConfigurationPath)"
             : "point `hearth` at \(folder.clientConfiguration)"
+        let bridgeNote =
+            bridgePort.map { "\n  demo bridge:   hearth-sim's demo bridge in process on 127.0.0.1:\($0) (no mDNS)" }
+            ?? ""
+        let token = "$(cat \(folder.ownerToken))"
+        var demoNote = ""
+        if let demo = demoIDs {
+            let home = "\(url)/v1/homes/\(demo.home.uuidString)"
+            let auth = "-H \"Authorization: Bearer \(token)\""
+            let lamp = "\(home)/characteristics/\(demo.lampOn?.uuidString ?? "<characteristicID>")"
+            let morning = "\(home)/actionSets/\(demo.goodMorning?.uuidString ?? "<actionSetID>")/run"
+            demoNote = [
+                "",
+                "The demo home (\(demo.home.uuidString)): its accessories, the Living Room Lamp on and read back",
+                "through the accessory, the scene Good Morning:",
+                "  curl -s \(auth) \(home)/accessories",
+                "  curl -s -X PUT \(auth) -d '{\"value\": true}' \(lamp)",
+                "  curl -s \(auth) '\(lamp)?refresh=true'",
+                "  curl -s -X POST \(auth) \(morning)",
+            ].joined(separator: "\n")
+        }
         print(
             """
-            hearthd: serving the Hearth API on \(url)\(demo ? " with the demo home" : "")
+            hearthd: serving the Hearth API on \(url)\(demo ? " with the demo home" : "")\(bridgeNote)
               state folder:  \(folder.path)
               owner token:   \(folder.ownerToken) (mode 0600; never printed)
               client config: \(folder.clientConfiguration); \(configNote)
             Try, in a second terminal:
               curl -s -H "Authorization: Bearer $(cat \(folder.ownerToken))" \(url)/v1/homes
-              curl -s -H "Authorization: Bearer $(cat \(folder.ownerToken))" \(url)/v1/me
+              curl -s -H "Authorization: Bearer $(cat \(folder.ownerToken))" \(url)/v1/me\(demoNote)
             Stop with Ctrl-C.
             """
         )

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `hearth accessory get/set` by name and by id against an in-process hub that has a lamp (the demo hub has no
-/// accessories until the hub's accessory half is wired; writes answer 501 until then).
+/// accessories; the lamp has no HAP accessory behind it, so writes are refused as such).
 @Suite struct CharacteristicCommandTests {
     static func hearth(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
@@ -44,11 +44,12 @@ import Testing
             result = try Self.hearth(["accessory", "get", "Desk Lamp"] + config)
             #expect(result.output.contains("on") && result.output.contains("false"), "\(result)")
 
-            // Found by name and by id, the value typed for the format; the write itself is not wired yet (501).
+            // Found by name and by id, the value typed for the format; this lamp has no HAP accessory behind it,
+            // so the hub refuses the write itself as an accessory it does not know (exit 3).
             result = try Self.hearth(["accessory", "set", "Desk Lamp", "on", "true"] + config)
-            #expect(result.status == 1 && result.errors.contains("not available in this build"), "\(result)")
+            #expect(result.status == 3 && result.errors.contains("no accessory"), "\(result)")
             result = try Self.hearth(["accessory", "set", brightness, "40"] + config)
-            #expect(result.status == 1 && result.errors.contains("not available in this build"), "\(result)")
+            #expect(result.status == 3 && result.errors.contains("no accessory"), "\(result)")
             // Unknown names are 3, values that do not fit are 2, both before anything is written.
             result = try Self.hearth(["accessory", "set", "Desk Lamp", "hue", "3"] + config)
             #expect(result.status == 3, "\(result)")

@@ -6,7 +6,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// `hearthd --demo` run as a program: first start, the files it writes, the API, a clean stop, a second start.
+/// `hearthd --demo` run as a program: first start, the files it writes, the demo bridge paired, a write through the
+/// API reaching it, a clean stop, a second start that reconnects.
 @Suite(.serialized) struct HearthdTests {
     struct Client: Decodable {
         var url: String
@@ -14,8 +15,18 @@ import Testing
     }
 
     func get(_ url: String, token: String) async throws -> (Int, [String: Any]) {
+        try await send("GET", url, token: token)
+    }
+
+    func send(_ method: String, _ url: String, token: String, body: String? = nil) async throws -> (Int, [String: Any])
+    {
         var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = method
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
@@ -68,7 +79,31 @@ import Testing
         let home = body["home"] as? [String: Any] ?? [:]
         #expect((home["rooms"] as? [Any])?.count == 5)
         #expect((home["zones"] as? [Any])?.count == 2)
-        #expect((home["actionSets"] as? [Any])?.count == 2)
+        let actionSets = home["actionSets"] as? [[String: Any]] ?? []
+        #expect(actionSets.count == 2)
+        #expect(actionSets.allSatisfy { ($0["actions"] as? [Any])?.count == 3 }, "\(actionSets)")
+
+        // The demo bridge, paired: its accessories in the demo rooms.
+        let accessories = try await demoAccessories(client.url, homeID: homeID, token: token)
+        #expect(accessories.count == 11)
+        let names = Set(accessories.compactMap { $0["name"] as? String })
+        for name in ["Demo Bridge", "Living Room Lamp", "Bedroom Lamp", "Thermostat", "Door Lock", "Garage Door"] {
+            #expect(names.contains(name), "\(names)")
+        }
+        let rooms = (home["rooms"] as? [[String: Any]] ?? []).reduce(into: [String: String]()) {
+            $0[$1["id"] as? String ?? ""] = $1["name"] as? String
+        }
+        let garage = accessories.first { $0["name"] as? String == "Garage Door" }
+        #expect(rooms[garage?["roomID"] as? String ?? ""] == "Garage")
+
+        // A write through the API reaches the bridge: a read through the accessory gives it back.
+        let lampOn = try #require(onCharacteristic(of: "Living Room Lamp", in: accessories))
+        let characteristic = client.url + "/v1/homes/\(homeID)/characteristics/\(lampOn)"
+        (status, body) = try await send("PUT", characteristic, token: token, body: #"{"value": true}"#)
+        #expect(status == 200, "\(body)")
+        (status, body) = try await get(characteristic + "?refresh=true", token: token)
+        #expect(status == 200 && (body["characteristic"] as? [String: Any])?["value"] as? Bool == true, "\(body)")
+        let bridgePort = try String(contentsOfFile: state + "/demo-bridge/port", encoding: .utf8)
 
         #expect(child.terminate() == 0, "SIGTERM stops hearthd cleanly")
 
@@ -81,6 +116,37 @@ import Testing
         #expect(second.token == token)
         (status, body) = try await get(second.url + "/v1/homes", token: token)
         #expect(status == 200 && (body["homes"] as? [Any])?.count == 1)
+        // The bridge is back on its port and the hub reconnects by itself: no second pairing, reads work.
+        #expect(try String(contentsOfFile: state + "/demo-bridge/port", encoding: .utf8) == bridgePort)
+        #expect(try await demoAccessories(second.url, homeID: homeID, token: token).count == 11)
+        // The simulated bridge starts with fresh values: write again once the hub has reconnected, read it back.
+        let again2 = second.url + "/v1/homes/\(homeID)/characteristics/\(lampOn)"
+        var reconnected = false
+        for _ in 0..<100 where !reconnected {
+            (status, body) = try await send("PUT", again2, token: token, body: #"{"value": true}"#)
+            reconnected = status == 200
+            if !reconnected { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(reconnected, "\(body)")
+        (status, body) = try await get(again2 + "?refresh=true", token: token)
+        #expect(status == 200 && (body["characteristic"] as? [String: Any])?["value"] as? Bool == true, "\(body)")
         #expect(again.terminate() == 0)
+    }
+
+    func demoAccessories(_ url: String, homeID: String, token: String) async throws -> [[String: Any]] {
+        let (_, body) = try await get(url + "/v1/homes/\(homeID)/accessories", token: token)
+        return body["accessories"] as? [[String: Any]] ?? []
+    }
+
+    /// The id of the On characteristic (type 25) of the accessory `name`.
+    func onCharacteristic(of name: String, in accessories: [[String: Any]]) -> String? {
+        let accessory = accessories.first { $0["name"] as? String == name }
+        for service in accessory?["services"] as? [[String: Any]] ?? [] {
+            for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
+                let type = characteristic["type"] as? String ?? ""
+                if type == "25" || type.hasPrefix("00000025-") { return characteristic["id"] as? String }
+            }
+        }
+        return nil
     }
 }

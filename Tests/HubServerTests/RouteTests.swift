@@ -152,8 +152,10 @@ import Testing
             let lamp = ["homeID": h, "accessoryID": fixture.lamp.id.uuidString]
             reply = try await api.call(.get, "/v1/homes/{homeID}/accessories", ["homeID": h], token: o)
             #expect(reply.status == 200 && reply.array("accessories").count == 1)
+            // The hub browses no interface here: nothing nearby, and no device id to pair (AccessoryRouteTests
+            // pairs a simulated bridge by host and port).
             reply = try await api.call(.get, "/v1/homes/{homeID}/accessories/nearby", ["homeID": h], token: o)
-            #expect(reply.status == 501 && reply.errorCode == "notImplemented")
+            #expect(reply.status == 200 && reply.array("accessories").isEmpty)
             reply = try await api.call(
                 .post,
                 "/v1/homes/{homeID}/accessories",
@@ -161,7 +163,7 @@ import Testing
                 token: o,
                 body: #"{"deviceID": "AA:BB:CC:DD:EE:FF", "setupCode": "031-45-154"}"#
             )
-            #expect(reply.status == 501)
+            #expect(reply.status == 404 && reply.errorMessage.contains("AA:BB:CC:DD:EE:FF"))
             reply = try await api.call(.get, "/v1/homes/{homeID}/accessories/{accessoryID}", lamp, token: o)
             #expect(reply.status == 200 && reply.object("accessory")["name"] as? String == "Desk Lamp")
             reply = try await api.call(
@@ -175,10 +177,9 @@ import Testing
                 reply.status == 200 && reply.text.contains("accessoryRenamed")
                     && reply.text.contains("accessoryMovedToRoom")
             )
+            // The fixture's lamp has no accessory server behind it: calls that need one are 404.
             reply = try await api.call(.post, "/v1/homes/{homeID}/accessories/{accessoryID}/identify", lamp, token: o)
-            #expect(reply.status == 501)
-            reply = try await api.call(.delete, "/v1/homes/{homeID}/accessories/{accessoryID}", lamp, token: o)
-            #expect(reply.status == 501)
+            #expect(reply.status == 404 && reply.errorCode == "notFound")
             let service = fixture.service.id.uuidString
             reply = try await api.call(
                 .patch,
@@ -198,7 +199,15 @@ import Testing
                 token: o,
                 body: #"{"value": true}"#
             )
-            #expect(reply.status == 501)
+            #expect(reply.status == 404 && reply.errorCode == "notFound")
+            reply = try await api.call(
+                .get,
+                "/v1/homes/{homeID}/characteristics/{characteristicID}",
+                on,
+                token: o,
+                query: "?refresh=true"
+            )
+            #expect(reply.status == 404)
             reply = try await api.call(
                 .put,
                 "/v1/homes/{homeID}/characteristics",
@@ -206,7 +215,7 @@ import Testing
                 token: o,
                 body: #"{"writes": [{"characteristicID": "\#(on["characteristicID"] ?? "")", "value": 1}]}"#
             )
-            #expect(reply.status == 501)
+            #expect(reply.status == 200 && reply.array("results").first?["error"] != nil)
             reply = try await api.call(
                 .put,
                 "/v1/homes/{homeID}/characteristics/{characteristicID}/notifications",
@@ -214,7 +223,8 @@ import Testing
                 token: o,
                 body: #"{"isEnabled": true}"#
             )
-            #expect(reply.status == 200 && reply.text.contains("characteristicNotificationsChanged"))
+            // No HAP accessory behind the fixture's lamp: nothing to subscribe to, the hub records the choice.
+            #expect(reply.status == 200)
 
             // Service groups
             reply = try await api.call(
@@ -275,7 +285,7 @@ import Testing
             )
             #expect(reply.status == 200 && reply.array("events").count == 2)
             reply = try await api.call(.post, "/v1/homes/{homeID}/actionSets/{actionSetID}/run", scene, token: o)
-            #expect(reply.status == 501)
+            #expect(reply.status == 200 && reply.array("results").isEmpty)
 
             // Triggers
             reply = try await api.call(
@@ -301,6 +311,11 @@ import Testing
             #expect(reply.status == 200)
             reply = try await api.call(.delete, "/v1/homes/{homeID}/actionSets/{actionSetID}", scene, token: o)
             #expect(reply.status == 200)
+            // Removing an accessory with no accessory server behind it removes it from the home.
+            reply = try await api.call(.delete, "/v1/homes/{homeID}/accessories/{accessoryID}", lamp, token: o)
+            #expect(reply.status == 204)
+            reply = try await api.call(.get, "/v1/homes/{homeID}/accessories", ["homeID": h], token: o)
+            #expect(reply.array("accessories").isEmpty)
 
             // Users and invites
             reply = try await api.call(.get, "/v1/homes/{homeID}/users", ["homeID": h], token: o)
