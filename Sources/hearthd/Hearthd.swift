@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HearthAPI
 import HAP
+import HearthAPI
 import HomeGraph
 import Hub
 import HubServer
