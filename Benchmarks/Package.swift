@@ -48,7 +48,8 @@ let package = Package(
             ],
             path: "ControllerBench"
         ),
-        // The hub's API under load, in one process: read and change latency, reads per second, event fan-out.
+        // The hub's API under load, in one process: read and change latency, reads per second, event fan-out, and
+        // a characteristic write end to end through a simulated accessory (hearth-sim's library) on loopback.
         .executableTarget(
             name: "HubAPILoad",
             dependencies: [
@@ -56,6 +57,8 @@ let package = Package(
                 .product(name: "HubServer", package: "Hearth"),
                 .product(name: "HomeGraph", package: "Hearth"),
                 .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPAccessoryServer", package: "Hearth"),
+                .product(name: "Simulator", package: "Hearth"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,11 +1,14 @@
 // The hub's API under load, server and clients in one process on loopback (127.0.0.1, ephemeral port):
 // - p50/p99 of one API call: a characteristic read, and a durable change (rename a room), one at a time;
 // - reads per second with 8 concurrent keep-alive connections;
-// - event fan-out: 100 WebSocket clients, time from sending a change until the last of them has its event.
-// Usage: swift run -c release HubAPILoad [--clients 100] [--rounds 50] [--seconds 5]
+// - event fan-out: 100 WebSocket clients, time from sending a change until the last of them has its event;
+// - a characteristic write end to end: client → API → hub → HAP (encrypted session) → a simulated lightbulb behind a
+//   bridge served by HAPAccessoryServer on 127.0.0.1 (hearth-sim's library, in process) → back, one at a time.
+// Usage: swift run -c release HubAPILoad [--clients 100] [--rounds 50] [--seconds 5] [--requests 2000]
 import AsyncHTTPClient
 import Foundation
 import HAP
+import HAPAccessoryServer
 import HomeGraph
 import Hub
 import HubServer
@@ -13,6 +16,8 @@ import HummingbirdWSClient
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import Simulator
 import Synchronization
 
 struct Options {
@@ -165,10 +170,6 @@ enum HubAPILoad {
             precondition(status == 200)
         }
         print("rename a room (PATCH, durable change with its event): \(describe(changes))")
-        let unwired = try await api.call(.PUT, readPath, body: #"{"value": true}"#)
-        print(
-            "characteristic write end to end: not measurable yet (the route answers \(unwired) until the hub's accessory half is wired)"
-        )
 
         // 2. Reads per second, 8 connections.
         let tally = Tally()
@@ -258,8 +259,66 @@ enum HubAPILoad {
         )
         tally.stoppers.withLock { $0.forEach { $0.finish() } }
         for socket in sockets { _ = try? await socket.value }
+
+        // 4. A characteristic write end to end through a simulated accessory, one at a time.
+        try await measureWrites(hub: hub, home: home.id, owner: account.id, api: api, requests: options.latencyRequests)
         try await client.shutdown()
         serverTask.cancel()
         await hub.stop()
+    }
+
+    /// Serves a bridge of simulated lightbulbs on 127.0.0.1 as hearth-sim does (one event loop for the simulation
+    /// and the server), pairs it through the hub, then times `PUT …/characteristics/{id}` on a light's On.
+    static func measureWrites(hub: Hub, home: UUID, owner: UUID, api: Caller, requests: Int) async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let simulator = try SimulatedAccessories(
+            description: SimulatorDescription(bridgeName: "Bench Bridge", presets: [PresetRequest(preset: .lightbulb)]),
+            eventLoop: loop
+        )
+        var logger = Logger(label: "bench.bridge")
+        logger.logLevel = .critical
+        let bridge = AccessoryServer(
+            configuration: AccessoryServer.Configuration(
+                name: "Bench Bridge",
+                model: "hearth-sim",
+                category: simulator.category,
+                host: "127.0.0.1",
+                port: 0,
+                setupCode: try SetupCode("031-45-154")
+            ),
+            backend: simulator,
+            store: InMemoryAccessoryStateStore(),
+            logger: logger,
+            eventLoopGroup: loop
+        )
+        let port = try await bridge.start()
+        let added = try await hub.pairAccessory(
+            home: home,
+            host: "127.0.0.1",
+            port: port,
+            setupCode: try SetupCode("031-45-154"),
+            as: .user(owner)
+        )
+        guard
+            let on = added.flatMap(\.characteristics).first(where: { characteristic in
+                characteristic.type == HAPUUID(apple: 0x25) && characteristic.permissions.contains(.write)
+            })
+        else { fatalError("the bridge has no lightbulb") }
+        let path = "/v1/homes/\(home)/characteristics/\(on.id)"
+        for index in 0..<200 {
+            let status = try await api.call(.PUT, path, body: #"{"value": \#(index % 2 == 0)}"#)
+            precondition(status == 200)
+        }
+        var writes: [Duration] = []
+        for index in 0..<requests {
+            let start = ContinuousClock.now
+            let status = try await api.call(.PUT, path, body: #"{"value": \#(index % 2 == 0)}"#)
+            writes.append(ContinuousClock.now - start)
+            precondition(status == 200)
+        }
+        print(
+            "characteristic write end to end (PUT …/characteristics/{c}: API → hub → HAP → simulated light → back): \(describe(writes))"
+        )
+        await bridge.stop()
     }
 }
