@@ -261,6 +261,17 @@ let package = Package(
             ],
             path: "Tests/HubProbe"
         ),
+        // A simulated bridge on a real accessory server and a stream recorder, shared by the test targets.
+        .target(
+            name: "TestFixtures",
+            dependencies: [
+                "HAP", "HAPAccessoryServer", "Simulator",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestFixtures",
+            exclude: ["README.md"]
+        ),
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",
@@ -318,7 +329,7 @@ let package = Package(
         .testTarget(
             name: "HAPControllerTests",
             dependencies: [
-                "HAPController", "HAPAccessoryServer", "Simulator", "HAP", "TestSupport",
+                "TestFixtures", "HAPController", "HAPAccessoryServer", "Simulator", "HAP", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -337,7 +348,8 @@ let package = Package(
         .testTarget(
             name: "HubTests",
             dependencies: [
-                "Hub", "HomeGraph", "HomeStore", "HAP", "HAPController", "HAPAccessoryServer", "Simulator",
+                "TestFixtures", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPController", "HAPAccessoryServer",
+                "Simulator",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -347,7 +359,8 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "TestSupport", "Simulator", "HAPAccessoryServer",
+                "TestFixtures", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "TestSupport", "Simulator",
+                "HAPAccessoryServer",
                 "HAPController",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -3,6 +3,7 @@ import HAP
 import NIOCore
 import NIOPosix
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import HAPController

@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import HAPAccessoryServer
+import TestFixtures
 import Testing
 
 @testable import HAPController

@@ -2,6 +2,7 @@ import Foundation
 import HAP
 import HAPAccessoryServer
 import Simulator
+import TestFixtures
 import Testing
 
 @testable import HAPController

@@ -3,6 +3,7 @@ import Foundation
 import HAP
 import NIOCore
 import NIOPosix
+import TestFixtures
 import Testing
 
 @testable import HAPController

@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import Simulator
+import TestFixtures
 import Testing
 
 @testable import HAPController

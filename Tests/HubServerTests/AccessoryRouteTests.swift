@@ -3,13 +3,14 @@ import HAP
 import HomeGraph
 import Hub
 import HubServer
+import TestFixtures
 import Testing
 
 /// The accessory routes against a real accessory server on 127.0.0.1 (a simulated bridge), over real HTTP.
 @Suite(.serialized) struct AccessoryRouteTests {
     @Test func theOwnerPairsWritesRunsIdentifiesReadsAndRemovesABridge() async throws {
         let fixture = try await Fixture()
-        let bridge = try await SimulatedBridge.start()
+        let bridge = try await SimulatedBridge.startForAPI()
         let o = fixture.owner.token
         let h = fixture.home.id.uuidString
         let home = ["homeID": h]
@@ -211,7 +212,7 @@ import Testing
 
     @Test func aSharedUserControlsButNeitherPairsNorRemoves() async throws {
         let fixture = try await Fixture()
-        let bridge = try await SimulatedBridge.start()
+        let bridge = try await SimulatedBridge.startForAPI()
         let g = fixture.guest.token
         let h = fixture.home.id.uuidString
         try await fixture.hub.start()
@@ -293,7 +294,7 @@ import Testing
 
     @Test func aWebSocketClientSeesAChangeMadeInTheSimulator() async throws {
         let fixture = try await Fixture()
-        let bridge = try await SimulatedBridge.start()
+        let bridge = try await SimulatedBridge.startForAPI()
         try await fixture.hub.start()
         try await fixture.hub.pairAccessory(
             home: fixture.home.id,

@@ -4,17 +4,12 @@ import HAPAccessoryServer
 import HomeGraph
 import Logging
 import Simulator
+import TestFixtures
 
-/// A real accessory server on 127.0.0.1 serving simulated accessories (two dimmable lights, a lock, a sensor).
-struct SimulatedBridge {
-    static let setupCode = "031-45-154"
-
-    let server: AccessoryServer
-    let simulator: SimulatedAccessories
-    let port: Int
-
-    static func start() async throws -> SimulatedBridge {
-        let simulator = try SimulatedAccessories(
+extension SimulatedBridge {
+    /// The API tests' bridge: two dimmable lights, a lock and a temperature sensor.
+    static func startForAPI() async throws -> SimulatedBridge {
+        try await start(
             description: SimulatorDescription(
                 bridgeName: "Test Bridge",
                 presets: [
@@ -23,28 +18,6 @@ struct SimulatedBridge {
                 ]
             )
         )
-        var logger = Logger(label: "test.bridge")
-        logger.logLevel = .critical
-        let server = AccessoryServer(
-            configuration: AccessoryServer.Configuration(
-                name: "Test Bridge",
-                model: "TB1",
-                category: .bridge,
-                host: "127.0.0.1",
-                port: 0,
-                eventCoalescingWindow: .zero,
-                setupCode: try SetupCode(setupCode)
-            ),
-            backend: simulator,
-            store: InMemoryAccessoryStateStore(),
-            logger: logger
-        )
-        let port = try await server.start()
-        return SimulatedBridge(server: server, simulator: simulator, port: port)
-    }
-
-    func stop() async {
-        await server.stop()
     }
 
     /// The value the simulator has now for `characteristic` of `accessory`.

@@ -4,6 +4,7 @@ import HAPAccessoryServer
 import HAPController
 import HomeGraph
 import Simulator
+import TestFixtures
 import Testing
 
 @testable import Hub

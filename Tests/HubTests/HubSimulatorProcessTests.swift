@@ -3,6 +3,7 @@ import HAP
 import HAPController
 import HomeGraph
 import Hub
+import TestFixtures
 import TestSupport
 import Testing
 
