@@ -63,7 +63,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
             APIError(.badRequest, code: "wrongSetupCode", message: "field 'setupCode': \(error)")
         case .alreadyPaired:
             APIError(.conflict, code: "alreadyPaired", message: "\(error)")
-        case .unreachable, .connectionClosed, .closed:
+        case .unreachable, .connectionClosed:
             APIError(.badGateway, code: "accessoryUnreachable", message: "\(error)")
         case .timedOut:
             APIError(.gatewayTimeout, code: "accessoryTimedOut", message: "\(error)")

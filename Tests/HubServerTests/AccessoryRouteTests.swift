@@ -323,4 +323,44 @@ import Testing
         }
         await bridge.stop()
     }
+
+    @Test func anAccessoryThatIsGoneIsABadGatewayAndNothingChanges() async throws {
+        let fixture = try await Fixture()
+        let bridge = try await SimulatedBridge.start()
+        try await fixture.hub.start()
+        try await fixture.hub.pairAccessory(
+            home: fixture.home.id,
+            host: "127.0.0.1",
+            port: bridge.port,
+            setupCode: try SetupCode(SimulatedBridge.setupCode),
+            as: .user(fixture.owner.id)
+        )
+        let graph = try #require(await fixture.hub.graph.home(withID: fixture.home.id))
+        let on = try #require(graph.find(ShortType.on, on: "Lightbulb Dimmable 1"))
+        await bridge.stop()
+        try await fixture.withServer { api in
+            let h = fixture.home.id.uuidString
+            let light = ["homeID": h, "characteristicID": on.characteristic.id.uuidString]
+            var reply = try await api.call(
+                .put,
+                "/v1/homes/{homeID}/characteristics/{characteristicID}",
+                light,
+                token: fixture.owner.token,
+                body: #"{"value": true}"#
+            )
+            let codes = ["accessoryUnreachable", "accessoryError", "accessoryTimedOut"]
+            #expect([502, 504].contains(reply.status) && codes.contains(reply.errorCode ?? ""), "\(reply.text)")
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/accessories/{accessoryID}/identify",
+                ["homeID": h, "accessoryID": on.accessory.id.uuidString],
+                token: fixture.owner.token
+            )
+            #expect([502, 504].contains(reply.status) && codes.contains(reply.errorCode ?? ""), "\(reply.text)")
+            let after = try #require(await fixture.hub.graph.home(withID: fixture.home.id))
+            #expect(
+                after.find(ShortType.on, on: "Lightbulb Dimmable 1")?.characteristic.value == on.characteristic.value
+            )
+        }
+    }
 }
