@@ -219,6 +219,7 @@ let package = Package(
         .executableTarget(
             name: "hearthd",
             dependencies: [
+                "DNSSD",
                 "HearthAPI",
                 "Hub",
                 "HubServer",

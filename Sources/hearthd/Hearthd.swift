@@ -1,4 +1,5 @@
 import ArgumentParser
+import DNSSD
 import Foundation
 import HAP
 import HearthAPI
@@ -49,12 +50,30 @@ struct Hearthd: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @Option(
+        name: .customLong("interface"),
+        help: "An IPv4 address whose interface the hub browses over mDNS for accessories (repeatable; none by default)."
+    )
+    var interfaces: [String] = []
+
+    func validate() throws {
+        for text in interfaces where IPv4Address(text) == nil {
+            throw ValidationError("--interface \(text) is not an IPv4 address.")
+        }
+    }
+
     func run() async throws {
         var logger = Logger(label: "hearthd")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let folder = HubStateFolder(path: state ?? Self.defaultState(demo: demo))
         try folder.create()
-        let hub = try await Hub(configuration: .init(stateFolder: folder.path, logger: logger))
+        let hub = try await Hub(
+            configuration: .init(
+                stateFolder: folder.path,
+                logger: logger,
+                interfaces: interfaces.compactMap { IPv4Address($0) }
+            )
+        )
         let credentials = try CredentialStore(path: folder.credentials)
         let owner = try await folder.ensureOwner(in: credentials, name: ownerName)
         var bridge: DemoBridge?
