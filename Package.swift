@@ -266,7 +266,7 @@ let package = Package(
         .target(
             name: "TestFixtures",
             dependencies: [
-                "HAP", "HAPAccessoryServer", "Simulator",
+                "HAP", "HAPAccessoryServer", "HomeGraph", "Simulator",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -303,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "HearthKitTests",
             dependencies: [
-                "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "TestSupport",
+                "TestFixtures", "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -55,7 +55,6 @@ public actor AccessoryServer {
     var verifier: SRPVerifier?
     var database = AccessoryDatabase(accessories: [])
     var connections: [ObjectIdentifier: ConnectionRecord] = [:]
-    private var closedBeforeRegistering: Set<ObjectIdentifier> = []
     private var closedByServer: Set<ObjectIdentifier> = []
     var pairSetupOwner: (connection: ObjectIdentifier, since: Duration)?
     private var serverChannel: (any Channel)?
@@ -159,8 +158,6 @@ public actor AccessoryServer {
 
     /// Adds a new connection, closing the session idle longest when every slot is taken.
     func register(_ handle: ConnectionHandle) {
-        // The handler's register and unregister tasks may run in either order.
-        if closedBeforeRegistering.remove(handle.id) != nil { return }
         if connections.count >= configuration.maximumSessions,
             let idlest = connections.min(by: { $0.value.lastRequest < $1.value.lastRequest })
         {
@@ -177,8 +174,8 @@ public actor AccessoryServer {
         let id = handle.id
         if connections[id] != nil {
             drop(id)
-        } else if closedByServer.remove(id) == nil {
-            closedBeforeRegistering.insert(id)
+        } else {
+            closedByServer.remove(id)
         }
     }
 

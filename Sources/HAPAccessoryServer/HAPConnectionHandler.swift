@@ -41,12 +41,8 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     func channelActive(context: ChannelHandlerContext) {
         let handle = ConnectionHandle(handler: self, eventLoop: context.eventLoop)
         self.handle = handle
-        let server = self.server
-        if context.eventLoop === server.eventLoop {
-            server.assumeIsolated { $0.register(handle) }
-        } else {
-            Task { await server.register(handle) }
-        }
+        // The server binds every connection to its own event loop, its executor: no hop to register.
+        server.assumeIsolated { $0.register(handle) }
         context.fireChannelActive()
     }
 
@@ -55,12 +51,7 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         requestTask?.cancel()
         eventTimer?.cancel()
         if let handle {
-            let server = self.server
-            if context.eventLoop === server.eventLoop {
-                server.assumeIsolated { $0.unregister(handle) }
-            } else {
-                Task { await server.unregister(handle) }
-            }
+            server.assumeIsolated { $0.unregister(handle) }
         }
         handle = nil
         context.fireChannelInactive()
@@ -124,23 +115,11 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         let session = self.session
         let connectionID = handle.id
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let loop = context.eventLoop
-        guard loop === server.eventLoop else {
-            requestTask = Task {
-                let outcome = await server.handle(request, session: session, connection: connectionID)
-                loop.execute { bound.value.finish(outcome) }
-            }
-            return
-        }
         // The server's executor is this loop: the task starts on it, isolated to the server, and finishes here.
         requestTask = server.assumeIsolated { server in
             Task {
                 let outcome = await server.handle(request, session: session, connection: connectionID)
-                if loop.inEventLoop {
-                    bound.value.finish(outcome)
-                } else {
-                    loop.execute { bound.value.finish(outcome) }
-                }
+                bound.value.finish(outcome)
             }
         }
     }

@@ -9,6 +9,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Synchronization
+import TestFixtures
 import TestSupport
 import Testing
 
@@ -57,42 +58,7 @@ struct KitFixture {
     }
 
     /// A lamp as the hub adds it after pairing: On (bool) and Brightness (int 0–100).
-    static func lamp(roomID: UUID) -> HomeAccessory {
-        HomeAccessory(
-            id: UUID(),
-            name: "Desk Lamp",
-            roomID: roomID,
-            category: .lightbulb,
-            services: [
-                HomeService(
-                    id: UUID(),
-                    name: "Desk Lamp",
-                    type: HAPUUID(apple: 0x43),
-                    instanceID: 10,
-                    isPrimary: true,
-                    characteristics: [
-                        HomeCharacteristic(
-                            id: UUID(),
-                            type: HAPUUID(apple: 0x25),
-                            instanceID: 11,
-                            format: .bool,
-                            permissions: [.read, .write, .notify],
-                            value: .bool(false)
-                        ),
-                        HomeCharacteristic(
-                            id: UUID(),
-                            type: HAPUUID(apple: 0x08),
-                            instanceID: 12,
-                            format: .int,
-                            permissions: [.read, .write, .notify],
-                            metadata: CharacteristicMetadata(minValue: 0, maxValue: 100, minStep: 1),
-                            value: .int(0)
-                        ),
-                    ]
-                )
-            ]
-        )
-    }
+    static func lamp(roomID: UUID) -> HomeAccessory { .testLamp(roomID: roomID) }
 
     var onCharacteristic: HomeCharacteristic { lamp.services[0].characteristics[0] }
     var brightness: HomeCharacteristic { lamp.services[0].characteristics[1] }

@@ -10,6 +10,7 @@ import HummingbirdWSClient
 import Logging
 import NIOCore
 import Synchronization
+import TestFixtures
 import Testing
 
 /// A hub on a fresh state folder with one home (owner Ada, administrator Bo, shared user Cy), a lamp, and an
@@ -59,42 +60,7 @@ struct Fixture {
     }
 
     /// A lamp as the hub adds it after pairing: On (bool) and Brightness (int 0–100), both writable.
-    static func lamp(roomID: UUID) -> HomeAccessory {
-        HomeAccessory(
-            id: UUID(),
-            name: "Desk Lamp",
-            roomID: roomID,
-            category: .lightbulb,
-            services: [
-                HomeService(
-                    id: UUID(),
-                    name: "Desk Lamp",
-                    type: HAPUUID(apple: 0x43),
-                    instanceID: 10,
-                    isPrimary: true,
-                    characteristics: [
-                        HomeCharacteristic(
-                            id: UUID(),
-                            type: HAPUUID(apple: 0x25),
-                            instanceID: 11,
-                            format: .bool,
-                            permissions: [.read, .write, .notify],
-                            value: .bool(false)
-                        ),
-                        HomeCharacteristic(
-                            id: UUID(),
-                            type: HAPUUID(apple: 0x08),
-                            instanceID: 12,
-                            format: .int,
-                            permissions: [.read, .write, .notify],
-                            metadata: CharacteristicMetadata(minValue: 0, maxValue: 100, minStep: 1),
-                            value: .int(0)
-                        ),
-                    ]
-                )
-            ]
-        )
-    }
+    static func lamp(roomID: UUID) -> HomeAccessory { .testLamp(roomID: roomID) }
 
     var service: HomeService { lamp.services[0] }
     var onCharacteristic: HomeCharacteristic { lamp.services[0].characteristics[0] }

@@ -2,6 +2,7 @@ import Foundation
 import HAP
 import HomeGraph
 import Hub
+import TestFixtures
 import Testing
 
 /// A hub on a fresh state folder with one home owned by `owner`, an administrator and a shared user.
@@ -24,40 +25,7 @@ struct HubFixture {
 
     /// Adds a lamp as the hub does after pairing: On (bool, writable, notifying) and Brightness (0–100).
     func addLamp(_ name: String) async throws -> HomeAccessory {
-        let lamp = HomeAccessory(
-            id: UUID(),
-            name: name,
-            roomID: home.roomForEntireHome.id,
-            category: .lightbulb,
-            services: [
-                HomeService(
-                    id: UUID(),
-                    name: name,
-                    type: HAPUUID(apple: 0x43),
-                    instanceID: 10,
-                    isPrimary: true,
-                    characteristics: [
-                        HomeCharacteristic(
-                            id: UUID(),
-                            type: HAPUUID(apple: 0x25),
-                            instanceID: 11,
-                            format: .bool,
-                            permissions: [.read, .write, .notify],
-                            value: .bool(false)
-                        ),
-                        HomeCharacteristic(
-                            id: UUID(),
-                            type: HAPUUID(apple: 0x08),
-                            instanceID: 12,
-                            format: .int,
-                            permissions: [.read, .write, .notify],
-                            metadata: CharacteristicMetadata(minValue: 0, maxValue: 100, minStep: 1),
-                            value: .int(0)
-                        ),
-                    ]
-                )
-            ]
-        )
+        let lamp = HomeAccessory.testLamp(named: name, roomID: home.roomForEntireHome.id)
         try await hub.perform(.addAccessory(home: home.id, accessory: lamp), as: .hub)
         return lamp
     }

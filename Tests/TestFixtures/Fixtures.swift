@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import HAPAccessoryServer
+import HomeGraph
 import Logging
 import NIOPosix
 import Simulator
@@ -147,3 +148,44 @@ public struct SimulatedBridge: Sendable {
 }
 
 /// A logger that stays quiet in tests.
+
+extension HomeAccessory {
+    /// A lamp as the hub adds it after pairing, with no HAP accessory behind it: On (bool) and Brightness
+    /// (int 0–100), both readable, writable and notifying.
+    public static func testLamp(named name: String = "Desk Lamp", roomID: UUID) -> HomeAccessory {
+        HomeAccessory(
+            id: UUID(),
+            name: name,
+            roomID: roomID,
+            category: .lightbulb,
+            services: [
+                HomeService(
+                    id: UUID(),
+                    name: name,
+                    type: HAPUUID(apple: 0x43),
+                    instanceID: 10,
+                    isPrimary: true,
+                    characteristics: [
+                        HomeCharacteristic(
+                            id: UUID(),
+                            type: HAPUUID(apple: 0x25),
+                            instanceID: 11,
+                            format: .bool,
+                            permissions: [.read, .write, .notify],
+                            value: .bool(false)
+                        ),
+                        HomeCharacteristic(
+                            id: UUID(),
+                            type: HAPUUID(apple: 0x08),
+                            instanceID: 12,
+                            format: .int,
+                            permissions: [.read, .write, .notify],
+                            metadata: CharacteristicMetadata(minValue: 0, maxValue: 100, minStep: 1),
+                            value: .int(0)
+                        ),
+                    ]
+                )
+            ]
+        )
+    }
+}
