@@ -115,6 +115,11 @@ import Testing
 
             // Both mirrors equal the server's home.
             let server = try await alice.client.home(homeID)
+            // Alice's own events reach her mirror over the WebSocket, after her calls returned: wait for the last.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while (await alice.sequence(ofHome: homeID) ?? 0) < server.sequence, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             #expect(await alice.home(withID: homeID) == server.home)
             #expect(await bob.home(withID: homeID) == server.home)
             #expect(await bob.sequence(ofHome: homeID) == server.sequence)
