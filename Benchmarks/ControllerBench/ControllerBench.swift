@@ -216,6 +216,26 @@ struct ControllerBench {
         throughput.wallNanoseconds = monotonicNanoseconds() - tputWall0
         merge(throughput.fields("read_throughput"))
 
+        // The same loop with the caller on the accessory's event loop (`withTaskExecutorPreference`), as an app
+        // that cares about CPU runs it: the request then crosses no thread at all.
+        log(
+            "sequential reads, caller on the accessory's event loop: \(options.throughputCount) or \(options.throughputSeconds) s"
+        )
+        let onLoop = try await withTaskExecutorPreference(accessory.taskExecutor) { () async throws -> Phase in
+            var phase = Phase()
+            let deadline = monotonicNanoseconds() + UInt64(options.throughputSeconds * 1e9)
+            let cpu0 = processCPUNanoseconds()
+            let wall0 = monotonicNanoseconds()
+            while phase.operations < options.throughputCount, monotonicNanoseconds() < deadline {
+                guard case .success = try await accessory.read([on])[on] else { throw BenchError("read failed") }
+                phase.operations += 1
+            }
+            phase.cpuNanoseconds = processCPUNanoseconds() - cpu0
+            phase.wallNanoseconds = monotonicNanoseconds() - wall0
+            return phase
+        }
+        merge(onLoop.fields("read_on_loop"))
+
         if let command = options.restartCommand, let control = options.control, options.reconnectReps > 0 {
             log("restart -> first event x\(options.reconnectReps)")
             let clock = EventClock()

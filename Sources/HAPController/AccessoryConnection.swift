@@ -28,22 +28,27 @@ enum ConnectionEvent: Sendable {
     case disconnected
 }
 
-/// Forwards received bytes to the connection actor; the end of the stream means the channel closed.
-private final class InboundForwarder: ChannelInboundHandler, Sendable {
+/// Hands received bytes and the channel's end to the connection, on the channel's event loop (the actor's executor).
+private final class ConnectionInbound: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    let continuation: AsyncStream<[UInt8]>.Continuation
+    private weak var connection: AccessoryConnection?
+    private let generation: Int
 
-    init(continuation: AsyncStream<[UInt8]>.Continuation) {
-        self.continuation = continuation
+    init(connection: AccessoryConnection, generation: Int) {
+        self.connection = connection
+        self.generation = generation
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        continuation.yield(Array(unwrapInboundIn(data).readableBytesView))
+        let buffer = unwrapInboundIn(data)
+        let generation = generation
+        connection?.assumeIsolated { $0.receive(buffer, generation: generation) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        continuation.finish()
+        let generation = generation
+        connection?.assumeIsolated { $0.channelClosed(generation: generation) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -55,7 +60,11 @@ private final class InboundForwarder: ChannelInboundHandler, Sendable {
 ///
 /// Requests wait in a queue and go out one at a time (hap-protocol.md §7.9: peers do not pipeline). A request that
 /// finds no connection opens one first. On a timeout, a closed socket or bad bytes, the connection is dropped and the
-/// next request opens a new one. EVENT messages between answers go to ``events``.
+/// next request opens a new one. EVENT messages between answers go to the event handler.
+///
+/// The actor runs on one event loop, the one its channels use: received bytes are decrypted and parsed where they
+/// arrive, answers and timeouts need no other thread, and a ``PairedAccessory`` on the same loop calls it without a
+/// hop.
 actor AccessoryConnection {
     /// Whether the connection is verified before use.
     enum Security: Sendable {
@@ -71,11 +80,11 @@ actor AccessoryConnection {
     let port: Int
     let security: Security
     let timeouts: ConnectionTimeouts
-    /// Sessions coming and going and the events between answers; one consumer.
-    nonisolated let events: AsyncStream<ConnectionEvent>
+    /// The loop this actor and its channels run on.
+    nonisolated let eventLoop: any EventLoop
 
-    private let eventContinuation: AsyncStream<ConnectionEvent>.Continuation
-    private let group: any EventLoopGroup
+    /// Receives sessions coming and going and the events between answers, on ``eventLoop``.
+    private var eventHandler: (@Sendable (ConnectionEvent) -> Void)?
     private let logger: Logger
     private var channel: (any Channel)?
     private var generation = 0
@@ -84,11 +93,29 @@ actor AccessoryConnection {
     private var parser = HTTPResponseParser()
     private var pending: (token: Int, waiter: Waiter)?
     private var nextToken = 0
-    private var timer: Task<Void, Never>?
-    private var reader: Task<Void, Never>?
+    private var timer: Scheduled<Void>?
     private var isBusy = false
     private var queue: [CheckedContinuation<Void, Never>] = []
     private var isShutDown = false
+
+    /// Runs the actor on the event loop its channels use.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
+
+    init(
+        host: String,
+        port: Int,
+        security: Security,
+        timeouts: ConnectionTimeouts,
+        eventLoop: any EventLoop,
+        logger: Logger
+    ) {
+        self.host = host
+        self.port = port
+        self.security = security
+        self.timeouts = timeouts
+        self.eventLoop = eventLoop
+        self.logger = logger
+    }
 
     init(
         host: String,
@@ -98,21 +125,25 @@ actor AccessoryConnection {
         group: any EventLoopGroup,
         logger: Logger
     ) {
-        self.host = host
-        self.port = port
-        self.security = security
-        self.timeouts = timeouts
-        self.group = group
-        self.logger = logger
-        (events, eventContinuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
+        self.init(
+            host: host,
+            port: port,
+            security: security,
+            timeouts: timeouts,
+            eventLoop: group.next(),
+            logger: logger
+        )
     }
 
     deinit {
-        // Released without shutDown(): close the socket and end the streams so nothing is left running.
+        // Released without shutDown(): close the socket so nothing is left running.
         timer?.cancel()
-        reader?.cancel()
         channel?.close(promise: nil)
-        eventContinuation.finish()
+    }
+
+    /// Sets who hears about sessions and events; called on ``eventLoop``.
+    func setEventHandler(_ handler: @escaping @Sendable (ConnectionEvent) -> Void) {
+        eventHandler = handler
     }
 
     /// Sends one request when its turn comes, connecting first if needed, and returns the answer.
@@ -135,13 +166,12 @@ actor AccessoryConnection {
         try Self.decodeTLV8(try await send(tlv8Request(path, body)))
     }
 
-    /// Closes the connection for good and ends ``events``; later requests fail with ``HAPControllerError/closed``.
+    /// Closes the connection for good; later requests fail with ``HAPControllerError/closed``.
     func shutDown() {
         isShutDown = true
         isEstablished = false
         dropChannel(failing: .closed)
-        reader?.cancel()
-        eventContinuation.finish()
+        eventHandler = nil
     }
 
     // MARK: The queue
@@ -177,38 +207,41 @@ actor AccessoryConnection {
             }
         }
         isEstablished = true
-        eventContinuation.yield(.connected)
+        eventHandler?(.connected)
     }
 
     private func openChannel() async throws(HAPControllerError) {
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        let bootstrap = ClientBootstrap(group: group)
+        generation += 1
+        let current = generation
+        let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Self.nanoseconds(timeouts.connect)))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
+            .channelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(InboundForwarder(continuation: continuation))
+                    guard let self else { throw ChannelError.ioOnClosedChannel }
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionInbound(connection: self, generation: current)
+                    )
                 }
             }
         let channel: any Channel
         do {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
-            continuation.finish()
             logger.debug("Connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
             throw .unreachable(host: host, port: port)
         }
-        generation += 1
-        let current = generation
+        guard current == generation, !isShutDown else {
+            channel.close(promise: nil)
+            throw isShutDown ? .closed : .connectionClosed
+        }
         self.channel = channel
         parser = HTTPResponseParser()
         cipher = nil
-        reader?.cancel()
-        reader = Task { [weak self] in
-            for await bytes in stream {
-                await self?.receive(bytes, generation: current)
-            }
-            await self?.channelClosed(generation: current)
+        if !channel.isActive {
+            // It closed before this actor ran again; its channelInactive found no channel to drop.
+            dropChannel(failing: .connectionClosed)
+            throw .connectionClosed
         }
     }
 
@@ -242,13 +275,11 @@ actor AccessoryConnection {
         if cipher != nil, let sealed = cipher?.seal(bytes) { bytes = sealed }
         nextToken += 1
         let token = nextToken
-        let timeout = timeouts.request
         let buffer = channel.allocator.buffer(bytes: bytes)
         let result = await withCheckedContinuation { (waiter: Waiter) in
             pending = (token, waiter)
-            timer = Task { [weak self] in
-                do { try await Task.sleep(for: timeout) } catch { return }
-                await self?.requestTimedOut(token: token)
+            timer = eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeouts.request))) { [weak self] in
+                self?.assumeIsolated { $0.requestTimedOut(token: token) }
             }
             // hap-protocol.md §7.9: each message in one write.
             channel.writeAndFlush(buffer, promise: nil)
@@ -262,19 +293,19 @@ actor AccessoryConnection {
         dropChannel(failing: .timedOut)
     }
 
-    private func receive(_ bytes: [UInt8], generation: Int) {
+    fileprivate func receive(_ buffer: ByteBuffer, generation: Int) {
         guard generation == self.generation, channel != nil else { return }
-        var plaintext = bytes
         if cipher != nil {
             do throws(SessionCipherError) {
-                guard let opened = try cipher?.open(bytes) else { return }
-                plaintext = opened
+                guard let opened = try cipher?.open(buffer.readableBytesView) else { return }
+                parser.append(opened)
             } catch {
                 dropChannel(failing: .sessionFailed(error))
                 return
             }
+        } else {
+            parser.append(buffer.readableBytesView)
         }
-        parser.append(plaintext)
         while true {
             let message: HTTPResponse?
             do throws(HTTPParseError) {
@@ -286,7 +317,7 @@ actor AccessoryConnection {
             guard let message else { return }
             if message.kind == .event {
                 // hap-protocol.md §7.8: events only come on verified sessions; a plain one has none to give.
-                if cipher != nil { eventContinuation.yield(.event(message)) }
+                if cipher != nil { eventHandler?(.event(message)) }
                 continue
             }
             guard let pending else {
@@ -295,11 +326,12 @@ actor AccessoryConnection {
             }
             self.pending = nil
             timer?.cancel()
+            timer = nil
             pending.waiter.resume(returning: .success(message))
         }
     }
 
-    private func channelClosed(generation: Int) {
+    fileprivate func channelClosed(generation: Int) {
         guard generation == self.generation, channel != nil else { return }
         dropChannel(failing: .connectionClosed)
     }
@@ -318,7 +350,7 @@ actor AccessoryConnection {
         generation += 1
         if isEstablished {
             isEstablished = false
-            eventContinuation.yield(.disconnected)
+            eventHandler?(.disconnected)
         }
     }
 

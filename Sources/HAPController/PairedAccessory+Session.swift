@@ -3,23 +3,29 @@ import HAP
 
 /// The session's life: events from the connection, reachability, reconnecting and re-subscribing.
 extension PairedAccessory {
-    /// Starts following the connection's events, once.
-    func startPump() {
-        guard pump == nil, !isClosed else { return }
-        let events = connection.events
-        pump = Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.handle(event)
+    /// Starts hearing the connection's sessions and events, once per connection.
+    ///
+    /// The connection runs on this actor's event loop and calls the handler there, so the handler enters the actor
+    /// without a hop.
+    func listen() {
+        guard !isListening, !isClosed else { return }
+        isListening = true
+        connection.assumeIsolated { connection in
+            connection.setEventHandler { [weak self] event in
+                self?.assumeIsolated { $0.handle(event) }
             }
         }
     }
 
-    private func handle(_ event: ConnectionEvent) async {
+    private func handle(_ event: ConnectionEvent) {
         switch event {
         case .connected:
-            await sessionStarted()
+            // Re-subscribing sends a request, which waits its turn behind the one that opened the session.
+            sessionNumber += 1
+            let session = sessionNumber
+            Task { await self.sessionStarted(session) }
         case .disconnected:
+            sessionNumber += 1
             sessionLost()
         case .event(let message):
             deliver(message)
@@ -27,7 +33,8 @@ extension PairedAccessory {
     }
 
     /// A verified session is up: subscribe again, then report reachable, so the next event is not missed.
-    private func sessionStarted() async {
+    private func sessionStarted(_ session: Int) async {
+        guard session == sessionNumber else { return }
         if !subscriptions.isEmpty {
             let ids = subscriptions.sorted { ($0.accessoryID, $0.instanceID) < ($1.accessoryID, $1.instanceID) }
             let items = ids.map {
@@ -49,6 +56,8 @@ extension PairedAccessory {
                 }
             }
         }
+        // The session may have ended while re-subscribing; its `.disconnected` has reported it.
+        guard session == sessionNumber else { return }
         setReachable(true)
     }
 
@@ -91,7 +100,7 @@ extension PairedAccessory {
 
     /// Turns an EVENT message into value changes; unknown characteristics are reported, not delivered.
     private func deliver(_ message: HTTPResponse) {
-        guard let decoded = try? HAPJSON.decode(CharacteristicReadResponse.self, from: Data(message.body)) else {
+        guard let decoded = try? HAPJSON.decodeReadResponse(message.body) else {
             eventContinuation.yield(.invalidEvent(.malformedBody))
             return
         }

@@ -34,6 +34,10 @@ public enum AccessoryEvent: Sendable, Equatable {
 /// reconnects with ``ReconnectBackoff``, verifies again, subscribes again to everything subscribed before, and
 /// only then reports itself reachable. ``events`` and ``reachability`` have one consumer each and finish on
 /// ``close()``.
+///
+/// The actor runs on one event loop of the group it is given, the loop of its connection, so a request crosses no
+/// thread between the caller's hop in and the answer. A caller that runs on ``taskExecutor`` (with
+/// `withTaskExecutorPreference`) makes no thread hop at all.
 public actor PairedAccessory {
     /// Timeouts, backoff and batching.
     public struct Configuration: Sendable {
@@ -69,17 +73,23 @@ public actor PairedAccessory {
     /// The reachability last reported, `nil` before the first connection attempt ends.
     public internal(set) var isReachable: Bool?
 
+    /// The event loop this actor and its connection run on.
+    public nonisolated let eventLoop: any EventLoop
+    /// An executor running on ``eventLoop``: callers that prefer it talk to the accessory without changing threads.
+    public nonisolated let taskExecutor: EventLoopTaskExecutor
+
     let identity: ControllerIdentity
     let configuration: Configuration
     var connection: AccessoryConnection
-    private let group: any EventLoopGroup
     private var host: String
     private var port: Int
     let logger: Logger
     let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
     let reachabilityContinuation: AsyncStream<Bool>.Continuation
     var database: AccessoryDatabase?
-    var pump: Task<Void, Never>?
+    var isListening = false
+    /// Counts sessions started and lost, so a re-subscription finishing late does not report a lost one reachable.
+    var sessionNumber = 0
     var reconnect: Task<Void, Never>?
     var isClosed = false
 
@@ -96,7 +106,9 @@ public actor PairedAccessory {
         self.configuration = configuration
         self.logger = logger
         configurationNumber = record.configurationNumber
-        group = eventLoopGroup
+        let loop = eventLoopGroup.next()
+        eventLoop = loop
+        taskExecutor = EventLoopTaskExecutor(loop)
         host = record.host
         port = record.port
         connection = Self.makeConnection(
@@ -105,24 +117,26 @@ public actor PairedAccessory {
             identity: identity,
             record: record,
             configuration: configuration,
-            group: eventLoopGroup,
+            eventLoop: loop,
             logger: logger
         )
         (events, eventContinuation) = AsyncStream.makeStream(of: AccessoryEvent.self)
         (reachability, reachabilityContinuation) = AsyncStream.makeStream(of: Bool.self)
     }
 
+    /// Runs the actor on its connection's event loop.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
+
     deinit {
         // Released without close(): stop the tasks; the connection closes its socket as it is released.
         reconnect?.cancel()
-        pump?.cancel()
         eventContinuation.finish()
         reachabilityContinuation.finish()
     }
 
     /// Connects and verifies now rather than on the first request.
     public func connect() async throws(HAPControllerError) {
-        startPump()
+        listen()
         do {
             try await connection.connect()
         } catch {
@@ -140,8 +154,6 @@ public actor PairedAccessory {
         reconnect?.cancel()
         reconnect = nil
         await connection.shutDown()
-        pump?.cancel()
-        pump = nil
         eventContinuation.finish()
         reachabilityContinuation.finish()
     }
@@ -168,13 +180,12 @@ public actor PairedAccessory {
             identity: identity,
             record: record,
             configuration: configuration,
-            group: group,
+            eventLoop: eventLoop,
             logger: logger
         )
-        pump?.cancel()
-        pump = nil
+        isListening = false
         await old.shutDown()
-        startPump()
+        listen()
         if isReachable == true { sessionLost() }
     }
 
@@ -184,7 +195,7 @@ public actor PairedAccessory {
         identity: ControllerIdentity,
         record: PairedAccessoryRecord,
         configuration: Configuration,
-        group: any EventLoopGroup,
+        eventLoop: any EventLoop,
         logger: Logger
     ) -> AccessoryConnection {
         AccessoryConnection(
@@ -192,7 +203,7 @@ public actor PairedAccessory {
             port: port,
             security: .verified(identity, record.pairing),
             timeouts: configuration.timeouts,
-            group: group,
+            eventLoop: eventLoop,
             logger: logger
         )
     }
@@ -439,7 +450,7 @@ public actor PairedAccessory {
 
     private func send(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
         if isClosed { throw .closed }
-        startPump()
+        listen()
         do {
             return try await connection.send(request)
         } catch {
@@ -468,7 +479,7 @@ public actor PairedAccessory {
     }
 
     static func items(of response: HTTPResponse) throws(HAPControllerError) -> [CharacteristicReadResponse.Item] {
-        guard let decoded = try? HAPJSON.decode(CharacteristicReadResponse.self, from: Data(response.body)) else {
+        guard let decoded = try? HAPJSON.decodeReadResponse(response.body) else {
             throw .malformedBody
         }
         return decoded.characteristics

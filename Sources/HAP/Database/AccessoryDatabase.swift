@@ -118,6 +118,12 @@ public enum HAPJSON {
         return try encoder.encode(value)
     }
 
+    /// Decodes the body of a read answer, a 207 write answer or an event; plain ones without `JSONDecoder`.
+    public static func decodeReadResponse(_ body: [UInt8]) throws -> CharacteristicReadResponse {
+        if let plain = CharacteristicReadResponse(plainJSON: body) { return plain }
+        return try JSONDecoder().decode(CharacteristicReadResponse.self, from: Data(body))
+    }
+
     /// Decodes a `type` from JSON `data`.
     public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try JSONDecoder().decode(type, from: data)

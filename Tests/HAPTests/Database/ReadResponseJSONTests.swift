@@ -43,4 +43,71 @@ import Testing
         }
         #expect(handWritten > 500)
     }
+
+    /// Whatever the hand-written reader accepts, `JSONDecoder` reads the same; what it gives up on, it leaves.
+    @Test func plainBodiesAreReadByHandExactlyAsJSONDecoderReadsThem() throws {
+        var random = SplitMix64(seed: 7)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var readByHand = 0
+        var mutantsReadByHand = 0
+        for round in 0..<5_000 {
+            let count = Int(random.next() % 4)
+            let response = CharacteristicReadResponse(
+                characteristics: (0..<count).map { _ in Self.randomItem(&random) }
+            )
+            var body = Array(try encoder.encode(response))
+            if round % 3 == 0 {
+                // JSON allows whitespace between tokens; peers add it.
+                body = body.flatMap { [UInt8(ascii: ","), UInt8(ascii: ":")].contains($0) ? [$0, 0x20] : [$0] }
+            }
+            if round % 4 == 1, !body.isEmpty {
+                // A damaged body: one byte changed, mostly to one that means something in JSON.
+                let meaningful = Array("0123456789 ,:{}[]\"-.eatrufl".utf8)
+                body[Int(random.next() % UInt64(body.count))] =
+                    random.next() % 4 == 0
+                    ? UInt8(truncatingIfNeeded: random.next())
+                    : meaningful[Int(random.next() % UInt64(meaningful.count))]
+            }
+            let reference = try? JSONDecoder().decode(CharacteristicReadResponse.self, from: Data(body))
+            if let plain = CharacteristicReadResponse(plainJSON: body) {
+                if round % 4 == 1 { mutantsReadByHand += 1 } else { readByHand += 1 }
+                #expect(plain == reference, "\(String(decoding: body, as: UTF8.self))")
+            }
+            #expect((try? HAPJSON.decodeReadResponse(body)) == reference)
+        }
+        #expect(readByHand > 500)
+        #expect(mutantsReadByHand > 10)
+    }
+
+    @Test func theHandReaderGivesUpOnWhatItDoesNotKnow() {
+        let refused = [
+            #"{"characteristics":[{"aid":1,"iid":2,"value":1.5}]}"#,
+            #"{"characteristics":[{"aid":1,"iid":2,"value":"on"}]}"#,
+            #"{"characteristics":[{"aid":1,"iid":2,"value":01}]}"#,
+            #"{"characteristics":[{"aid":1,"iid":2,"ev":true}]}"#,
+            #"{"characteristics":[{"aid":1,"iid":2,"status":12345}]}"#,
+            #"{"characteristics":[{"aid":1,"iid":2,"value":truex}]}"#,
+            #"{"characteristics":[{"aid":1,"value":true}]}"#,
+            #"{"characteristics":[{"aid":1,"iid":2}]} x"#,
+            #"{"characteristics":[{"aid":1,"iid":2,"value":99999999999999999999}]}"#,
+        ]
+        for body in refused {
+            #expect(CharacteristicReadResponse(plainJSON: Array(body.utf8)) == nil, "\(body)")
+        }
+        let accepted = CharacteristicReadResponse(
+            plainJSON: Array(#" { "characteristics" : [ {"iid":2, "aid":1, "value":null, "status":-70402} ] } "#.utf8)
+        )
+        #expect(
+            accepted?.characteristics == [
+                .init(
+                    accessoryID: 1,
+                    instanceID: 2,
+                    value: nil,
+                    includesNullValue: true,
+                    status: .serviceCommunicationFailure
+                )
+            ]
+        )
+    }
 }
