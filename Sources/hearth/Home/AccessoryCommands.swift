@@ -9,7 +9,8 @@ struct AccessoryCommand: AsyncParsableCommand {
         commandName: "accessory",
         abstract: "List, add, rename, move and remove accessories; read and write their characteristics.",
         subcommands: [
-            List.self, Show.self, Add.self, Rename.self, Move.self, Remove.self, Identify.self, Get.self, SetValue.self,
+            List.self, Show.self, Nearby.self, Add.self, Rename.self, Move.self, Remove.self, Identify.self, Get.self,
+            SetValue.self,
             Notify.self,
         ],
         defaultSubcommand: List.self
@@ -46,6 +47,29 @@ struct AccessoryCommand: AsyncParsableCommand {
             let home = await options.loadHome(options.client()).home
             let found = options.accessory(accessory, in: home)
             options.show(AccessoryResponse(accessory: found)) { Tree.accessory(found, in: home, indent: "") }
+        }
+    }
+
+    struct Nearby: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The accessories the hub finds nearby over mDNS (hearthd --interface), paired or not."
+        )
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let client = options.client()
+            let home = await options.loadHome(client).home
+            let nearby = await options.attempt { () throws(HearthError) in
+                try await client.nearbyAccessories(forHome: home.id)
+            }
+            options.show(NearbyList(accessories: nearby)) {
+                nearby.isEmpty
+                    ? "Nothing found nearby. Does hearthd browse (--interface ADDRESS)?"
+                    : Output.table(
+                        ["ACCESSORY", "DEVICE ID", "CATEGORY", "PAIRABLE"],
+                        nearby.map { [$0.name, $0.deviceID, "\($0.category)", $0.isPairable ? "yes" : "no"] }
+                    )
+            }
         }
     }
 
