@@ -284,7 +284,8 @@ extension Hub {
         }
         return await withTaskGroup(of: [UUID: Result<Outcome, HubError>].self) { group in
             for (paired, items) in jobs {
-                group.addTask {
+                // On the accessory's own event loop, the request goes out and its answer comes back on one thread.
+                group.addTask(executorPreference: paired.taskExecutor) {
                     var outcomes: [UUID: Result<Outcome, HubError>] = [:]
                     do throws(HAPControllerError) {
                         let answers = try await request(paired, items)
