@@ -1,11 +1,5 @@
 import HAP
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 extension AccessoryServer {
     /// `GET /characteristics`; hap-protocol.md §7.5, peers/README.md quirk 4.
     func readCharacteristics(
@@ -75,7 +69,7 @@ extension AccessoryServer {
         connection: ObjectIdentifier
     ) async -> RouteOutcome {
         var session = session
-        guard let request = try? HAPJSON.decode(CharacteristicWriteRequest.self, from: Data(body)) else {
+        guard let request = try? HAPJSON.decodeWriteRequest(body) else {
             return RouteOutcome(response: Self.json(.badRequest, status: .invalidValueInRequest), session: session)
         }
         var isTimedWrite = false

@@ -27,6 +27,10 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     private var coalescer: EventCoalescer
     private var eventTimer: Scheduled<Void>?
     private var requestTask: Task<Void, Never>?
+    /// Where each outgoing message is encoded before it is sealed; reused, unless a large one grew it.
+    private var scratch: [UInt8] = []
+    /// The largest scratch array kept after a message; a bigger one (an `/accessories` answer) is freed.
+    private static let maximumScratchCapacity = 4096
 
     init(server: AccessoryServer, eventCoalescingWindow: Duration, logger: Logger) {
         self.server = server
@@ -132,9 +136,13 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         let followups = outcome.followups
         let closes = outcome.closesConnection
         let server = self.server
-        write(outcome.response) { handler in
-            if !followups.isEmpty { Task { await server.carryOut(followups) } }
-            if closes { handler.closeConnection() }
+        if followups.isEmpty, !closes {
+            write(outcome.response)
+        } else {
+            write(outcome.response) { handler in
+                if !followups.isEmpty { Task { await server.carryOut(followups) } }
+                if closes { handler.closeConnection() }
+            }
         }
         if closes { isClosing = true }
         if let keys = outcome.sessionKeys {
@@ -156,9 +164,23 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         then completion: (@Sendable (HAPConnectionHandler) -> Void)? = nil
     ) {
         guard let context else { return }
-        var bytes = response.encoded()
-        if cipher != nil, let sealed = cipher?.seal(bytes) { bytes = sealed }
-        let buffer = context.channel.allocator.buffer(bytes: bytes)
+        // The message is written into a scratch array kept between messages, then sealed straight into the buffer
+        // that is sent: one copy of the plaintext, one of the ciphertext.
+        scratch.removeAll(keepingCapacity: true)
+        response.encode(into: &scratch)
+        var buffer: ByteBuffer
+        if cipher != nil {
+            let count = SessionCipher.sealedByteCount(plaintextCount: scratch.count)
+            buffer = context.channel.allocator.buffer(capacity: count)
+            scratch.withUnsafeBytes { plaintext in
+                _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { output in
+                    cipher?.seal(plaintext, into: output) ?? 0
+                }
+            }
+        } else {
+            buffer = context.channel.allocator.buffer(bytes: scratch)
+        }
+        if scratch.capacity > Self.maximumScratchCapacity { scratch = [] }
         guard let completion else {
             context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
             return
@@ -198,8 +220,8 @@ final class HAPConnectionHandler: ChannelInboundHandler {
                 includesNullValue: $0.value == nil
             )
         }
-        guard let body = try? HAPJSON.encode(CharacteristicReadResponse(characteristics: items)) else { return }
-        write(.event(body: Array(body)))
+        guard let body = try? CharacteristicReadResponse(characteristics: items).encodedJSON() else { return }
+        write(.event(body: body))
     }
 
     private static func now() -> Duration {
