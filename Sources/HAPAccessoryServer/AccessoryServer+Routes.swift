@@ -44,6 +44,31 @@ extension AccessoryServer {
         }
     }
 
+    /// Answers a verified `GET` or `PUT /characteristics` without suspending when the backend can answer now.
+    ///
+    /// `nil` when the request needs ``handle(_:session:connection:)``: then nothing has been done but note the
+    /// request's time, which that does again.
+    func handleImmediately(
+        _ request: HTTPRequest,
+        session: ConnectionSession,
+        connection: ObjectIdentifier
+    ) -> RouteOutcome? {
+        let (path, query) = request.pathAndQuery
+        guard session.isVerified, Endpoint(path: path) == .characteristics else { return nil }
+        connections[connection]?.lastRequest = uptime()
+        if request.method == .get {
+            return readCharacteristicsImmediately(
+                query: query.map(String.init),
+                session: session,
+                connection: connection
+            )
+        }
+        if request.method == .put {
+            return writeCharacteristicsImmediately(request.body, session: session, connection: connection)
+        }
+        return nil
+    }
+
     /// Answers one request of one connection.
     func handle(_ request: HTTPRequest, session: ConnectionSession, connection: ObjectIdentifier) async -> RouteOutcome
     {

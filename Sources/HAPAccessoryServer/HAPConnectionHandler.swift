@@ -105,33 +105,51 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Answers the queued requests in order: at once while the server can answer without suspending, else in a
+    /// task on this loop (the server's executor) that calls ``finish(_:)``, which comes back here.
     private func startNextRequest() {
-        guard !isBusy, !isClosing else { return }
-        if queue.isEmpty, let parseError {
-            isClosing = true
-            write(HTTPResponse(status: parseError.responseStatus)) { $0.closeConnection() }
-            return
-        }
-        guard !queue.isEmpty, let context, let handle else { return }
-        let request = queue.removeFirst()
-        isBusy = true
-        let server = self.server
-        let session = self.session
-        let connectionID = handle.id
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        // The server's executor is this loop: the task starts on it, isolated to the server, and finishes here.
-        requestTask = server.assumeIsolated { server in
-            Task {
-                let outcome = await server.handle(request, session: session, connection: connectionID)
-                bound.value.finish(outcome)
+        while !isBusy, !isClosing {
+            if queue.isEmpty, let parseError {
+                isClosing = true
+                write(HTTPResponse(status: parseError.responseStatus)) { $0.closeConnection() }
+                return
             }
+            guard !queue.isEmpty, let context, let handle else { return }
+            let request = queue.removeFirst()
+            isBusy = true
+            let server = self.server
+            let session = self.session
+            let connectionID = handle.id
+            // The server's executor is this loop, so it can be entered here without a task.
+            if let outcome = server.assumeIsolated({
+                $0.handleImmediately(request, session: session, connection: connectionID)
+            }) {
+                guard complete(outcome) else { return }
+                continue
+            }
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            // The task starts on this loop, isolated to the server, and finishes here.
+            requestTask = server.assumeIsolated { server in
+                Task {
+                    let outcome = await server.handle(request, session: session, connection: connectionID)
+                    bound.value.finish(outcome)
+                }
+            }
+            return
         }
     }
 
     private func finish(_ outcome: RouteOutcome) {
+        guard complete(outcome) else { return }
+        startNextRequest()
+    }
+
+    /// Writes the answer of the request in flight and the events that waited for it; `false` when no more
+    /// requests are to be taken.
+    private func complete(_ outcome: RouteOutcome) -> Bool {
         requestTask = nil
         isBusy = false
-        guard !isClosing else { return }
+        guard !isClosing else { return false }
         session = outcome.session
         let followups = outcome.followups
         let closes = outcome.closesConnection
@@ -151,11 +169,11 @@ final class HAPConnectionHandler: ChannelInboundHandler {
             cipher = SessionCipher(keys: keys, role: .accessory)
             if parser.bufferedByteCount > 0 || !queue.isEmpty {
                 closeConnection()
-                return
+                return false
             }
         }
-        startNextRequest()
         if coalescer.hasPending, !coalescer.isTimerArmed { sendEvents() }
+        return !isClosing
     }
 
     /// Writes one whole message, sealed when the session is encrypted, and runs `completion` once it is out.
