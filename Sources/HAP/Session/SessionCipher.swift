@@ -23,7 +23,7 @@ public struct SessionCipher: Sendable {
     public static let tagByteCount = 16
     /// The bytes a frame adds to its plaintext: length field and tag.
     public static let frameOverhead = lengthByteCount + tagByteCount
-    /// The frame AEADs, each an OpenSSL context kept for the whole session; copy-on-write, see `FrameAEAD`.
+    /// The frame AEADs, each a BoringSSL context kept for the whole session; copy-on-write, see `FrameAEAD`.
     private var reader: FrameAEAD
     private var writer: FrameAEAD
     private var writeCounter: UInt64 = 0
@@ -120,7 +120,7 @@ public struct SessionCipher: Sendable {
         readIndex = 0
     }
 
-    /// Which of the read and write OpenSSL contexts this value still shares with `other`; for copy-on-write tests.
+    /// Which of the read and write cipher contexts this value still shares with `other`; for copy-on-write tests.
     func sharedFrameAEADs(with other: SessionCipher) -> (read: Bool, write: Bool) {
         (reader === other.reader, writer === other.writer)
     }
@@ -181,8 +181,8 @@ public struct SessionCipher: Sendable {
                 ciphertext: ciphertext,
                 tag: ciphertext + length
             )
-            // The key size is checked in init, so only an internal OpenSSL error could make sealing fail.
-            precondition(sealed, "OpenSSL ChaCha20-Poly1305 sealing failed")
+            // The key size is checked in init, so only an internal BoringSSL error could make sealing fail.
+            precondition(sealed, "BoringSSL ChaCha20-Poly1305 sealing failed")
             // A 64-bit counter cannot wrap within a connection's life: 2^64 frames is far beyond any session.
             counter &+= 1
             start += length
