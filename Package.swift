@@ -40,11 +40,11 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
-        // ChaCha20-Poly1305 for session frames on OpenSSL libcrypto (libssl-dev), one reused context per direction.
+        // ChaCha20-Poly1305 for session frames on the BoringSSL swift-crypto links in (HAP depends on Crypto), one
+        // reused context per direction.
         .target(
             name: "CHAPCipher",
-            exclude: ["README.md"],
-            linkerSettings: [.linkedLibrary("crypto")]
+            exclude: ["README.md"]
         ),
         // The protocol core: codecs and state machines, no I/O.
         .target(

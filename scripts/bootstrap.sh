@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Hearth needs beyond the Swift toolchain, only when something is missing:
-# libssl-dev (OpenSSL libcrypto for the session frame cipher), python3-venv (the Python peers),
-# iproute2 (network namespaces for the mDNS and interop tests).
+# python3-venv (the Python peers), iproute2 (network namespaces for the mDNS and interop tests).
 set -euo pipefail
 missing=()
-[[ -f /usr/include/openssl/evp.h ]] || missing+=(libssl-dev)
 python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
 command -v ip >/dev/null || missing+=(iproute2)
 if (( ${#missing[@]} )); then

@@ -1,77 +1,74 @@
-// HAP session frame AEAD on OpenSSL's EVP ChaCha20-Poly1305; see include/CHAPCipher.h.
+// HAP session frame AEAD on BoringSSL's EVP_AEAD ChaCha20-Poly1305; see include/CHAPCipher.h.
 //
-// The key is set once in chap_cipher_create; per frame only the 12-byte IV is set, which resets the AEAD state,
-// so no context is rebuilt per call. Every OpenSSL return value is checked.
+// BoringSSL is the copy swift-crypto vendors and links into every program that uses its Crypto product, as HAP
+// does; its symbols carry swift-crypto's prefix, CCryptoBoringSSL_. swift-crypto does not publish that C module,
+// so the few functions used are declared here with BoringSSL's own signatures (include/openssl/aead.h). Using it
+// instead of the system's OpenSSL libcrypto keeps a second crypto library (and its provider tables, a few MB of
+// resident pages) out of the process. The key is set once in chap_cipher_create; a frame only passes its nonce.
 #include "CHAPCipher.h"
-
-#include <limits.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 
 #define NONCE_BYTES 12
 
-/// The chap_cipher handle is the EVP context itself.
-static EVP_CIPHER_CTX *context(chap_cipher *cipher) { return (EVP_CIPHER_CTX *)cipher; }
+typedef struct evp_aead_st EVP_AEAD;
+typedef struct evp_aead_ctx_st EVP_AEAD_CTX;
+
+extern const EVP_AEAD *CCryptoBoringSSL_EVP_aead_chacha20_poly1305(void);
+extern EVP_AEAD_CTX *CCryptoBoringSSL_EVP_AEAD_CTX_new(const EVP_AEAD *aead, const uint8_t *key, size_t key_len,
+                                                       size_t tag_len);
+extern void CCryptoBoringSSL_EVP_AEAD_CTX_free(EVP_AEAD_CTX *ctx);
+extern int CCryptoBoringSSL_EVP_AEAD_CTX_seal_scatter(const EVP_AEAD_CTX *ctx, uint8_t *out, uint8_t *out_tag,
+                                                      size_t *out_tag_len, size_t max_out_tag_len,
+                                                      const uint8_t *nonce, size_t nonce_len, const uint8_t *in,
+                                                      size_t in_len, const uint8_t *extra_in, size_t extra_in_len,
+                                                      const uint8_t *ad, size_t ad_len);
+extern int CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(const EVP_AEAD_CTX *ctx, uint8_t *out, const uint8_t *nonce,
+                                                     size_t nonce_len, const uint8_t *in, size_t in_len,
+                                                     const uint8_t *in_tag, size_t in_tag_len, const uint8_t *ad,
+                                                     size_t ad_len);
+extern void CCryptoBoringSSL_ERR_clear_error(void);
+
+/// The chap_cipher handle is the EVP_AEAD context itself.
+static EVP_AEAD_CTX *context(chap_cipher *cipher) { return (EVP_AEAD_CTX *)cipher; }
 
 /// Writes the HAP nonce: 4 zero bytes, then the counter little-endian.
-static void make_nonce(uint64_t counter, unsigned char nonce[NONCE_BYTES]) {
+static void make_nonce(uint64_t counter, uint8_t nonce[NONCE_BYTES]) {
     for (int i = 0; i < 4; i++) nonce[i] = 0;
-    for (int i = 0; i < 8; i++) nonce[4 + i] = (unsigned char)(counter >> (8 * i));
+    for (int i = 0; i < 8; i++) nonce[4 + i] = (uint8_t)(counter >> (8 * i));
 }
 
 chap_cipher *chap_cipher_create(const uint8_t *key) {
-    // Without a key OpenSSL would leave the context unkeyed rather than fail.
     if (key == NULL) return NULL;
-    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    if (ctx == NULL) return NULL;
-    // Cipher first, then the IV length, then the key; the IV is set per frame.
-    if (EVP_CipherInit_ex(ctx, EVP_chacha20_poly1305(), NULL, NULL, NULL, 1) != 1
-        || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, NONCE_BYTES, NULL) != 1
-        || EVP_CipherInit_ex(ctx, NULL, NULL, key, NULL, 1) != 1) {
-        EVP_CIPHER_CTX_free(ctx);
-        return NULL;
-    }
+    EVP_AEAD_CTX *ctx = CCryptoBoringSSL_EVP_AEAD_CTX_new(CCryptoBoringSSL_EVP_aead_chacha20_poly1305(), key,
+                                                          CHAP_CIPHER_KEY_BYTES, CHAP_CIPHER_TAG_BYTES);
+    if (ctx == NULL) CCryptoBoringSSL_ERR_clear_error();
     return (chap_cipher *)ctx;
 }
 
-void chap_cipher_free(chap_cipher *cipher) { EVP_CIPHER_CTX_free(context(cipher)); }
-
-/// Starts a frame: sets direction and nonce (keeping the key), then feeds the associated data.
-static int begin(EVP_CIPHER_CTX *ctx, int encrypt, uint64_t counter, const void *aad, size_t aad_length,
-                 size_t length) {
-    if (aad_length > INT_MAX || length > INT_MAX) return 0;
-    unsigned char nonce[NONCE_BYTES];
-    make_nonce(counter, nonce);
-    int written = 0;
-    return EVP_CipherInit_ex(ctx, NULL, NULL, NULL, nonce, encrypt) == 1
-        && EVP_CipherUpdate(ctx, NULL, &written, aad, (int)aad_length) == 1;
-}
-
-/// Runs the cipher over `length` bytes and finishes the frame; 0 unless exactly `length` bytes came out.
-static int finish(EVP_CIPHER_CTX *ctx, const void *input, size_t length, unsigned char *output) {
-    int written = 0, final_written = 0;
-    // Empty input skips the update: its pointers may be NULL. Final writes nothing for a stream cipher.
-    if (length > 0 && EVP_CipherUpdate(ctx, output, &written, input, (int)length) != 1) return 0;
-    if (EVP_CipherFinal_ex(ctx, length > 0 ? output + written : output, &final_written) != 1) return 0;
-    return (size_t)written + (size_t)final_written == length;
+void chap_cipher_free(chap_cipher *cipher) {
+    // EVP_AEAD_CTX_free cleanses the key schedule before freeing it.
+    if (cipher != NULL) CCryptoBoringSSL_EVP_AEAD_CTX_free(context(cipher));
 }
 
 int chap_cipher_seal(chap_cipher *cipher, uint64_t counter, const void *aad, size_t aad_length,
                      const void *plaintext, size_t length, void *ciphertext, void *tag) {
-    EVP_CIPHER_CTX *ctx = context(cipher);
-    return begin(ctx, 1, counter, aad, aad_length, length)
-        && finish(ctx, plaintext, length, ciphertext)
-        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, CHAP_CIPHER_TAG_BYTES, tag) == 1;
+    uint8_t nonce[NONCE_BYTES];
+    make_nonce(counter, nonce);
+    size_t tag_length = 0;
+    int ok = CCryptoBoringSSL_EVP_AEAD_CTX_seal_scatter(context(cipher), ciphertext, tag, &tag_length,
+                                                        CHAP_CIPHER_TAG_BYTES, nonce, NONCE_BYTES, plaintext,
+                                                        length, NULL, 0, aad, aad_length);
+    if (!ok) CCryptoBoringSSL_ERR_clear_error();
+    return ok == 1 && tag_length == CHAP_CIPHER_TAG_BYTES;
 }
 
 int chap_cipher_open(chap_cipher *cipher, uint64_t counter, const void *aad, size_t aad_length,
                      const void *ciphertext, size_t length, const void *tag, void *plaintext) {
-    EVP_CIPHER_CTX *ctx = context(cipher);
-    // The expected tag must be set before EVP_CipherFinal_ex, which then compares it in constant time.
-    int ok = begin(ctx, 0, counter, aad, aad_length, length)
-        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, CHAP_CIPHER_TAG_BYTES, (void *)tag) == 1
-        && finish(ctx, ciphertext, length, plaintext);
-    // Decryption writes plaintext before the tag is checked; wipe it so unauthenticated bytes never escape.
-    if (!ok && length > 0 && length <= INT_MAX) OPENSSL_cleanse(plaintext, length);
-    return ok;
+    uint8_t nonce[NONCE_BYTES];
+    make_nonce(counter, nonce);
+    // The tag is compared in constant time; on a mismatch BoringSSL fills `plaintext` with zeros.
+    int ok = CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(context(cipher), plaintext, nonce, NONCE_BYTES, ciphertext,
+                                                       length, tag, CHAP_CIPHER_TAG_BYTES, aad, aad_length);
+    // A failed open leaves an entry on the thread's error queue; nothing reads it, so drop it.
+    if (!ok) CCryptoBoringSSL_ERR_clear_error();
+    return ok == 1;
 }

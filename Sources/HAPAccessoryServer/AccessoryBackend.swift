@@ -69,4 +69,24 @@ public protocol AccessoryBackend: Sendable {
     func identify() async
     /// A stream of changes for the server to turn into events; one consumer, the server, for its lifetime.
     func events() async -> AsyncStream<BackendEvent>
+    /// The values ``read(_:)`` would return, read now without suspending when the caller already runs where the
+    /// backend's state lives (its actor's executor); `nil` otherwise. The default is `nil`.
+    func readImmediately(_ ids: [CharacteristicID]) -> [CharacteristicID: Result<HAPValue?, HAPStatus>]?
+    /// Whether ``writeImmediately(_:)`` can apply writes now, without suspending. The default is `false`.
+    var canWriteImmediately: Bool { get }
+    /// What ``write(_:)`` does, done now when ``canWriteImmediately`` is true; `nil` otherwise.
+    func writeImmediately(_ writes: [CharacteristicWrite]) -> [WriteOutcome]?
+}
+
+extension AccessoryBackend {
+    /// Always `nil`: the server awaits ``read(_:)``.
+    public func readImmediately(_ ids: [CharacteristicID]) -> [CharacteristicID: Result<HAPValue?, HAPStatus>]? {
+        nil
+    }
+
+    /// Always `false`: the server awaits ``write(_:)``.
+    public var canWriteImmediately: Bool { false }
+
+    /// Always `nil`: the server awaits ``write(_:)``.
+    public func writeImmediately(_ writes: [CharacteristicWrite]) -> [WriteOutcome]? { nil }
 }

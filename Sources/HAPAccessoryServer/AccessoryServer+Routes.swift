@@ -7,35 +7,80 @@ import HAP
 #endif
 
 extension AccessoryServer {
-    /// A route: the methods it answers and whether it needs a verified session; hap-protocol.md §7.1.
-    struct Route: Sendable {
-        var methods: [HTTPMethod]
-        var needsVerifiedSession: Bool
+    /// The paths the server answers, with the methods and session each needs; hap-protocol.md §7.1.
+    enum Endpoint: Sendable {
+        case pairSetup, pairVerify, identify, accessories, characteristics, prepare, pairings
+
+        /// The endpoint at `path`, compared without making a `String` of it.
+        init?(path: Substring) {
+            switch path {
+            case "/characteristics": self = .characteristics
+            case "/accessories": self = .accessories
+            case "/pair-verify": self = .pairVerify
+            case "/pair-setup": self = .pairSetup
+            case "/identify": self = .identify
+            case "/prepare": self = .prepare
+            case "/pairings": self = .pairings
+            default: return nil
+            }
+        }
+
+        /// Whether the endpoint answers `method`.
+        func allows(_ method: HTTPMethod) -> Bool {
+            switch self {
+            case .pairSetup, .pairVerify, .identify, .pairings: method == .post
+            case .accessories: method == .get
+            case .characteristics: method == .get || method == .put
+            case .prepare: method == .put
+            }
+        }
+
+        /// Whether the endpoint needs a verified session.
+        var needsVerifiedSession: Bool {
+            switch self {
+            case .pairSetup, .pairVerify, .identify: false
+            case .accessories, .characteristics, .prepare, .pairings: true
+            }
+        }
     }
 
-    /// Every path the server answers.
-    static let routes: [String: Route] = [
-        "/pair-setup": Route(methods: [.post], needsVerifiedSession: false),
-        "/pair-verify": Route(methods: [.post], needsVerifiedSession: false),
-        "/identify": Route(methods: [.post], needsVerifiedSession: false),
-        "/accessories": Route(methods: [.get], needsVerifiedSession: true),
-        "/characteristics": Route(methods: [.get, .put], needsVerifiedSession: true),
-        "/prepare": Route(methods: [.put], needsVerifiedSession: true),
-        "/pairings": Route(methods: [.post], needsVerifiedSession: true),
-    ]
+    /// Answers a verified `GET` or `PUT /characteristics` without suspending when the backend can answer now.
+    ///
+    /// `nil` when the request needs ``handle(_:session:connection:)``: then nothing has been done but note the
+    /// request's time, which that does again.
+    func handleImmediately(
+        _ request: HTTPRequest,
+        session: ConnectionSession,
+        connection: ObjectIdentifier
+    ) -> RouteOutcome? {
+        let (path, query) = request.pathAndQuery
+        guard session.isVerified, Endpoint(path: path) == .characteristics else { return nil }
+        connections[connection]?.lastRequest = uptime()
+        if request.method == .get {
+            return readCharacteristicsImmediately(
+                query: query.map(String.init),
+                session: session,
+                connection: connection
+            )
+        }
+        if request.method == .put {
+            return writeCharacteristicsImmediately(request.body, session: session, connection: connection)
+        }
+        return nil
+    }
 
     /// Answers one request of one connection.
     func handle(_ request: HTTPRequest, session: ConnectionSession, connection: ObjectIdentifier) async -> RouteOutcome
     {
         connections[connection]?.lastRequest = uptime()
-        let path = request.path
-        guard let route = Self.routes[path] else {
+        let (path, query) = request.pathAndQuery
+        guard let endpoint = Endpoint(path: path) else {
             return RouteOutcome(response: Self.status(.notFound), session: session)
         }
-        guard route.methods.contains(request.method) else {
+        guard endpoint.allows(request.method) else {
             return RouteOutcome(response: Self.status(.methodNotAllowed), session: session)
         }
-        if route.needsVerifiedSession, !session.isVerified {
+        if endpoint.needsVerifiedSession, !session.isVerified {
             // hap-protocol.md §7.2, §14 item 3: 470 with -70411 as ADK answers; HAP-python's 401 is not what the
             // spec's own implementation sends, and aiohomekit treats both as "not verified".
             return RouteOutcome(
@@ -43,22 +88,22 @@ extension AccessoryServer {
                 session: session
             )
         }
-        switch (path, request.method) {
-        case ("/pair-setup", _):
+        switch endpoint {
+        case .pairSetup:
             return await pairSetup(request.body, session: session, connection: connection)
-        case ("/pair-verify", _):
+        case .pairVerify:
             return pairVerify(request.body, session: session, connection: connection)
-        case ("/pairings", _):
+        case .pairings:
             return await pairings(request.body, session: session)
-        case ("/identify", _):
+        case .identify:
             return await identify(session: session)
-        case ("/accessories", _):
+        case .accessories:
             return await accessories(session: session, connection: connection)
-        case ("/characteristics", .get):
-            return await readCharacteristics(query: request.query, session: session, connection: connection)
-        case ("/characteristics", _):
+        case .characteristics where request.method == .get:
+            return await readCharacteristics(query: query.map(String.init), session: session, connection: connection)
+        case .characteristics:
             return await writeCharacteristics(request.body, session: session, connection: connection)
-        default:
+        case .prepare:
             return prepare(request.body, session: session)
         }
     }
@@ -71,6 +116,11 @@ extension AccessoryServer {
 
     static func json(_ status: HTTPResponseStatus, status hapStatus: HAPStatus) -> HTTPResponse {
         HTTPResponse(status: status, contentType: .hapJSON, body: Array("{\"status\":\(hapStatus.rawValue)}".utf8))
+    }
+
+    static func json(_ status: HTTPResponseStatus, _ response: CharacteristicReadResponse) -> HTTPResponse {
+        guard let body = try? response.encodedJSON() else { return json(.internalServerError, status: .outOfResources) }
+        return HTTPResponse(status: status, contentType: .hapJSON, body: body)
     }
 
     static func json(_ status: HTTPResponseStatus, _ value: some Encodable) -> HTTPResponse {

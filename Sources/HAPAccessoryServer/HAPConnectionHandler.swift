@@ -27,6 +27,10 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     private var coalescer: EventCoalescer
     private var eventTimer: Scheduled<Void>?
     private var requestTask: Task<Void, Never>?
+    /// Where each outgoing message is encoded before it is sealed; reused, unless a large one grew it.
+    private var scratch: [UInt8] = []
+    /// The largest scratch array kept after a message; a bigger one (an `/accessories` answer) is freed.
+    private static let maximumScratchCapacity = 4096
 
     init(server: AccessoryServer, eventCoalescingWindow: Duration, logger: Logger) {
         self.server = server
@@ -101,40 +105,62 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Answers the queued requests in order: at once while the server can answer without suspending, else in a
+    /// task on this loop (the server's executor) that calls ``finish(_:)``, which comes back here.
     private func startNextRequest() {
-        guard !isBusy, !isClosing else { return }
-        if queue.isEmpty, let parseError {
-            isClosing = true
-            write(HTTPResponse(status: parseError.responseStatus)) { $0.closeConnection() }
-            return
-        }
-        guard !queue.isEmpty, let context, let handle else { return }
-        let request = queue.removeFirst()
-        isBusy = true
-        let server = self.server
-        let session = self.session
-        let connectionID = handle.id
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        // The server's executor is this loop: the task starts on it, isolated to the server, and finishes here.
-        requestTask = server.assumeIsolated { server in
-            Task {
-                let outcome = await server.handle(request, session: session, connection: connectionID)
-                bound.value.finish(outcome)
+        while !isBusy, !isClosing {
+            if queue.isEmpty, let parseError {
+                isClosing = true
+                write(HTTPResponse(status: parseError.responseStatus)) { $0.closeConnection() }
+                return
             }
+            guard !queue.isEmpty, let context, let handle else { return }
+            let request = queue.removeFirst()
+            isBusy = true
+            let server = self.server
+            let session = self.session
+            let connectionID = handle.id
+            // The server's executor is this loop, so it can be entered here without a task.
+            if let outcome = server.assumeIsolated({
+                $0.handleImmediately(request, session: session, connection: connectionID)
+            }) {
+                guard complete(outcome) else { return }
+                continue
+            }
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            // The task starts on this loop, isolated to the server, and finishes here.
+            requestTask = server.assumeIsolated { server in
+                Task {
+                    let outcome = await server.handle(request, session: session, connection: connectionID)
+                    bound.value.finish(outcome)
+                }
+            }
+            return
         }
     }
 
     private func finish(_ outcome: RouteOutcome) {
+        guard complete(outcome) else { return }
+        startNextRequest()
+    }
+
+    /// Writes the answer of the request in flight and the events that waited for it; `false` when no more
+    /// requests are to be taken.
+    private func complete(_ outcome: RouteOutcome) -> Bool {
         requestTask = nil
         isBusy = false
-        guard !isClosing else { return }
+        guard !isClosing else { return false }
         session = outcome.session
         let followups = outcome.followups
         let closes = outcome.closesConnection
         let server = self.server
-        write(outcome.response) { handler in
-            if !followups.isEmpty { Task { await server.carryOut(followups) } }
-            if closes { handler.closeConnection() }
+        if followups.isEmpty, !closes {
+            write(outcome.response)
+        } else {
+            write(outcome.response) { handler in
+                if !followups.isEmpty { Task { await server.carryOut(followups) } }
+                if closes { handler.closeConnection() }
+            }
         }
         if closes { isClosing = true }
         if let keys = outcome.sessionKeys {
@@ -143,11 +169,11 @@ final class HAPConnectionHandler: ChannelInboundHandler {
             cipher = SessionCipher(keys: keys, role: .accessory)
             if parser.bufferedByteCount > 0 || !queue.isEmpty {
                 closeConnection()
-                return
+                return false
             }
         }
-        startNextRequest()
         if coalescer.hasPending, !coalescer.isTimerArmed { sendEvents() }
+        return !isClosing
     }
 
     /// Writes one whole message, sealed when the session is encrypted, and runs `completion` once it is out.
@@ -156,9 +182,23 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         then completion: (@Sendable (HAPConnectionHandler) -> Void)? = nil
     ) {
         guard let context else { return }
-        var bytes = response.encoded()
-        if cipher != nil, let sealed = cipher?.seal(bytes) { bytes = sealed }
-        let buffer = context.channel.allocator.buffer(bytes: bytes)
+        // The message is written into a scratch array kept between messages, then sealed straight into the buffer
+        // that is sent: one copy of the plaintext, one of the ciphertext.
+        scratch.removeAll(keepingCapacity: true)
+        response.encode(into: &scratch)
+        var buffer: ByteBuffer
+        if cipher != nil {
+            let count = SessionCipher.sealedByteCount(plaintextCount: scratch.count)
+            buffer = context.channel.allocator.buffer(capacity: count)
+            scratch.withUnsafeBytes { plaintext in
+                _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { output in
+                    cipher?.seal(plaintext, into: output) ?? 0
+                }
+            }
+        } else {
+            buffer = context.channel.allocator.buffer(bytes: scratch)
+        }
+        if scratch.capacity > Self.maximumScratchCapacity { scratch = [] }
         guard let completion else {
             context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
             return
@@ -198,8 +238,8 @@ final class HAPConnectionHandler: ChannelInboundHandler {
                 includesNullValue: $0.value == nil
             )
         }
-        guard let body = try? HAPJSON.encode(CharacteristicReadResponse(characteristics: items)) else { return }
-        write(.event(body: Array(body)))
+        guard let body = try? CharacteristicReadResponse(characteristics: items).encodedJSON() else { return }
+        write(.event(body: body))
     }
 
     private static func now() -> Duration {

@@ -132,6 +132,23 @@ public actor SimulatedAccessories: AccessoryBackend {
         return outcomes
     }
 
+    /// ``read(_:)`` done at once when called on ``eventLoop`` (the server shares it); `nil` elsewhere.
+    public nonisolated func readImmediately(
+        _ ids: [CharacteristicID]
+    ) -> [CharacteristicID: Result<HAPValue?, HAPStatus>]? {
+        guard eventLoop.inEventLoop else { return nil }
+        return assumeIsolated { $0.read(ids) }
+    }
+
+    /// Whether the caller runs on ``eventLoop``, where ``writeImmediately(_:)`` can apply writes at once.
+    public nonisolated var canWriteImmediately: Bool { eventLoop.inEventLoop }
+
+    /// ``write(_:)`` done at once when called on ``eventLoop``; `nil` elsewhere.
+    public nonisolated func writeImmediately(_ writes: [CharacteristicWrite]) -> [WriteOutcome]? {
+        guard eventLoop.inEventLoop else { return nil }
+        return assumeIsolated { $0.write(writes) }
+    }
+
     /// Counts an identify; a simulated accessory has nothing to blink.
     public func identify() { identifyCount += 1 }
 

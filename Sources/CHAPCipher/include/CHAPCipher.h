@@ -1,4 +1,5 @@
-// HAP session frame AEAD: ChaCha20-Poly1305 (RFC 8439) on OpenSSL libcrypto's EVP interface.
+// HAP session frame AEAD: ChaCha20-Poly1305 (RFC 8439) on BoringSSL's EVP_AEAD interface, the BoringSSL that
+// swift-crypto links into the program.
 //
 // One context holds one key and is reused for every frame of one direction; each call only sets the nonce
 // (4 zero bytes, then the 64-bit frame counter little-endian, hap-protocol.md §5). A context is not thread-safe.
@@ -13,13 +14,13 @@
 /// The size in bytes of a Poly1305 tag.
 #define CHAP_CIPHER_TAG_BYTES 16
 
-/// An OpenSSL ChaCha20-Poly1305 context bound to one key.
+/// A BoringSSL ChaCha20-Poly1305 context bound to one key.
 typedef struct chap_cipher chap_cipher;
 
-/// Creates a context for a 32-byte key; NULL if OpenSSL fails. Free it with chap_cipher_free.
+/// Creates a context for a 32-byte key; NULL if BoringSSL fails. Free it with chap_cipher_free.
 chap_cipher *chap_cipher_create(const uint8_t *key);
 
-/// Frees a context; OpenSSL cleanses the key schedule. NULL is allowed.
+/// Frees a context; BoringSSL cleanses the key schedule. NULL is allowed.
 void chap_cipher_free(chap_cipher *cipher);
 
 /// Encrypts `length` bytes with the nonce for `counter` and authenticates `aad_length` bytes of `aad`.

@@ -50,6 +50,15 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
     ///
     /// Unknown parameters are ignored; `%2C` is read as a comma. Flags must be `0` or `1` (ADK rejects others).
     public init(query: String) throws(CharacteristicQueryError) {
+        if let plain = query.utf8.withContiguousStorageIfAvailable(Self.parsePlain), let plain {
+            self = plain
+        } else {
+            self = try Self.parseGeneral(query)
+        }
+    }
+
+    /// The parser for every query, character by character; `init(query:)` tries the byte reader first.
+    static func parseGeneral(_ query: String) throws(CharacteristicQueryError) -> CharacteristicReadQuery {
         var seen: Set<String> = []
         var ids: [CharacteristicID]?
         var flags: [String: Bool] = [:]
@@ -74,7 +83,7 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
             }
         }
         guard let ids else { throw .missingID }
-        self.init(
+        return CharacteristicReadQuery(
             ids: ids,
             includesMetadata: flags["meta"] ?? false,
             includesPermissions: flags["perms"] ?? false,
@@ -91,6 +100,100 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
         if includesType { parts.append("type=1") }
         if includesEventState { parts.append("ev=1") }
         return parts.joined(separator: "&")
+    }
+
+    /// A valid ASCII query of only `id`, `meta`, `perms`, `type` and `ev`, read from its bytes; `nil` for anything
+    /// else, which the general parser then reads (and refuses with the right error).
+    private static func parsePlain(_ bytes: UnsafeBufferPointer<UInt8>) -> CharacteristicReadQuery? {
+        var ids: [CharacteristicID]?
+        var flags: UInt8 = 0
+        var seen: UInt8 = 0
+        var start = 0
+        while start <= bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            defer { start = end + 1 }
+            if end == start { continue }
+            let parameter = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard let equals = parameter.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+            let name = UnsafeBufferPointer(rebasing: parameter[0..<equals])
+            let value = UnsafeBufferPointer(rebasing: parameter[(equals + 1)...])
+            let bit: UInt8
+            if name.elementsEqual("id".utf8) {
+                bit = 1
+            } else if name.elementsEqual("meta".utf8) {
+                bit = 2
+            } else if name.elementsEqual("perms".utf8) {
+                bit = 4
+            } else if name.elementsEqual("type".utf8) {
+                bit = 8
+            } else if name.elementsEqual("ev".utf8) {
+                bit = 16
+            } else {
+                return nil
+            }
+            guard seen & bit == 0 else { return nil }
+            seen |= bit
+            if bit == 1 {
+                guard let parsed = parsePlainIDs(value) else { return nil }
+                ids = parsed
+            } else {
+                guard value.count == 1 else { return nil }
+                switch value[0] {
+                case UInt8(ascii: "0"): break
+                case UInt8(ascii: "1"): flags |= bit
+                default: return nil
+                }
+            }
+        }
+        guard let ids else { return nil }
+        return CharacteristicReadQuery(
+            ids: ids,
+            includesMetadata: flags & 2 != 0,
+            includesPermissions: flags & 4 != 0,
+            includesType: flags & 8 != 0,
+            includesEventState: flags & 16 != 0
+        )
+    }
+
+    /// `aid.iid` entries separated by `,` or `%2C`, each number only ASCII digits; `nil` for anything else.
+    private static func parsePlainIDs(_ bytes: UnsafeBufferPointer<UInt8>) -> [CharacteristicID]? {
+        var ids: [CharacteristicID] = []
+        guard !bytes.isEmpty else { return ids }
+        var index = 0
+        while true {
+            guard let accessoryID = parsePlainDecimal(bytes, &index), index < bytes.count,
+                bytes[index] == UInt8(ascii: ".")
+            else { return nil }
+            index += 1
+            guard let instanceID = parsePlainDecimal(bytes, &index) else { return nil }
+            ids.append(CharacteristicID(accessoryID: accessoryID, instanceID: instanceID))
+            if index == bytes.count { return ids }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes.count - index >= 3, bytes[index] == UInt8(ascii: "%"),
+                bytes[index + 1] == UInt8(ascii: "2"),
+                bytes[index + 2] | 0x20 == UInt8(ascii: "c")
+            {
+                index += 3
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// One or more ASCII digits that fit in UInt64, as `parseDecimal` reads them.
+    private static func parsePlainDecimal(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> UInt64? {
+        let start = index
+        var number: UInt64 = 0
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+            let (times10, overflow1) = number.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            number = sum
+            index += 1
+        }
+        return index > start ? number : nil
     }
 
     private static func parseIDs(_ text: String) throws(CharacteristicQueryError) -> [CharacteristicID] {

@@ -175,6 +175,12 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
 }
 
 extension CharacteristicReadResponse {
+    /// The body as JSON bytes, the same bytes as `HAPJSON.encode(self)`; plain items are written without an encoder.
+    public func encodedJSON() throws -> [UInt8] {
+        if let bytes = plainJSON() { return bytes }
+        return Array(try HAPJSON.encode(self))
+    }
+
     /// The JSON `HAPJSON.encode` writes, made without `JSONEncoder` when every item holds only `aid`, `iid`, a
     /// `status` and a boolean or whole-number value (or none); `nil` otherwise.
     func plainJSON() -> [UInt8]? {
@@ -194,8 +200,12 @@ extension CharacteristicReadResponse {
             }
             switch item.value {
             case .bool(let flag): out.append(contentsOf: (flag ? #","value":true"# : #","value":false"#).utf8)
-            case .int(let number): out.append(contentsOf: (#","value":"# + String(number)).utf8)
-            case .uint(let number): out.append(contentsOf: (#","value":"# + String(number)).utf8)
+            case .int(let number):
+                out.append(contentsOf: #","value":"#.utf8)
+                out.append(contentsOf: String(number).utf8)
+            case .uint(let number):
+                out.append(contentsOf: #","value":"#.utf8)
+                out.append(contentsOf: String(number).utf8)
             case .none: if item.includesNullValue { out.append(contentsOf: #","value":null"#.utf8) }
             case .float, .string, .data: return nil
             }

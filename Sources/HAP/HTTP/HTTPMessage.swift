@@ -168,15 +168,23 @@ public struct HTTPRequest: Hashable, Sendable {
     }
 
     /// The target up to the `?`.
-    public var path: String {
-        guard let question = target.firstIndex(of: "?") else { return target }
-        return String(target[..<question])
-    }
+    public var path: String { String(pathAndQuery.path) }
 
     /// The target after the `?`, or `nil` when there is none.
-    public var query: String? {
-        guard let question = target.firstIndex(of: "?") else { return nil }
-        return String(target[target.index(after: question)...])
+    public var query: String? { pathAndQuery.query.map(String.init) }
+
+    /// The target split at its first `?` without copying: the path, and the query when there is a `?`.
+    public var pathAndQuery: (path: Substring, query: Substring?) {
+        let utf8 = target.utf8
+        // In ASCII every byte is a character, so the first `?` byte is the first `?` character.
+        let question: String.Index?
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            question = utf8.firstIndex(of: UInt8(ascii: "?"))
+        } else {
+            question = target.firstIndex(of: "?")
+        }
+        guard let question else { return (target[...], nil) }
+        return (target[..<question], target[target.index(after: question)...])
     }
 }
 

@@ -1,7 +1,8 @@
 /// The shared half of both parsers: finds the head (start line and headers), then collects Content-Length bytes.
 ///
 /// Bytes come in pieces of any size; the scan for the end of the head resumes where it stopped, so a head fed
-/// byte by byte costs linear time. Once an error is thrown, every later call throws it again.
+/// byte by byte costs linear time. Once an error is thrown, every later call throws it again. The head is read
+/// straight from the received bytes: a request line is split without making a `String` of it first.
 struct HTTPMessageFramer: Sendable {
     /// Which kind of message is read: it decides how the start line is checked and how long the body is.
     enum Kind: Sendable {
@@ -9,9 +10,15 @@ struct HTTPMessageFramer: Sendable {
         case response
     }
 
+    /// A start line, already checked and split.
+    enum StartLine: Sendable {
+        case request(HTTPMethod, target: String)
+        case response(HTTPResponseKind, HTTPResponseStatus)
+    }
+
     /// A head split into its start line and header fields.
     struct Head: Sendable {
-        var startLine: String
+        var startLine: StartLine
         var headers: HTTPHeaders
     }
 
@@ -50,7 +57,10 @@ struct HTTPMessageFramer: Sendable {
 
     mutating func append(_ bytes: some Sequence<UInt8>) {
         guard failure == nil else { return }
-        buffer.append(contentsOf: bytes)
+        // Appending from contiguous storage is a plain copy; the unspecialised generic append goes byte by byte.
+        if bytes.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
+            buffer.append(contentsOf: bytes)
+        }
     }
 
     /// The next complete message, `nil` when more bytes are needed; the start line is checked before the body.
@@ -58,8 +68,8 @@ struct HTTPMessageFramer: Sendable {
         if let failure { throw failure }
         do throws(HTTPParseError) {
             if case .head = state {
-                guard let head = try readHead() else { return nil }
-                let length = try Self.bodyLength(of: head, kind: kind)
+                guard let head = try readHead(kind) else { return nil }
+                let length = try Self.bodyLength(of: head)
                 guard length <= maximumBodyLength else {
                     throw .bodyTooLarge(length: length, limit: maximumBodyLength)
                 }
@@ -67,7 +77,7 @@ struct HTTPMessageFramer: Sendable {
             }
             guard case .body(let head, let length) = state else { return nil }
             guard buffer.count - readIndex >= length else { return nil }
-            let body = Array(buffer[readIndex..<readIndex + length])
+            let body = length == 0 ? [] : Array(buffer[readIndex..<readIndex + length])
             readIndex += length
             scanIndex = readIndex
             state = .head
@@ -82,24 +92,32 @@ struct HTTPMessageFramer: Sendable {
         }
     }
 
-    private mutating func readHead() throws(HTTPParseError) -> Head? {
+    private mutating func readHead(_ kind: Kind) throws(HTTPParseError) -> Head? {
         // Resume 3 bytes back so a CR LF CR LF split across pieces is still found.
-        var index = max(readIndex, scanIndex - 3)
-        let limitEnd = readIndex + maximumHeadLength
-        while index + 3 < buffer.count {
-            if buffer[index] == 13, buffer[index + 1] == 10, buffer[index + 2] == 13, buffer[index + 3] == 10 {
-                let end = index + 4
-                guard end <= limitEnd else { throw .headersTooLarge(limit: maximumHeadLength) }
-                let head = try Self.parseHead(buffer[readIndex..<index])
-                readIndex = end
-                scanIndex = end
-                return head
+        let from = max(readIndex, scanIndex - 3)
+        let start = readIndex
+        let end = buffer.withUnsafeBufferPointer { bytes -> Int? in
+            var index = from
+            while index + 3 < bytes.count {
+                if bytes[index + 3] == 10, bytes[index + 2] == 13, bytes[index + 1] == 10, bytes[index] == 13 {
+                    return index
+                }
+                index += 1
             }
-            index += 1
+            return nil
         }
-        scanIndex = buffer.count
-        if buffer.count - readIndex >= maximumHeadLength { throw .headersTooLarge(limit: maximumHeadLength) }
-        return nil
+        guard let end else {
+            scanIndex = buffer.count
+            if buffer.count - readIndex >= maximumHeadLength { throw .headersTooLarge(limit: maximumHeadLength) }
+            return nil
+        }
+        guard end + 4 <= readIndex + maximumHeadLength else { throw .headersTooLarge(limit: maximumHeadLength) }
+        let head = try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) in
+            try Self.parseHead(UnsafeBufferPointer(rebasing: bytes[start..<end]), kind: kind)
+        }
+        readIndex = end + 4
+        scanIndex = end + 4
+        return head
     }
 
     private mutating func compact() {
@@ -114,37 +132,71 @@ struct HTTPMessageFramer: Sendable {
         }
     }
 
-    /// Splits the bytes before CR LF CR LF into the start line and header fields.
-    private static func parseHead(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> Head {
-        var lines: [ArraySlice<UInt8>] = []
-        var lineStart = bytes.startIndex
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index] == 13 {
-                guard index + 1 < bytes.endIndex, bytes[index + 1] == 10 else { throw .malformedHeader }
-                lines.append(bytes[lineStart..<index])
+    /// Splits the bytes before CR LF CR LF into the start line and header fields, and checks the start line.
+    ///
+    /// The checks run in this order, each over the whole head before the next: line breaks (a CR must be followed
+    /// by LF, a lone LF is refused), control characters in the start line, each header line in turn, then the
+    /// start line's own syntax.
+    private static func parseHead(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        kind: Kind
+    ) throws(HTTPParseError) -> Head {
+        var index = 0
+        var firstLineEnd: Int?
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 13 {
+                guard index + 1 < bytes.count, bytes[index + 1] == 10 else { throw .malformedHeader }
+                if firstLineEnd == nil { firstLineEnd = index }
                 index += 2
-                lineStart = index
                 continue
             }
-            if bytes[index] == 10 { throw .malformedHeader }
+            if byte == 10 { throw .malformedHeader }
             index += 1
         }
-        lines.append(bytes[lineStart..<bytes.endIndex])
-        guard let first = lines.first else { throw .malformedHeader }
-        guard first.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else { throw .malformedHeader }
+        let startLineEnd = firstLineEnd ?? bytes.count
+        let startLine = UnsafeBufferPointer(rebasing: bytes[0..<startLineEnd])
+        guard startLine.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else { throw .malformedHeader }
         var headers = HTTPHeaders()
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedHeader }
-            let name = line[line.startIndex..<colon]
-            guard !name.isEmpty, name.allSatisfy(isTokenCharacter) else { throw .malformedHeader }
-            var value = line[(colon + 1)...]
-            guard value.allSatisfy({ ($0 >= 0x20 && $0 != 0x7F) || $0 == 0x09 }) else { throw .malformedHeader }
-            while let byte = value.first, byte == 0x20 || byte == 0x09 { value = value.dropFirst() }
-            while let byte = value.last, byte == 0x20 || byte == 0x09 { value = value.dropLast() }
-            headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        var lineStart = startLineEnd + 2
+        while lineStart <= bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != 13 { lineEnd += 1 }
+            try parseHeaderLine(UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), into: &headers)
+            lineStart = lineEnd + 2
         }
-        return Head(startLine: String(decoding: first, as: UTF8.self), headers: headers)
+        let parsedStartLine: StartLine
+        switch kind {
+        case .request:
+            let (method, target) = try HTTPRequestParser.parseRequestLine(startLine)
+            parsedStartLine = .request(method, target: target)
+        case .response:
+            let (responseKind, status) = try HTTPResponseParser.parseStatusLine(
+                String(decoding: startLine, as: UTF8.self)
+            )
+            parsedStartLine = .response(responseKind, status)
+        }
+        return Head(startLine: parsedStartLine, headers: headers)
+    }
+
+    /// `name: value`: a token name, a value of visible characters, spaces and tabs, trimmed at both ends.
+    private static func parseHeaderLine(
+        _ line: UnsafeBufferPointer<UInt8>,
+        into headers: inout HTTPHeaders
+    ) throws(HTTPParseError) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedHeader }
+        guard colon > 0, line[0..<colon].allSatisfy(isTokenCharacter) else { throw .malformedHeader }
+        var valueStart = colon + 1
+        var valueEnd = line.count
+        guard line[valueStart..<valueEnd].allSatisfy({ ($0 >= 0x20 && $0 != 0x7F) || $0 == 0x09 }) else {
+            throw .malformedHeader
+        }
+        while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        headers.add(
+            name: String(decoding: UnsafeBufferPointer(rebasing: line[0..<colon]), as: UTF8.self),
+            value: String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
+        )
     }
 
     /// RFC 9110 §5.6.2 `tchar`.
@@ -153,34 +205,50 @@ struct HTTPMessageFramer: Sendable {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
         default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            false
         }
     }
 
-    private static func bodyLength(of head: Head, kind: Kind) throws(HTTPParseError) -> Int {
-        switch kind {
-        case .request:
-            _ = try HTTPRequestParser.parseRequestLine(head.startLine)
-        case .response:
-            let (_, status) = try HTTPResponseParser.parseStatusLine(head.startLine)
-            // RFC 9112 §6.3: 1xx, 204 and 304 never have a body.
-            if status.code == 204 || status.code == 304 || status.code < 200 { return 0 }
+    private static func bodyLength(of head: Head) throws(HTTPParseError) -> Int {
+        // RFC 9112 §6.3: 1xx, 204 and 304 never have a body.
+        if case .response(_, let status) = head.startLine,
+            status.code == 204 || status.code == 304 || status.code < 200
+        {
+            return 0
         }
         return try contentLength(of: head.headers) ?? 0
     }
 
     /// Content-Length as a number: only digits, every copy equal; `nil` when absent.
     static func contentLength(of headers: HTTPHeaders) throws(HTTPParseError) -> Int? {
-        if !headers.values(named: "Transfer-Encoding").isEmpty { throw .unsupportedTransferEncoding }
-        let values = headers.values(named: "Content-Length")
-        guard let first = values.first else { return nil }
-        guard values.allSatisfy({ $0 == first }), !first.isEmpty, first.utf8.count <= 18,
-            first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            let length = Int(first)
+        var first: String?
+        var allEqual = true
+        var hasTransferEncoding = false
+        for field in headers.fields {
+            if field.name.caseInsensitiveEquals("Content-Length") {
+                if let first {
+                    if field.value != first { allEqual = false }
+                } else {
+                    first = field.value
+                }
+            } else if field.name.caseInsensitiveEquals("Transfer-Encoding") {
+                hasTransferEncoding = true
+            }
+        }
+        if hasTransferEncoding { throw .unsupportedTransferEncoding }
+        guard let first else { return nil }
+        guard allEqual, !first.isEmpty, first.utf8.count <= 18,
+            first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else {
             throw .invalidContentLength
         }
+        var length = 0
+        for digit in first.utf8 { length = length * 10 + Int(digit - UInt8(ascii: "0")) }
         return length
     }
 }

@@ -33,8 +33,48 @@ public struct HTTPRequestParser: Sendable {
     /// The next complete request, or `nil` when more bytes are needed.
     public mutating func nextRequest() throws(HTTPParseError) -> HTTPRequest? {
         guard let message = try framer.nextMessage(.request) else { return nil }
-        let (method, target) = try Self.parseRequestLine(message.head.startLine)
+        guard case .request(let method, let target) = message.head.startLine else { return nil }
         return HTTPRequest(method: method, target: target, headers: message.head.headers, body: message.body)
+    }
+
+    /// `METHOD SP target SP HTTP/1.x` read from bytes; the same checks as the `String` form, without making one.
+    ///
+    /// A line with a byte of 0x80 or above goes through the `String` form, whose rules are about characters.
+    static func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> (HTTPMethod, String) {
+        guard line.allSatisfy({ $0 < 0x80 }) else {
+            return try parseRequestLine(String(decoding: line, as: UTF8.self))
+        }
+        guard let firstSpace = line.firstIndex(of: 0x20),
+            let secondSpace = line[(firstSpace + 1)...].firstIndex(of: 0x20),
+            !line[(secondSpace + 1)...].contains(0x20)
+        else {
+            throw .malformedRequestLine
+        }
+        let method = UnsafeBufferPointer(rebasing: line[0..<firstSpace])
+        let target = UnsafeBufferPointer(rebasing: line[(firstSpace + 1)..<secondSpace])
+        let version = UnsafeBufferPointer(rebasing: line[(secondSpace + 1)...])
+        guard !method.isEmpty, method.allSatisfy(HTTPMessageFramer.isTokenCharacter) else {
+            throw .malformedRequestLine
+        }
+        guard target.first == UInt8(ascii: "/"), !target.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
+            throw .malformedRequestLine
+        }
+        guard version.starts(with: "HTTP/".utf8) else { throw .malformedRequestLine }
+        guard version.elementsEqual("HTTP/1.1".utf8) || version.elementsEqual("HTTP/1.0".utf8) else {
+            throw .unsupportedVersion
+        }
+        return (
+            knownMethod(method) ?? HTTPMethod(rawValue: String(decoding: method, as: UTF8.self)),
+            String(decoding: target, as: UTF8.self)
+        )
+    }
+
+    /// The shared value for GET, PUT and POST, so the usual methods make no new string.
+    private static func knownMethod(_ token: UnsafeBufferPointer<UInt8>) -> HTTPMethod? {
+        if token.elementsEqual("GET".utf8) { return .get }
+        if token.elementsEqual("PUT".utf8) { return .put }
+        if token.elementsEqual("POST".utf8) { return .post }
+        return nil
     }
 
     /// `METHOD SP target SP HTTP/1.x`, the target starting with `/`.

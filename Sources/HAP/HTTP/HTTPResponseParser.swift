@@ -29,7 +29,7 @@ public struct HTTPResponseParser: Sendable {
     /// The next complete response or event, or `nil` when more bytes are needed.
     public mutating func nextResponse() throws(HTTPParseError) -> HTTPResponse? {
         guard let message = try framer.nextMessage(.response) else { return nil }
-        let (kind, status) = try Self.parseStatusLine(message.head.startLine)
+        guard case .response(let kind, let status) = message.head.startLine else { return nil }
         var headers = message.head.headers
         headers.remove(name: "Content-Length")
         return HTTPResponse(kind: kind, status: status, headers: headers, body: message.body)

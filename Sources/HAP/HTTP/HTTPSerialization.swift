@@ -5,19 +5,53 @@
 extension HTTPResponse {
     /// The response or event as bytes, ready to send (or to seal on an encrypted session).
     public func encoded() -> [UInt8] {
-        var text = "\(kind.protocolToken) \(status.code) \(status.reasonPhrase)\r\n"
+        var bytes: [UInt8] = []
+        encode(into: &bytes)
+        return bytes
+    }
+
+    /// Appends the response or event as bytes to `bytes`, the same bytes as `encoded()`, without a new array.
+    public func encode(into bytes: inout [UInt8]) {
         let hasNoBody = status.code == 204 || status.code == 304 || status.code < 200
+        bytes.reserveCapacity(bytes.count + 64 + (hasNoBody ? 0 : body.count))
+        switch kind {
+        case .response: bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        case .event: bytes.append(contentsOf: "EVENT/1.0 ".utf8)
+        }
+        Self.appendDecimal(status.code, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: status.reasonPhrase.utf8)
+        bytes.append(contentsOf: "\r\n".utf8)
         for field in headers where !field.name.caseInsensitiveEquals("Content-Length") {
             if hasNoBody, field.name.caseInsensitiveEquals("Content-Type") { continue }
-            text += "\(field.name): \(field.value)\r\n"
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: field.value.utf8)
+            bytes.append(contentsOf: "\r\n".utf8)
         }
         if !hasNoBody {
-            text += "Content-Length: \(body.count)\r\n"
+            bytes.append(contentsOf: "Content-Length: ".utf8)
+            Self.appendDecimal(body.count, to: &bytes)
+            bytes.append(contentsOf: "\r\n".utf8)
         }
-        text += "\r\n"
-        var bytes = Array(text.utf8)
-        if !hasNoBody { bytes += body }
-        return bytes
+        bytes.append(contentsOf: "\r\n".utf8)
+        if !hasNoBody { bytes.append(contentsOf: body) }
+    }
+
+    /// Appends `value` in decimal, as `String(value)` writes it.
+    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        guard value >= 0 else {
+            bytes.append(contentsOf: String(value).utf8)
+            return
+        }
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var remaining = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(remaining / divisor))
+            remaining %= divisor
+            divisor /= 10
+        }
     }
 }
 

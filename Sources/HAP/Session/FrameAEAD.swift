@@ -1,13 +1,13 @@
 import CHAPCipher
 import Crypto
 
-/// One direction's ChaCha20-Poly1305 for session frames: an OpenSSL context keyed once and reused for every frame.
+/// One direction's ChaCha20-Poly1305 for session frames: a BoringSSL context keyed once and reused for every frame.
 ///
-/// swift-crypto's `ChaChaPoly` sets up a new BoringSSL context for every call, which limits 1 KiB frames to a few
-/// hundred MB/s; keeping one context and setting only the nonce per frame removes that cost.
+/// swift-crypto's `ChaChaPoly` sets up a new BoringSSL context for every call; keeping one context (CHAPCipher, on
+/// the same BoringSSL) and passing only the nonce per frame removes that cost.
 ///
-/// Thread safety: every call sets the nonce on, and so mutates, the shared OpenSSL context, so an instance must
-/// never be used from two threads at once. It is `@unchecked Sendable` only so that `SessionCipher`, a `Sendable`
+/// Thread safety: the C context is treated as mutable state (it was an OpenSSL context that every call changed),
+/// so an instance must never be used from two threads at once. It is `@unchecked Sendable` only so that `SessionCipher`, a `Sendable`
 /// value, can store it, and it is safe because `SessionCipher` keeps it copy-on-write: it calls `seal` and `open`
 /// only from its `mutating` methods, and only after `isKnownUniquelyReferenced` shows that no other copy of the
 /// `SessionCipher` holds this instance, replacing it with `copy()` otherwise. A `mutating` method has exclusive
@@ -16,7 +16,7 @@ import Crypto
 final class FrameAEAD: @unchecked Sendable {
     /// The key, kept to build the context of a copy; SymmetricKey zeroes its storage when freed.
     private let key: SymmetricKey
-    /// The OpenSSL context, owned by this instance and freed (and cleansed by OpenSSL) in deinit.
+    /// The BoringSSL context, owned by this instance and freed (and cleansed by BoringSSL) in deinit.
     private let context: OpaquePointer
 
     /// Creates the context for a 32-byte key.
@@ -26,8 +26,8 @@ final class FrameAEAD: @unchecked Sendable {
             bytes.withMemoryRebound(to: UInt8.self) { chap_cipher_create($0.baseAddress) }
         }
         guard let created else {
-            // Only an allocation failure inside OpenSSL gets here; there is no way to carry on without a cipher.
-            preconditionFailure("OpenSSL could not create a ChaCha20-Poly1305 context")
+            // Only an allocation failure inside BoringSSL gets here; there is no way to carry on without a cipher.
+            preconditionFailure("BoringSSL could not create a ChaCha20-Poly1305 context")
         }
         self.key = key
         self.context = created
@@ -44,7 +44,7 @@ final class FrameAEAD: @unchecked Sendable {
 
     /// Encrypts `length` bytes at `plaintext` with the nonce for `counter`, authenticating the 2 bytes at `header`.
     ///
-    /// Writes the ciphertext to `ciphertext` and the 16-byte tag to `tag`. Fails only on an OpenSSL internal error.
+    /// Writes the ciphertext to `ciphertext` and the 16-byte tag to `tag`. Fails only on a BoringSSL internal error.
     func seal(
         counter: UInt64,
         header: UnsafeRawPointer,

@@ -23,7 +23,7 @@ public struct SessionCipher: Sendable {
     public static let tagByteCount = 16
     /// The bytes a frame adds to its plaintext: length field and tag.
     public static let frameOverhead = lengthByteCount + tagByteCount
-    /// The frame AEADs, each an OpenSSL context kept for the whole session; copy-on-write, see `FrameAEAD`.
+    /// The frame AEADs, each a BoringSSL context kept for the whole session; copy-on-write, see `FrameAEAD`.
     private var reader: FrameAEAD
     private var writer: FrameAEAD
     private var writeCounter: UInt64 = 0
@@ -120,7 +120,7 @@ public struct SessionCipher: Sendable {
         readIndex = 0
     }
 
-    /// Which of the read and write OpenSSL contexts this value still shares with `other`; for copy-on-write tests.
+    /// Which of the read and write cipher contexts this value still shares with `other`; for copy-on-write tests.
     func sharedFrameAEADs(with other: SessionCipher) -> (read: Bool, write: Bool) {
         (reader === other.reader, writer === other.writer)
     }
@@ -142,40 +142,54 @@ public struct SessionCipher: Sendable {
     }
 
     private mutating func sealFrames(_ plaintext: UnsafeRawBufferPointer) -> [UInt8] {
-        guard let input = plaintext.baseAddress, !plaintext.isEmpty else { return [] }
-        let frameCount = (plaintext.count + Self.maximumFrameLength - 1) / Self.maximumFrameLength
-        let sealedCount = plaintext.count + frameCount * Self.frameOverhead
+        guard !plaintext.isEmpty else { return [] }
+        let sealedCount = Self.sealedByteCount(plaintextCount: plaintext.count)
+        return [UInt8](unsafeUninitializedCapacity: sealedCount) { output, initializedCount in
+            initializedCount = seal(plaintext, into: UnsafeMutableRawBufferPointer(output))
+        }
+    }
+
+    /// The bytes `seal` makes of `plaintextCount` plaintext bytes: the plaintext plus 18 bytes per frame.
+    public static func sealedByteCount(plaintextCount: Int) -> Int {
+        let frameCount = (plaintextCount + maximumFrameLength - 1) / maximumFrameLength
+        return plaintextCount + frameCount * frameOverhead
+    }
+
+    /// Encrypts a message into frames written to `output`, the same bytes `seal(_:)` returns; returns their count.
+    ///
+    /// `output` must hold at least ``sealedByteCount(plaintextCount:)`` bytes, so that a caller can seal straight
+    /// into the buffer it sends; a smaller one is a programming error.
+    public mutating func seal(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+        guard let input = plaintext.baseAddress, !plaintext.isEmpty else { return 0 }
+        precondition(output.count >= Self.sealedByteCount(plaintextCount: plaintext.count), "output too small")
+        guard let frame = output.baseAddress else { return 0 }
         let aead = uniqueWriter()
         var counter = writeCounter
         // Each frame is sealed straight into its place in the result: length field, ciphertext, tag.
-        let frames = [UInt8](unsafeUninitializedCapacity: sealedCount) { output, initializedCount in
-            guard let frame = UnsafeMutableRawPointer(output.baseAddress) else { return }
-            var start = 0
-            var offset = 0
-            while start < plaintext.count {
-                let length = min(Self.maximumFrameLength, plaintext.count - start)
-                frame.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: offset, as: UInt8.self)
-                frame.storeBytes(of: UInt8(truncatingIfNeeded: length >> 8), toByteOffset: offset + 1, as: UInt8.self)
-                let ciphertext = frame + offset + Self.lengthByteCount
-                let sealed = aead.seal(
-                    counter: counter,
-                    header: frame + offset,
-                    plaintext: input + start,
-                    length: length,
-                    ciphertext: ciphertext,
-                    tag: ciphertext + length
-                )
-                // The key size is checked in init, so only an internal OpenSSL error could make sealing fail.
-                precondition(sealed, "OpenSSL ChaCha20-Poly1305 sealing failed")
-                // A 64-bit counter cannot wrap within a connection's life: 2^64 frames is far beyond any session.
-                counter &+= 1
-                start += length
-                offset += Self.frameOverhead + length
-            }
-            initializedCount = offset
+        var start = 0
+        var offset = 0
+        while start < plaintext.count {
+            let length = min(Self.maximumFrameLength, plaintext.count - start)
+            frame.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: offset, as: UInt8.self)
+            frame.storeBytes(of: UInt8(truncatingIfNeeded: length >> 8), toByteOffset: offset + 1, as: UInt8.self)
+            let ciphertext = frame + offset + Self.lengthByteCount
+            let sealed = aead.seal(
+                counter: counter,
+                header: frame + offset,
+                plaintext: input + start,
+                length: length,
+                ciphertext: ciphertext,
+                tag: ciphertext + length
+            )
+            // The key size is checked in init, so only an internal BoringSSL error could make sealing fail.
+            precondition(sealed, "BoringSSL ChaCha20-Poly1305 sealing failed")
+            // A 64-bit counter cannot wrap within a connection's life: 2^64 frames is far beyond any session.
+            counter &+= 1
+            start += length
+            offset += Self.frameOverhead + length
         }
         writeCounter = counter
-        return frames
+        return offset
     }
 
     /// Checks and decrypts the whole frames in `buffer[start..<end]`, which hold `plaintextCount` plaintext bytes.

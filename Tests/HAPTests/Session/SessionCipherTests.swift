@@ -43,6 +43,27 @@ struct SessionCipherTests {
         }
     }
 
+    @Test func sealingIntoABufferWritesTheSameFramesAsSealingIntoAnArray() throws {
+        var intoArray = SessionCipher(keys: Self.keys, role: .accessory)
+        var intoBuffer = SessionCipher(keys: Self.keys, role: .accessory)
+        var controller = SessionCipher(keys: Self.keys, role: .controller)
+        let source = Self.message(length: 2100, seed: 7)
+        for length in [1, 17, 1023, 1024, 1025, 2048, 2100, 0] {
+            let plaintext = Array(source[0..<length])
+            let expected = intoArray.seal(plaintext)
+            let count = SessionCipher.sealedByteCount(plaintextCount: length)
+            #expect(count == expected.count)
+            var output = [UInt8](repeating: 0xEE, count: count + 5)
+            let written = plaintext.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { intoBuffer.seal(input, into: $0) }
+            }
+            #expect(written == count)
+            #expect(Array(output[0..<written]) == expected)
+            #expect(output[written...].allSatisfy { $0 == 0xEE })
+            #expect(try controller.open(output[0..<written]) == plaintext)
+        }
+    }
+
     @Test("Splits messages into frames of at most 1024 bytes: 1024, 1025, 2048, 3000")
     func splitsLongMessagesIntoFrames() throws {
         let expectations: [Int: [Int]] = [

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HAP
 
-/// The OpenSSL frame AEAD agrees with swift-crypto's ChaChaPoly byte for byte, and SessionCipher copies stay apart.
+/// The BoringSSL frame AEAD agrees with swift-crypto's ChaChaPoly byte for byte, and SessionCipher copies stay apart.
 struct SessionFrameAEADTests {
     /// The HAP nonce for a frame counter: 4 zero bytes, then the counter little-endian.
     private static func nonce(_ counter: UInt64) throws -> ChaChaPoly.Nonce {
