@@ -162,11 +162,11 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
         guard !bytes.isEmpty else { return ids }
         var index = 0
         while true {
-            guard let accessoryID = parsePlainDecimal(bytes, &index), index < bytes.count,
+            guard let accessoryID = PlainJSONScanner.digits(in: bytes, at: &index), index < bytes.count,
                 bytes[index] == UInt8(ascii: ".")
             else { return nil }
             index += 1
-            guard let instanceID = parsePlainDecimal(bytes, &index) else { return nil }
+            guard let instanceID = PlainJSONScanner.digits(in: bytes, at: &index) else { return nil }
             ids.append(CharacteristicID(accessoryID: accessoryID, instanceID: instanceID))
             if index == bytes.count { return ids }
             if bytes[index] == UInt8(ascii: ",") {
@@ -180,20 +180,6 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
                 return nil
             }
         }
-    }
-
-    /// One or more ASCII digits that fit in UInt64, as `parseDecimal` reads them.
-    private static func parsePlainDecimal(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> UInt64? {
-        let start = index
-        var number: UInt64 = 0
-        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-            let (times10, overflow1) = number.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { return nil }
-            number = sum
-            index += 1
-        }
-        return index > start ? number : nil
     }
 
     private static func parseIDs(_ text: String) throws(CharacteristicQueryError) -> [CharacteristicID] {

@@ -232,42 +232,37 @@ extension CharacteristicReadResponse {
     ///
     /// Reads and events are on every request's path of a controller; the result equals what `JSONDecoder` makes.
     public init?(plainJSON bytes: [UInt8]) {
-        var reader = PlainJSONReader(bytes: bytes)
-        guard let items = reader.readResponse() else { return nil }
+        let items = bytes.withUnsafeBufferPointer { buffer in
+            var reader = PlainReadResponseReader(scanner: PlainJSONScanner(bytes: buffer))
+            return reader.read()
+        }
+        guard let items else { return nil }
         characteristics = items
     }
 }
 
-/// A strict reader of the plain read and event bodies; any surprise gives up with `nil`.
-private struct PlainJSONReader {
-    let bytes: [UInt8]
-    var index = 0
+/// Reads the plain shape of a read answer or an event; `nil` for anything outside it.
+private struct PlainReadResponseReader {
+    var scanner: PlainJSONScanner
 
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    mutating func readResponse() -> [CharacteristicReadResponse.Item]? {
-        guard take(UInt8(ascii: "{")), readKey() == .characteristics, take(UInt8(ascii: "[")) else { return nil }
+    mutating func read() -> [CharacteristicReadResponse.Item]? {
+        guard scanner.take(UInt8(ascii: "{")), let key = scanner.readKey(), key.elementsEqual("characteristics".utf8),
+            scanner.take(UInt8(ascii: "["))
+        else { return nil }
         var items: [CharacteristicReadResponse.Item] = []
-        if !take(UInt8(ascii: "]")) {
+        if !scanner.take(UInt8(ascii: "]")) {
             repeat {
                 guard let item = readItem() else { return nil }
                 items.append(item)
-            } while take(UInt8(ascii: ","))
-            guard take(UInt8(ascii: "]")) else { return nil }
+            } while scanner.take(UInt8(ascii: ","))
+            guard scanner.take(UInt8(ascii: "]")) else { return nil }
         }
-        guard take(UInt8(ascii: "}")) else { return nil }
-        skipWhitespace()
-        return index == bytes.count ? items : nil
-    }
-
-    private enum Key {
-        case characteristics, aid, iid, status, value
+        guard scanner.take(UInt8(ascii: "}")), scanner.isAtEnd() else { return nil }
+        return items
     }
 
     private mutating func readItem() -> CharacteristicReadResponse.Item? {
-        guard take(UInt8(ascii: "{")) else { return nil }
+        guard scanner.take(UInt8(ascii: "{")) else { return nil }
         var accessoryID: UInt64?
         var instanceID: UInt64?
         var status: HAPStatus?
@@ -275,43 +270,30 @@ private struct PlainJSONReader {
         var hasValue = false
         var hasStatus = false
         repeat {
-            switch readKey() {
-            case .aid:
-                guard accessoryID == nil, case .uint(let number)? = readNumber(), number <= UInt64(Int64.max)
-                else { return nil }
+            guard let key = scanner.readKey() else { return nil }
+            if key.elementsEqual("aid".utf8) {
+                guard accessoryID == nil, let number = scanner.readUnsigned() else { return nil }
                 accessoryID = number
-            case .iid:
-                guard instanceID == nil, case .uint(let number)? = readNumber(), number <= UInt64(Int64.max)
-                else { return nil }
+            } else if key.elementsEqual("iid".utf8) {
+                guard instanceID == nil, let number = scanner.readUnsigned() else { return nil }
                 instanceID = number
-            case .status:
-                guard !hasStatus, let number = readNumber(), let code = number.int, let known = HAPStatus(code: code)
+            } else if key.elementsEqual("status".utf8) {
+                guard !hasStatus, case .int(let code)? = scanner.readValue(), let known = HAPStatus(code: Int(code))
                 else { return nil }
                 hasStatus = true
                 status = known
-            case .value:
+            } else if key.elementsEqual("value".utf8) {
                 guard !hasValue else { return nil }
                 hasValue = true
-                skipWhitespace()
-                if takeWord("true") {
-                    value = .bool(true)
-                } else if takeWord("false") {
-                    value = .bool(false)
-                } else if takeWord("null") {
-                    value = nil
-                } else {
-                    guard let number = readNumber() else { return nil }
-                    switch number {
-                    case .int(let signed): value = .int(signed)
-                    case .uint(let unsigned):
-                        value = unsigned <= UInt64(Int64.max) ? .int(Int64(unsigned)) : .uint(unsigned)
-                    }
+                if !scanner.takeWord("null") {
+                    guard let read = scanner.readValue() else { return nil }
+                    value = read
                 }
-            case .characteristics, nil:
+            } else {
                 return nil
             }
-        } while take(UInt8(ascii: ","))
-        guard take(UInt8(ascii: "}")), let accessoryID, let instanceID else { return nil }
+        } while scanner.take(UInt8(ascii: ","))
+        guard scanner.take(UInt8(ascii: "}")), let accessoryID, let instanceID else { return nil }
         return CharacteristicReadResponse.Item(
             accessoryID: accessoryID,
             instanceID: instanceID,
@@ -319,106 +301,5 @@ private struct PlainJSONReader {
             includesNullValue: hasValue && value == nil,
             status: status
         )
-    }
-
-    /// A whole number: negative ones as `.int`, others as `.uint`.
-    private enum Number {
-        case int(Int64)
-        case uint(UInt64)
-
-        var int: Int? {
-            switch self {
-            case .int(let value): Int(exactly: value)
-            case .uint(let value): Int(exactly: value)
-            }
-        }
-    }
-
-    /// `-?(0|[1-9][0-9]*)` not followed by a fraction or exponent, that fits 64 bits.
-    private mutating func readNumber() -> Number? {
-        skipWhitespace()
-        let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        let start = index
-        var magnitude: UInt64 = 0
-        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-            let (times, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { return nil }
-            magnitude = sum
-            index += 1
-        }
-        let digits = index - start
-        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
-        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
-            return nil
-        }
-        guard negative else { return .uint(magnitude) }
-        // `-0` is left to JSONDecoder.
-        if magnitude == 0 { return nil }
-        guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
-        return .int(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
-    }
-
-    /// A quoted key without escapes, and the colon after it.
-    private mutating func readKey() -> Key? {
-        guard take(UInt8(ascii: "\"")) else { return nil }
-        let start = index
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-            guard bytes[index] != UInt8(ascii: "\\") else { return nil }
-            index += 1
-        }
-        guard index < bytes.count else { return nil }
-        let key: Key? =
-            switch bytes[start..<index] {
-            case Self.aidKey[...]: .aid
-            case Self.iidKey[...]: .iid
-            case Self.valueKey[...]: .value
-            case Self.statusKey[...]: .status
-            case Self.characteristicsKey[...]: .characteristics
-            default: nil
-            }
-        index += 1
-        guard take(UInt8(ascii: ":")) else { return nil }
-        return key
-    }
-
-    private static let aidKey = Array("aid".utf8)
-    private static let iidKey = Array("iid".utf8)
-    private static let valueKey = Array("value".utf8)
-    private static let statusKey = Array("status".utf8)
-    private static let characteristicsKey = Array("characteristics".utf8)
-
-    private mutating func takeWord(_ word: StaticString) -> Bool {
-        let count = word.utf8CodeUnitCount
-        guard bytes.count - index >= count else { return false }
-        let matches = word.withUTF8Buffer { expected in
-            for offset in 0..<count where bytes[index + offset] != expected[offset] { return false }
-            return true
-        }
-        // `truex` is no word: the next byte must end the token.
-        guard matches, index + count == bytes.count || Self.endsToken(bytes[index + count]) else { return false }
-        index += count
-        return true
-    }
-
-    private static func endsToken(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") || isWhitespace(byte)
-    }
-
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
-    }
-
-    /// Skips whitespace, then takes `byte` if it comes next.
-    private mutating func take(_ byte: UInt8) -> Bool {
-        skipWhitespace()
-        guard index < bytes.count, bytes[index] == byte else { return false }
-        index += 1
-        return true
     }
 }
