@@ -80,6 +80,8 @@ actor AccessoryConnection {
     let port: Int
     let security: Security
     let timeouts: ConnectionTimeouts
+    /// The `Host` header: address and port.
+    nonisolated let hostHeader: String
     /// The loop this actor and its channels run on.
     nonisolated let eventLoop: any EventLoop
 
@@ -113,6 +115,7 @@ actor AccessoryConnection {
         self.port = port
         self.security = security
         self.timeouts = timeouts
+        hostHeader = "\(host):\(port)"
         self.eventLoop = eventLoop
         self.logger = logger
     }
@@ -365,9 +368,6 @@ actor AccessoryConnection {
             body: body.encoded()
         )
     }
-
-    /// The `Host` header: address and port.
-    nonisolated var hostHeader: String { "\(host):\(port)" }
 
     static func decodeTLV8(_ response: HTTPResponse) throws(HAPControllerError) -> TLV8 {
         guard response.status.code == 200 else {

@@ -171,9 +171,7 @@ struct HTTPMessageFramer: Sendable {
             let (method, target) = try HTTPRequestParser.parseRequestLine(startLine)
             parsedStartLine = .request(method, target: target)
         case .response:
-            let (responseKind, status) = try HTTPResponseParser.parseStatusLine(
-                String(decoding: startLine, as: UTF8.self)
-            )
+            let (responseKind, status) = try HTTPResponseParser.parseStatusLine(startLine)
             parsedStartLine = .response(responseKind, status)
         }
         return Head(startLine: parsedStartLine, headers: headers)

@@ -37,23 +37,42 @@ public struct HTTPResponseParser: Sendable {
 
     /// `HTTP/1.x code reason` or `EVENT/1.0 code reason`; the reason may be empty or hold spaces.
     static func parseStatusLine(_ line: String) throws(HTTPParseError) -> (HTTPResponseKind, HTTPResponseStatus) {
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { throw .malformedStatusLine }
+        var line = line
+        let result = line.withUTF8 { bytes in
+            Result { () throws(HTTPParseError) in try parseStatusLine(bytes) }
+        }
+        return try result.get()
+    }
+
+    /// The status line from its bytes (CR LF excluded), read without making strings of its parts.
+    static func parseStatusLine(
+        _ line: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPParseError) -> (HTTPResponseKind, HTTPResponseStatus) {
+        let space = UInt8(ascii: " ")
+        guard let firstSpace = line.firstIndex(of: space) else { throw .malformedStatusLine }
+        let version = UnsafeBufferPointer(rebasing: line[0..<firstSpace])
         let kind: HTTPResponseKind
-        switch parts[0] {
-        case "HTTP/1.1", "HTTP/1.0": kind = .response
-        case "EVENT/1.0": kind = .event
-        default:
-            if parts[0].hasPrefix("HTTP/") || parts[0].hasPrefix("EVENT/") { throw .unsupportedVersion }
+        if version.elementsEqual("HTTP/1.1".utf8) || version.elementsEqual("HTTP/1.0".utf8) {
+            kind = .response
+        } else if version.elementsEqual("EVENT/1.0".utf8) {
+            kind = .event
+        } else if version.starts(with: "HTTP/".utf8) || version.starts(with: "EVENT/".utf8) {
+            throw .unsupportedVersion
+        } else {
             throw .malformedStatusLine
         }
-        let codeText = parts[1]
-        guard codeText.utf8.count == 3, codeText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-            let code = Int(codeText), code >= 100
-        else {
-            throw .malformedStatusLine
+        let codeStart = firstSpace + 1
+        let codeEnd = line[codeStart...].firstIndex(of: space) ?? line.count
+        guard codeEnd - codeStart == 3 else { throw .malformedStatusLine }
+        var code = 0
+        for digit in line[codeStart..<codeEnd] {
+            guard digit >= 0x30, digit <= 0x39 else { throw .malformedStatusLine }
+            code = code * 10 + Int(digit - 0x30)
         }
-        let reason = parts.count == 3 ? String(parts[2]) : ""
+        guard code >= 100 else { throw .malformedStatusLine }
+        let reason =
+            codeEnd < line.count
+            ? String(decoding: UnsafeBufferPointer(rebasing: line[(codeEnd + 1)...]), as: UTF8.self) : ""
         return (kind, HTTPResponseStatus(code: code, reasonPhrase: reason))
     }
 }

@@ -58,14 +58,25 @@ extension HTTPResponse {
 extension HTTPRequest {
     /// The request as bytes; Content-Length is written for every PUT and POST and for any body.
     public func encoded() -> [UInt8] {
-        var text = "\(method.rawValue) \(target) HTTP/1.1\r\n"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(96 + target.utf8.count + body.count)
+        bytes.append(contentsOf: method.rawValue.utf8)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: target.utf8)
+        bytes.append(contentsOf: " HTTP/1.1\r\n".utf8)
         for field in headers where !field.name.caseInsensitiveEquals("Content-Length") {
-            text += "\(field.name): \(field.value)\r\n"
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: field.value.utf8)
+            bytes.append(contentsOf: "\r\n".utf8)
         }
         if !body.isEmpty || method == .put || method == .post {
-            text += "Content-Length: \(body.count)\r\n"
+            bytes.append(contentsOf: "Content-Length: ".utf8)
+            HTTPResponse.appendDecimal(body.count, to: &bytes)
+            bytes.append(contentsOf: "\r\n".utf8)
         }
-        text += "\r\n"
-        return Array(text.utf8) + body
+        bytes.append(contentsOf: "\r\n".utf8)
+        bytes.append(contentsOf: body)
+        return bytes
     }
 }
