@@ -1,14 +1,17 @@
 // The hub's API under load, with the hub in a process of its own: HubAPILoad starts a real `hearthd` (the binary
 // next to its own, or `--hearthd PATH`) as a child process on a fresh state folder, on 127.0.0.1 with an ephemeral
-// port (`--port 0`; the address and the owner's token come from `<state>/client.json`), and stops it with SIGTERM
-// at the end (SIGKILL after 10 s; only that PID). The clients and the simulated accessory run in this process, so
-// the hub's CPU is its own; it is read from /proc/<pid>/stat around each measurement.
+// port (`--port 0`; the address and the owner's token come from `<state>/client.json`; its log, at `--log-level`,
+// goes to stderr), and stops it with SIGTERM at the end (SIGKILL after 10 s; only that PID). Everything is set up
+// through the API: a home and a room, and a bridge of one simulated lightbulb served by HAPAccessoryServer on
+// 127.0.0.1 in this process (hearth-sim's library) paired by address. The clients and the accessory run in this
+// process, so the hub's CPU is its own; it is read from /proc/<pid>/stat around each measurement.
 // - p50/p99 of one API call: a characteristic read (the hub's cached value), and a durable change (rename a room);
 // - reads per second with 8 concurrent keep-alive connections;
-// - event fan-out: 100 WebSocket clients, time from sending a change until the last of them has its event;
-// - a characteristic write end to end: client → API → hub → HAP (encrypted session) → a simulated lightbulb behind a
-//   bridge served by HAPAccessoryServer on 127.0.0.1 (hearth-sim's library, in this process) → back, one at a time.
-// Until commit a2484c2 the hub, the accessory and the clients all ran in this one process.
+// - event fan-out: 100 WebSocket clients, time from sending a change until the last of them has its event (5 rounds
+//   to warm up, then `--rounds`), with the CPU of the hub and of this process (the clients) per change;
+// - a characteristic write end to end: client → API → hub → HAP (encrypted session) → the simulated lightbulb → back,
+//   one at a time.
+// Until commit a2484c2 the hub, the accessory and the clients all ran in one process (the hub made in process).
 // Build both, then run: cd Benchmarks && swift build -c release --product HubAPILoad &&
 //   swift build -c release --product hearthd && ./.build/release/HubAPILoad
 // Options: [--clients 100] [--rounds 50] [--seconds 5] [--requests 2000] [--hearthd PATH] [--log-level info]
