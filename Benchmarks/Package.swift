@@ -48,13 +48,13 @@ let package = Package(
             ],
             path: "ControllerBench"
         ),
-        // The hub's API under load, in one process: read and change latency, reads per second, event fan-out, and
-        // a characteristic write end to end through a simulated accessory (hearth-sim's library) on loopback.
+        // The hub's API under load against a `hearthd` child process (build it too: `--product hearthd`): read and
+        // change latency, reads per second, event fan-out, and a characteristic write end to end through a simulated
+        // accessory (hearth-sim's library, in the benchmark's process) on loopback.
         .executableTarget(
             name: "HubAPILoad",
             dependencies: [
-                .product(name: "Hub", package: "Hearth"),
-                .product(name: "HubServer", package: "Hearth"),
+                .product(name: "HearthAPI", package: "Hearth"),
                 .product(name: "HomeGraph", package: "Hearth"),
                 .product(name: "HAP", package: "Hearth"),
                 .product(name: "HAPAccessoryServer", package: "Hearth"),

@@ -282,27 +282,33 @@ extension Hub {
             guard let link = accessories.links[key] else { continue }
             jobs.append((link.paired, items))
         }
+        @Sendable func run(
+            _ paired: PairedAccessory,
+            _ items: [Target]
+        ) async -> [UUID: Result<Outcome, HubError>] {
+            var outcomes: [UUID: Result<Outcome, HubError>] = [:]
+            do throws(HAPControllerError) {
+                let answers = try await request(paired, items)
+                for item in items {
+                    if let answer = answers[item.hapID] {
+                        outcomes[item.characteristic] = .success(answer)
+                    } else {
+                        outcomes[item.characteristic] = .failure(.accessory(.accessoryRefused(.resourceDoesNotExist)))
+                    }
+                }
+            } catch {
+                for item in items { outcomes[item.characteristic] = .failure(.accessory(error)) }
+            }
+            return outcomes
+        }
+        // One accessory server (a single write, most scenes): no child task to make and wait for.
+        if jobs.count == 1, let (paired, items) = jobs.first {
+            return await withTaskExecutorPreference(paired.taskExecutor) { await run(paired, items) }
+        }
         return await withTaskGroup(of: [UUID: Result<Outcome, HubError>].self) { group in
             for (paired, items) in jobs {
                 // On the accessory's own event loop, the request goes out and its answer comes back on one thread.
-                group.addTask(executorPreference: paired.taskExecutor) {
-                    var outcomes: [UUID: Result<Outcome, HubError>] = [:]
-                    do throws(HAPControllerError) {
-                        let answers = try await request(paired, items)
-                        for item in items {
-                            if let answer = answers[item.hapID] {
-                                outcomes[item.characteristic] = .success(answer)
-                            } else {
-                                outcomes[item.characteristic] = .failure(
-                                    .accessory(.accessoryRefused(.resourceDoesNotExist))
-                                )
-                            }
-                        }
-                    } catch {
-                        for item in items { outcomes[item.characteristic] = .failure(.accessory(error)) }
-                    }
-                    return outcomes
-                }
+                group.addTask(executorPreference: paired.taskExecutor) { await run(paired, items) }
             }
             var all: [UUID: Result<Outcome, HubError>] = [:]
             for await outcomes in group { all.merge(outcomes) { first, _ in first } }

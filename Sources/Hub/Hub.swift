@@ -68,7 +68,7 @@ public actor Hub {
     let store: HomeStore
     let logger: Logger
     private var currentGraph: HomeGraph
-    private var subscribers: [UUID: Subscriber] = [:]
+    private var subscribers: [HubSubscription: Subscriber] = [:]
     /// Per home, the last sequence handed to subscribers and events that arrived ahead of a missing one.
     private var published: [UUID: UInt64] = [:]
     private var waiting: [UUID: [UInt64: HomeEvent]] = [:]
@@ -241,20 +241,42 @@ public actor Hub {
     ///
     /// The stream ends when the hub stops or the subscriber cancels it.
     public func subscribe(as caller: HubCaller, bufferingNewest limit: Int = 10_000) -> AsyncStream<HomeEvent> {
-        let id = UUID()
         let (stream, continuation) = AsyncStream.makeStream(
             of: HomeEvent.self,
             bufferingPolicy: .bufferingNewest(limit)
         )
-        subscribers[id] = Subscriber(caller: caller, continuation: continuation)
+        let id = subscribe(
+            as: caller,
+            onEvent: { event in continuation.yield(event) },
+            onEnd: { continuation.finish() }
+        )
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
-        if isStopped { continuation.finish() }
         return stream
     }
 
-    private func unsubscribe(_ id: UUID) {
+    /// Calls `onEvent` with each change event `caller` may see, from now on, in sequence order per home, and
+    /// `onEnd` once when the hub stops (at once when it has stopped already); ends with `unsubscribe(_:)`.
+    ///
+    /// Both run on the hub's actor, so they must only hand the event on (yield it to a stream, say): there is no
+    /// task per subscriber between the hub and the subscriber.
+    public func subscribe(
+        as caller: HubCaller,
+        onEvent: @escaping @Sendable (HomeEvent) -> Void,
+        onEnd: @escaping @Sendable () -> Void
+    ) -> HubSubscription {
+        let id = HubSubscription(id: UUID())
+        guard !isStopped else {
+            onEnd()
+            return id
+        }
+        subscribers[id] = Subscriber(caller: caller, deliver: onEvent, end: onEnd)
+        return id
+    }
+
+    /// Ends a subscription made with `subscribe(as:onEvent:onEnd:)`; its `onEnd` is not called.
+    public func unsubscribe(_ id: HubSubscription) {
         subscribers[id] = nil
     }
 
@@ -281,10 +303,19 @@ public actor Hub {
         }
     }
 
+    /// Hands `event` to the subscribers who are users of its home in the graph before or after it; the home's
+    /// users are looked up once per event, not once per subscriber.
     private func deliver(_ event: HomeEvent, before: HomeGraph) {
-        for subscriber in subscribers.values
-        where subscriber.maySee(event, in: currentGraph) || subscriber.maySee(event, in: before) {
-            subscriber.continuation.yield(event)
+        var members = Set<UUID>()
+        for graph in [currentGraph, before] {
+            for user in graph.home(withID: event.homeID)?.users ?? [] { members.insert(user.id) }
+        }
+        for subscriber in subscribers.values {
+            switch subscriber.caller {
+            case .hub: subscriber.deliver(event)
+            case .user(let id) where members.contains(id): subscriber.deliver(event)
+            case .user: continue
+            }
         }
     }
 
@@ -294,19 +325,20 @@ public actor Hub {
         guard !isStopped else { return }
         await stopAccessories()
         isStopped = true
-        for subscriber in subscribers.values { subscriber.continuation.finish() }
+        for subscriber in subscribers.values { subscriber.end() }
         subscribers = [:]
         do { try await store.close() } catch { logger.error("closing the home store failed: \(error.code)") }
     }
 }
 
+/// The handle of a subscription to the hub's change events, for `Hub.unsubscribe(_:)`.
+public struct HubSubscription: Hashable, Sendable {
+    let id: UUID
+}
+
 /// One subscription to change events.
 struct Subscriber {
     let caller: HubCaller
-    let continuation: AsyncStream<HomeEvent>.Continuation
-
-    /// Whether the caller is a user of the event's home in `graph`.
-    func maySee(_ event: HomeEvent, in graph: HomeGraph) -> Bool {
-        graph.role(of: caller, inHome: event.homeID) != nil
-    }
+    let deliver: @Sendable (HomeEvent) -> Void
+    let end: @Sendable () -> Void
 }

@@ -40,6 +40,13 @@ struct Call: Sendable {
         return (home, role, graph.lastSequence(ofHome: homeID))
     }
 
+    /// The hub's graph, after checking that the caller is one of the home's users (404 otherwise).
+    func graph(ofHome homeID: UUID) async throws -> HomeGraph {
+        let graph = await server.hub.graph
+        guard graph.role(of: caller, inHome: homeID) != nil else { throw APIError(HubError.homeNotFound(homeID)) }
+        return graph
+    }
+
     /// Throws 403 unless the caller has `level` in the home (for routes whose hub call is not wired yet).
     func require(_ level: AccessLevel, inHome homeID: UUID) async throws {
         let role = try await home(homeID).role

@@ -195,7 +195,14 @@ public actor CredentialStore {
 
     /// Lowercase hex SHA-256 of `text`'s UTF-8 bytes.
     static func hash(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: Array(text.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// Whether two strings are equal, in a time that depends only on their lengths.

@@ -5,6 +5,7 @@ import Hub
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOWebSocket
 
 /// The open event connections by user and token, so that revoking access closes them at once.
 public actor ConnectionRegistry {
@@ -65,13 +66,17 @@ struct EventSession {
         let caller = HubCaller.user(principal.userID)
         let (connectionID, revoked) = await server.connections.register(principal)
         defer { Task { [connections = server.connections] in await connections.remove(connectionID) } }
-        // Subscribed before the hello is read, so no event falls between the two.
-        let events = await server.hub.subscribe(as: caller)
         let (inputs, input) = AsyncStream.makeStream(of: Input.self)
+        // Subscribed before the hello is read, so no event falls between the two. The hub yields each event
+        // straight into this session's inputs: no task of its own per connection between the two.
+        let hub = server.hub
+        let subscription = await hub.subscribe(
+            as: caller,
+            onEvent: { event in input.yield(.event(event)) },
+            onEnd: {}
+        )
+        defer { Task { await hub.unsubscribe(subscription) } }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await event in events { input.yield(.event(event)) }
-            }
             group.addTask {
                 do {
                     for try await message in inbound.messages(maxSize: 64 * 1024) {
@@ -91,6 +96,7 @@ struct EventSession {
                 input.yield(.graceOver)
             }
             await serve(inputs, outbound: outbound)
+            input.finish()
             group.cancelAll()
         }
     }
@@ -199,8 +205,22 @@ struct EventSession {
     ) async -> Bool {
         if let last = lastSent[event.homeID], event.sequence <= last { return true }
         lastSent[event.homeID] = event.sequence
-        return await send(.event(event), outbound)
+        // Encoded once for every connection that sends it.
+        guard let text = server.eventFrames.text(of: event) else { return true }
+        do {
+            if text.readableBytes <= Self.maximumFrameSize {
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: text)))
+            } else {
+                try await outbound.writeTextMessage(String(buffer: text))
+            }
+            return true
+        } catch {
+            return false
+        }
     }
+
+    /// The largest frame the server sends whole (the WebSocket configuration's `maxFrameSize`).
+    static let maximumFrameSize = 1 << 20
 
     private func send(_ message: ServerMessage, _ outbound: WebSocketOutboundWriter) async -> Bool {
         guard let data = try? JSONEncoder.api.encode(message) else { return true }

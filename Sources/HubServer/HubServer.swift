@@ -42,6 +42,8 @@ public struct HubServer: Sendable {
     public let credentials: CredentialStore
     /// The open event connections, for revocation.
     public let connections: ConnectionRegistry
+    /// The event texts sent on event connections, each encoded once.
+    let eventFrames = EventFrames()
     /// Where to listen.
     public let configuration: Configuration
     let logger: Logger
@@ -95,7 +97,7 @@ public struct HubServer: Sendable {
             router: makeRouter(),
             server: .http1WebSocketUpgrade(
                 webSocketRouter: makeWebSocketRouter(),
-                configuration: .init(ws: .init(maxFrameSize: 1 << 20))
+                configuration: .init(ws: .init(maxFrameSize: EventSession.maximumFrameSize))
             ),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),

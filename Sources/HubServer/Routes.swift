@@ -321,9 +321,11 @@ extension HubServer {
         }
         add(.get, "/v1/homes/{homeID}/characteristics/{characteristicID}", on: router) { call in
             let (homeID, id) = (try call.homeID, try call.id("characteristicID", kind: "characteristic"))
-            _ = try await call.home(homeID)
-            if try call.refresh { try await call.readThrough(id, home: homeID) }
-            let graph = await call.server.hub.graph
+            var graph = try await call.graph(ofHome: homeID)
+            if try call.refresh {
+                try await call.readThrough(id, home: homeID)
+                graph = await call.server.hub.graph
+            }
             let found: (characteristic: HomeCharacteristic, accessory: HomeAccessory)
             do throws(HomeGraphError) {
                 found = try graph.characteristic(withID: id, inHome: homeID)
@@ -536,9 +538,9 @@ extension Call {
 
     /// The writes with values in each characteristic's format, or the first refusal (404 unknown, 400 invalid).
     func validated(_ writes: [CharacteristicWrite], _ homeID: UUID) async throws -> [CharacteristicWrite] {
-        _ = try await home(homeID)
+        // One snapshot of the graph for the membership check and the values.
+        let graph = try await graph(ofHome: homeID)
         guard !writes.isEmpty else { throw APIError.invalidRequest("field 'writes' must not be empty") }
-        let graph = await server.hub.graph
         var checked: [CharacteristicWrite] = []
         for (index, write) in writes.enumerated() {
             do {

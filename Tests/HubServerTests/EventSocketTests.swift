@@ -1,4 +1,5 @@
 import Foundation
+import HearthAPI
 import HomeGraph
 import Hub
 import HubServer
@@ -119,6 +120,59 @@ import Testing
                 }
             }
             #expect(names == ["B", "C", "D", "E"])
+        }
+    }
+
+    @Test func everyClientGetsTheSameTextOfAnEventLiveOrResumedAndItIsTheHubsEvent() async throws {
+        let fixture = try await Fixture()
+        let h = fixture.home.id.uuidString
+        let room = fixture.home.roomForEntireHome.id.uuidString
+        try await fixture.withServer { api in
+            let live = [
+                EventClient(port: api.port, token: fixture.owner.token),
+                EventClient(port: api.port, token: fixture.guest.token),
+                EventClient(port: api.port, token: fixture.owner.token),
+            ]
+            defer { live.forEach { $0.close() } }
+            var before = 0
+            for client in live {
+                let homes = try #require(try await start(client)["homes"] as? [[String: Any]])
+                before = try #require(homes.first?["sequence"] as? Int)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/rooms/{roomID}",
+                ["homeID": h, "roomID": room],
+                token: fixture.owner.token,
+                body: #"{"name": "Everywhere"}"#
+            )
+            #expect(reply.status == 200)
+            let sequence = before + 1
+            func text(of client: EventClient) async throws -> String? {
+                _ = try await client.first { ($0["event"] as? [String: Any])?["sequence"] as? Int == sequence }
+                return client.received.first { EventClient.parse($0.text)["event"] != nil }?.text
+            }
+            var texts: [String] = []
+            for client in live { texts.append(try #require(try await text(of: client))) }
+            // A client that resumes from before the change gets it from the history, with the same text.
+            let late = EventClient(port: api.port, token: fixture.guest.token)
+            defer { late.close() }
+            _ = try #require(try await late.first { $0["hello"] != nil })
+            late.send(#"{"resume": {"\#(h)": \#(before)}}"#)
+            texts.append(try #require(try await text(of: late)))
+            #expect(Set(texts).count == 1)
+            let decoded = try JSONDecoder.api.decode(ServerMessage.self, from: Data(texts[0].utf8))
+            let history = try await fixture.hub.changes(
+                after: UInt64(before),
+                inHome: fixture.home.id,
+                as: .user(fixture.owner.id)
+            )
+            guard case .events(let events) = history else {
+                Issue.record("the change is no longer kept")
+                return
+            }
+            #expect(decoded == .event(try #require(events.first)))
         }
     }
 

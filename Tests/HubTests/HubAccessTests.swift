@@ -2,6 +2,7 @@ import Foundation
 import HAP
 import HomeGraph
 import Hub
+import Synchronization
 import TestFixtures
 import Testing
 
@@ -195,6 +196,52 @@ struct HubFixture {
         // Only the stranger's own home: its addition and the owner joining it.
         let rest = await drain(stranger)
         #expect(rest.allSatisfy { $0.homeID == other.id })
+    }
+
+    @Test func callbackSubscribersGetTheirHomesEventsInOrderUntilTheyUnsubscribe() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let guestSeen = Mutex<[HomeEvent]>([])
+        let strangerSeen = Mutex<[HomeEvent]>([])
+        let ended = Mutex(0)
+        let guest = await fixture.hub.subscribe(
+            as: .user(fixture.guest),
+            onEvent: { event in guestSeen.withLock { $0.append(event) } },
+            onEnd: { ended.withLock { $0 += 1 } }
+        )
+        _ = await fixture.hub.subscribe(
+            as: .user(fixture.stranger),
+            onEvent: { event in strangerSeen.withLock { $0.append(event) } },
+            onEnd: { ended.withLock { $0 += 1 } }
+        )
+        for name in ["Hall", "Den", "Loft"] {
+            try await fixture.hub.perform(
+                .addRoom(home: fixture.home.id, id: UUID(), name: name),
+                as: .user(fixture.owner)
+            )
+        }
+        // Delivered on the hub's actor before perform returns: nothing to wait for.
+        let sequences = guestSeen.withLock { $0.map(\.sequence) }
+        #expect(sequences.count == 3)
+        #expect(sequences == Array(sequences.sorted()))
+        #expect(guestSeen.withLock { $0.allSatisfy { $0.homeID == fixture.home.id } })
+        #expect(strangerSeen.withLock { $0.isEmpty })
+
+        await fixture.hub.unsubscribe(guest)
+        try await fixture.hub.perform(
+            .addRoom(home: fixture.home.id, id: UUID(), name: "Attic"),
+            as: .user(fixture.owner)
+        )
+        #expect(guestSeen.withLock { $0.count } == 3)
+        await fixture.hub.stop()
+        // Only the subscription still open hears that the hub stopped; one made afterwards ends at once.
+        #expect(ended.withLock { $0 } == 1)
+        _ = await fixture.hub.subscribe(
+            as: .user(fixture.owner),
+            onEvent: { _ in },
+            onEnd: { ended.withLock { $0 += 1 } }
+        )
+        #expect(ended.withLock { $0 } == 2)
     }
 
     @Test func eventsOfOneHomeArriveInSequenceOrderFromConcurrentCallers() async throws {
