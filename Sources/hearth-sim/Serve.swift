@@ -145,6 +145,8 @@ struct Serve: AsyncParsableCommand {
         let advertisement = await server.advertisement
         let setupID = await server.setupID
         printBanner(code: code, setupID: setupID, advertisement: advertisement, port: boundPort, host: bindHost)
+        // Start-up (the description, the database, the QR code) freed much more than it keeps.
+        AccessoryServer.releaseFreeMemory()
 
         let responder: MDNSResponder? =
             noMDNS
