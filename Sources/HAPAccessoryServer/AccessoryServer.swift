@@ -129,7 +129,7 @@ public actor AccessoryServer {
         }
         publishAdvertisement()
         // Loading the state and the database allocated and freed far more than is kept; give those pages back.
-        Self.releaseFreeMemory()
+        if configuration.releasesFreeMemory { Self.releaseFreeMemory() }
         logger.info(
             "Accessory server listening",
             metadata: ["port": "\(port ?? 0)", "paired": "\(state.pairings.isPaired)"]
@@ -149,8 +149,10 @@ public actor AccessoryServer {
         advertisementContinuation.finish()
     }
 
-    /// Gives heap pages that hold only freed memory back to the system (glibc's `malloc_trim`); for a program to
-    /// call after its own start-up work, as the server does after starting, pair-setup and `/accessories` answers.
+    /// Gives heap pages that hold only freed memory back to the system (glibc's `malloc_trim`).
+    ///
+    /// For a program to call after its own start-up work; with ``Configuration/releasesFreeMemory`` the server
+    /// calls it after starting, pair-setup and `/accessories` answers.
     public nonisolated static func releaseFreeMemory() {
         _ = hearth_release_free_memory()
     }
@@ -214,7 +216,7 @@ public actor AccessoryServer {
                     close(id)
                 }
             case .releaseFreeMemory:
-                Self.releaseFreeMemory()
+                if configuration.releasesFreeMemory { Self.releaseFreeMemory() }
             }
         }
     }
