@@ -66,7 +66,6 @@ extension AccessoryServer {
                     outcome.followups.append(.publishAdvertisement)
                     // Pair-setup is refused from now on; the verifier (and its table) comes back if unpaired.
                     self.verifier = nil
-                    outcome.followups.append(.releaseFreeMemory)
                 } else {
                     state.pairings.remove(identifier: pairing.identifier)
                     var reply = TLV8()

@@ -152,7 +152,7 @@ public actor AccessoryServer {
     /// Gives heap pages that hold only freed memory back to the system (glibc's `malloc_trim`).
     ///
     /// For a program to call after its own start-up work; with ``Configuration/releasesFreeMemory`` the server
-    /// calls it after starting, pair-setup and `/accessories` answers.
+    /// calls it after starting and after `/accessories` answers.
     public nonisolated static func releaseFreeMemory() {
         _ = hearth_release_free_memory()
     }
