@@ -56,6 +56,8 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // glibc's malloc_trim, so the accessory server can give freed heap pages back after rare large work.
+        .target(name: "CMallocTrim", exclude: ["README.md"]),
         // Durable file replacement (temporary file, fsync, rename, fsync folder), mode 0600, for keys and state.
         .target(name: "AtomicFiles", exclude: ["README.md"]),
         // mDNS / DNS-SD responder and browser on SwiftNIO UDP, bound only to the interfaces it is given.
@@ -74,6 +76,7 @@ let package = Package(
             dependencies: [
                 "HAP",
                 "AtomicFiles",
+                "CMallocTrim",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

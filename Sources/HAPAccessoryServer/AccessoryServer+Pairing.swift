@@ -9,7 +9,7 @@ extension AccessoryServer {
         var session = session
         // hap-protocol.md §7.1: refused on a session that is already secured (ADK: 400).
         guard !session.isVerified else { return RouteOutcome(response: Self.status(.badRequest), session: session) }
-        guard let request = try? TLV8(decoding: body), let verifier else {
+        guard let request = try? TLV8(decoding: body), let verifier = pairSetupVerifier() else {
             abandonPairSetup(&session, connection: connection)
             return RouteOutcome(response: Self.status(.badRequest), session: session)
         }
@@ -64,6 +64,8 @@ extension AccessoryServer {
                 if await persist() {
                     logger.info("Paired with a controller")
                     outcome.followups.append(.publishAdvertisement)
+                    // Pair-setup is refused from now on; the verifier (and its table) comes back if unpaired.
+                    self.verifier = nil
                 } else {
                     state.pairings.remove(identifier: pairing.identifier)
                     var reply = TLV8()

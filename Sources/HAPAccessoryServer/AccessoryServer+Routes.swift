@@ -158,7 +158,10 @@ extension AccessoryServer {
                 }
             }
         }
-        return RouteOutcome(response: Self.json(.ok, current), session: session)
+        // The answer is large (about 1 KB per accessory) and built from copies: trim once it has been written.
+        var outcome = RouteOutcome(response: Self.json(.ok, current), session: session)
+        outcome.followups.append(.releaseFreeMemory)
+        return outcome
     }
 
     private func prepare(_ body: [UInt8], session: ConnectionSession) -> RouteOutcome {

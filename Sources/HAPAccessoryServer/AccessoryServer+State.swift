@@ -61,6 +61,25 @@ extension AccessoryServer {
         }
         state = loaded
         identity = AccessoryIdentity(deviceID: loaded.deviceID, signingKey: signingKey)
+        // A paired accessory refuses pair-setup: the verifier was only checked; pairSetupVerifier() remakes it.
+        if loaded.pairings.isPaired { verifier = nil }
+    }
+
+    /// The SRP verifier for pair-setup, made again from the saved salt and v when it was dropped.
+    ///
+    /// It holds a 768 KiB table of powers of v, so it is kept only while unpaired (pair-setup then runs); paired,
+    /// it is dropped, and a pair-setup attempt (refused, or after the last pairing is removed) remakes it.
+    func pairSetupVerifier() -> SRPVerifier? {
+        if let verifier { return verifier }
+        let remade = try? SRPVerifier(
+            username: PairSetupAccessory.username,
+            salt: state.salt,
+            rawRepresentation: state.verifier,
+            group: .hap3072,
+            hash: .sha512
+        )
+        if !state.pairings.isPaired { verifier = remade }
+        return remade
     }
 
     private static func randomSalt() -> [UInt8] {

@@ -1,3 +1,4 @@
+import CMallocTrim
 import Crypto
 import HAP
 import Logging
@@ -52,6 +53,7 @@ public actor AccessoryServer {
         verifier: []
     )
     var identity = AccessoryIdentity(deviceID: "", signingKey: Curve25519.Signing.PrivateKey())
+    /// The pair-setup verifier while unpaired; nil once paired (see `pairSetupVerifier()`).
     var verifier: SRPVerifier?
     var database = AccessoryDatabase(accessories: [])
     var connections: [ObjectIdentifier: ConnectionRecord] = [:]
@@ -126,6 +128,8 @@ public actor AccessoryServer {
             }
         }
         publishAdvertisement()
+        // Loading the state and the database allocated and freed far more than is kept; give those pages back.
+        if configuration.releasesFreeMemory { Self.releaseFreeMemory() }
         logger.info(
             "Accessory server listening",
             metadata: ["port": "\(port ?? 0)", "paired": "\(state.pairings.isPaired)"]
@@ -143,6 +147,14 @@ public actor AccessoryServer {
         }
         serverChannel = nil
         advertisementContinuation.finish()
+    }
+
+    /// Gives heap pages that hold only freed memory back to the system (glibc's `malloc_trim`).
+    ///
+    /// For a program to call after its own start-up work; with ``Configuration/releasesFreeMemory`` the server
+    /// calls it after starting and after `/accessories` answers.
+    public nonisolated static func releaseFreeMemory() {
+        _ = hearth_release_free_memory()
     }
 
     /// How many connections are open.
@@ -203,6 +215,8 @@ public actor AccessoryServer {
                     guard let controller = record.controllerID, identifiers.contains(controller) else { continue }
                     close(id)
                 }
+            case .releaseFreeMemory:
+                if configuration.releasesFreeMemory { Self.releaseFreeMemory() }
             }
         }
     }

@@ -28,6 +28,11 @@ extension AccessoryServer {
         public var eventCoalescingWindow: Duration
         /// The setup code: makes the SRP verifier on first start, and a new one when it changes while unpaired.
         public var setupCode: SetupCode?
+        /// Whether the server trims the heap after starting and after `/accessories` answers; off by default.
+        ///
+        /// ``AccessoryServer/releaseFreeMemory()`` trims the whole process's heap, so it is for a process that is
+        /// mostly this server (hearth-sim).
+        public var releasesFreeMemory = false
 
         /// The default for ``eventCoalescingWindow``.
         public static let defaultEventCoalescingWindow = Duration.milliseconds(250)

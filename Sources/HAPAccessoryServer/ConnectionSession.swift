@@ -24,6 +24,8 @@ struct RouteOutcome: Sendable {
         case publishAdvertisement
         /// Close the sessions verified as these controllers (hap-protocol.md §6).
         case closeSessions(of: [[UInt8]])
+        /// Give the heap pages freed by a large answer back to the system.
+        case releaseFreeMemory
     }
 
     var response: HTTPResponse

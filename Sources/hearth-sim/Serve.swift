@@ -112,7 +112,7 @@ struct Serve: AsyncParsableCommand {
         try folder.store(await simulator.identifiers)
 
         let bindHost = bind ?? interfaces.first ?? "127.0.0.1"
-        let configuration = AccessoryServer.Configuration(
+        var configuration = AccessoryServer.Configuration(
             name: name,
             model: "hearth-sim",
             category: simulator.category,
@@ -121,6 +121,8 @@ struct Serve: AsyncParsableCommand {
             eventCoalescingWindow: .milliseconds(coalesceMilliseconds),
             setupCode: code
         )
+        // hearth-sim is little besides this server: let it give freed heap pages back after rare large work.
+        configuration.releasesFreeMemory = true
         let server = AccessoryServer(
             configuration: configuration,
             backend: simulator,
@@ -145,6 +147,8 @@ struct Serve: AsyncParsableCommand {
         let advertisement = await server.advertisement
         let setupID = await server.setupID
         printBanner(code: code, setupID: setupID, advertisement: advertisement, port: boundPort, host: bindHost)
+        // Start-up (the description, the database, the QR code) freed much more than it keeps.
+        AccessoryServer.releaseFreeMemory()
 
         let responder: MDNSResponder? =
             noMDNS

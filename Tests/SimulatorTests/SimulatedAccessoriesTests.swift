@@ -18,6 +18,29 @@ import Testing
         #expect(await sim.allEvents() == [.valuesChanged([CharacteristicChange(id: inUse, value: .bool(true))])])
     }
 
+    @Test func answersImmediatelyOnlyOnItsOwnEventLoop() async throws {
+        let sim = try await SimulatorHarness(.outlet)
+        let on = try await sim.id(0x25)
+        let inUse = try await sim.id(0x26)
+        let simulator = sim.simulator
+        // Off the loop (this test's task): the server must await the actor.
+        #expect(simulator.readImmediately([on]) == nil)
+        #expect(!simulator.canWriteImmediately)
+        #expect(simulator.writeImmediately([CharacteristicWrite(id: on, value: .bool(true))]) == nil)
+        // On the loop: the same answers as read and write, without suspending.
+        let (outcomes, values, canWrite) = try await simulator.eventLoop.submit {
+            let outcomes = simulator.writeImmediately([
+                CharacteristicWrite(id: on, value: .bool(true), wantsResponse: true)
+            ])
+            return (outcomes, simulator.readImmediately([on, inUse]), simulator.canWriteImmediately)
+        }.get()
+        #expect(canWrite)
+        #expect(outcomes == [WriteOutcome(status: .success, value: .bool(true))])
+        #expect(values == [on: .success(.bool(true)), inUse: .success(.bool(true))])
+        #expect(await simulator.read([on]) == [on: .success(.bool(true))])
+        #expect(await sim.allEvents() == [.valuesChanged([CharacteristicChange(id: inUse, value: .bool(true))])])
+    }
+
     @Test func badWritesAndReadsMapToHAPStatuses() async throws {
         let sim = try await SimulatorHarness(.doorbell)
         let button = try await sim.id(0x73)
