@@ -9,6 +9,9 @@
 # Usage: scripts/bench-controller.sh [OUTDIR]
 # Environment: PORT=53826 CONTROL_PORT=53827 SETUP_REPS=10 VERIFY_REPS=50 LATENCY_REPS=1000
 #              THROUGHPUT_COUNT=50000 THROUGHPUT_SECONDS=5 RECONNECT_REPS=5 SKIP_BUILD=1 ORDER="hearth aiohomekit"
+#              SIM_CPUS=0 CONTROLLER_CPUS=0 pin the accessory and the controllers (taskset CPU lists; unpinned when
+#              empty). With one request in flight, whether the two share a vCPU decides much of the kernel's
+#              wake-up cost on a VM, so pinning both sides alike makes runs comparable.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:-$ROOT/.build/bench-controller/$(date +%Y%m%d-%H%M%S)}"
@@ -18,6 +21,10 @@ PIN=031-45-154
 ORDER="${ORDER:-hearth aiohomekit}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
+SIM_PIN=""
+CONTROLLER_PIN=()
+[[ -n "${SIM_CPUS:-}" ]] && SIM_PIN="taskset -c $SIM_CPUS"
+[[ -n "${CONTROLLER_CPUS:-}" ]] && CONTROLLER_PIN=(taskset -c "$CONTROLLER_CPUS")
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     "$ROOT/scripts/setup-peers.sh"
@@ -47,7 +54,7 @@ for _ in \$(seq 1 3000); do
     [[ -e /proc/\$pid ]] && ! grep -q '^State:.*Z' /proc/\$pid/status 2>/dev/null || break
     sleep 0.01
 done
-"$SIM" serve --state "$OUT/state" --port $PORT --setup-code $PIN --no-mdns --bind 127.0.0.1 \\
+$SIM_PIN "$SIM" serve --state "$OUT/state" --port $PORT --setup-code $PIN --no-mdns --bind 127.0.0.1 \\
     --control 127.0.0.1:$CONTROL_PORT --preset lightbulb --coalesce-milliseconds 0 >>"$OUT/sim.out" 2>>"$OUT/sim.err" &
 echo \$! >"$OUT/sim.pid"
 for _ in \$(seq 1 6000); do
@@ -75,7 +82,7 @@ trap "exit 1" INT TERM
 
 start_sim() {
     rm -rf "$OUT/state"
-    "$SIM" serve --state "$OUT/state" --port "$PORT" --setup-code "$PIN" --no-mdns --bind 127.0.0.1 \
+    $SIM_PIN "$SIM" serve --state "$OUT/state" --port "$PORT" --setup-code "$PIN" --no-mdns --bind 127.0.0.1 \
         --control "127.0.0.1:$CONTROL_PORT" --preset lightbulb --coalesce-milliseconds 0 \
         >>"$OUT/sim.out" 2>>"$OUT/sim.err" &
     echo $! >"$OUT/sim.pid"
@@ -98,15 +105,16 @@ COMMON=(--host 127.0.0.1 --port "$PORT" --setup-code "$PIN" --control "127.0.0.1
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
     echo "kernel $(uname -r); $(swift --version 2>/dev/null | head -1); $("$PY" --version)"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "pinning: accessory ${SIM_CPUS:-unpinned}, controllers ${CONTROLLER_CPUS:-unpinned}"
 } | tee "$OUT/machine.txt"
 
 for side in $ORDER; do
     echo "== $side"
     start_sim
     if [[ $side == hearth ]]; then
-        "$BENCH" "${COMMON[@]}" >"$OUT/hearth.json" 2> >(tee "$OUT/hearth.log" >&2)
+        "${CONTROLLER_PIN[@]}" "$BENCH" "${COMMON[@]}" >"$OUT/hearth.json" 2> >(tee "$OUT/hearth.log" >&2)
     else
-        "$PY" "$ROOT/Benchmarks/peers/aiohomekit_controller_bench.py" "${COMMON[@]}" >"$OUT/aiohomekit.json" \
+        "${CONTROLLER_PIN[@]}" "$PY" "$ROOT/Benchmarks/peers/aiohomekit_controller_bench.py" "${COMMON[@]}" >"$OUT/aiohomekit.json" \
             2> >(tee "$OUT/aiohomekit.log" >&2)
     fi
     stop_sim
@@ -154,7 +162,9 @@ print(f"\nn: pair-setup {n(ours, 'pair_setup_n')}/{n(theirs, 'pair_setup_n')}, "
       f"pair-verify {n(ours, 'pair_verify_n')}/{n(theirs, 'pair_verify_n')}, "
       f"reads {n(ours, 'read_n')}/{n(theirs, 'read_n')}, sequential reads "
       f"{n(ours, 'read_throughput_n')}/{n(theirs, 'read_throughput_n')}, restarts "
-      f"{n(ours, 'restart_to_event_n')}/{n(theirs, 'restart_to_event_n')} (Hearth/aiohomekit). "
+      f"{n(ours, 'restart_to_event_n')}/{n(theirs, 'restart_to_event_n')} (Hearth/aiohomekit"
+      + (", aiohomekit gave up on one restart after 30 s" if theirs.get("restart_to_event_timeouts") else "")
+      + "). "
       "Ratio: aiohomekit / Hearth (rates: Hearth / aiohomekit); above 1, Hearth is faster or cheaper.")
 PYEOF
 echo "results in $OUT"
