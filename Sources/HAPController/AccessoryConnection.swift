@@ -74,7 +74,9 @@ actor AccessoryConnection {
         case verified(ControllerIdentity, AccessoryPairing)
     }
 
-    private typealias Waiter = CheckedContinuation<Result<HTTPResponse, HAPControllerError>, Never>
+    // Unsafe continuations: each is resumed exactly once, by the answer, a timeout or the channel's end, all of
+    // which clear `pending` (or pop `queue`) on this actor before resuming.
+    private typealias Waiter = UnsafeContinuation<Result<HTTPResponse, HAPControllerError>, Never>
 
     let host: String
     let port: Int
@@ -93,11 +95,13 @@ actor AccessoryConnection {
     private var isEstablished = false
     private var cipher: SessionCipher?
     private var parser = HTTPResponseParser()
-    private var pending: (token: Int, waiter: Waiter)?
-    private var nextToken = 0
+    private var pending: Waiter?
+    /// When the request in flight times out.
+    private var deadline: NIODeadline?
+    /// One timer at a time checks ``deadline``; requests that answer in time do not touch it.
     private var timer: Scheduled<Void>?
     private var isBusy = false
-    private var queue: [CheckedContinuation<Void, Never>] = []
+    private var queue: [UnsafeContinuation<Void, Never>] = []
     private var isShutDown = false
 
     /// Runs the actor on the event loop its channels use.
@@ -184,7 +188,7 @@ actor AccessoryConnection {
             isBusy = true
             return
         }
-        await withCheckedContinuation { queue.append($0) }
+        await withUnsafeContinuation { queue.append($0) }
     }
 
     private func release() {
@@ -274,26 +278,46 @@ actor AccessoryConnection {
 
     private func exchange(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
         guard let channel else { throw .connectionClosed }
-        var bytes = request.encoded()
-        if cipher != nil, let sealed = cipher?.seal(bytes) { bytes = sealed }
-        nextToken += 1
-        let token = nextToken
-        let buffer = channel.allocator.buffer(bytes: bytes)
-        let result = await withCheckedContinuation { (waiter: Waiter) in
-            pending = (token, waiter)
-            timer = eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeouts.request))) { [weak self] in
-                self?.assumeIsolated { $0.requestTimedOut(token: token) }
+        let plaintext = request.encoded()
+        var buffer: ByteBuffer
+        if cipher != nil {
+            let count = SessionCipher.sealedByteCount(plaintextCount: plaintext.count)
+            buffer = channel.allocator.buffer(capacity: count)
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { output in
+                plaintext.withUnsafeBytes { input in cipher?.seal(input, into: output) ?? 0 }
             }
+        } else {
+            buffer = channel.allocator.buffer(bytes: plaintext)
+        }
+        deadline = .now() + .nanoseconds(Self.nanoseconds(timeouts.request))
+        if timer == nil { armTimer() }
+        let result = await withUnsafeContinuation { (waiter: Waiter) in
+            pending = waiter
             // hap-protocol.md §7.9: each message in one write.
             channel.writeAndFlush(buffer, promise: nil)
         }
         return try result.get()
     }
 
-    private func requestTimedOut(token: Int) {
-        guard let pending, pending.token == token else { return }
-        logger.debug("Request timed out; resetting the connection", metadata: ["host": "\(host)"])
-        dropChannel(failing: .timedOut)
+    /// Schedules the check of the request in flight at its deadline.
+    private func armTimer() {
+        guard let deadline else { return }
+        timer = eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+            self?.assumeIsolated { $0.timerFired() }
+        }
+    }
+
+    /// Times out the request in flight if its deadline has passed, else waits for the deadline of the one now in
+    /// flight; with nothing in flight the timer stops.
+    private func timerFired() {
+        timer = nil
+        guard pending != nil, let deadline else { return }
+        if deadline <= .now() {
+            logger.debug("Request timed out; resetting the connection", metadata: ["host": "\(host)"])
+            dropChannel(failing: .timedOut)
+        } else {
+            armTimer()
+        }
     }
 
     fileprivate func receive(_ buffer: ByteBuffer, generation: Int) {
@@ -328,9 +352,8 @@ actor AccessoryConnection {
                 continue
             }
             self.pending = nil
-            timer?.cancel()
-            timer = nil
-            pending.waiter.resume(returning: .success(message))
+            deadline = nil
+            pending.resume(returning: .success(message))
         }
     }
 
@@ -343,9 +366,10 @@ actor AccessoryConnection {
     private func dropChannel(failing error: HAPControllerError) {
         timer?.cancel()
         timer = nil
+        deadline = nil
         if let pending {
             self.pending = nil
-            pending.waiter.resume(returning: .failure(error))
+            pending.resume(returning: .failure(error))
         }
         channel?.close(promise: nil)
         channel = nil
