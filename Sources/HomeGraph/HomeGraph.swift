@@ -11,7 +11,7 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     /// The last sequence number given out per home; kept after a home is removed so numbers never repeat.
     public internal(set) var lastSequences: [UUID: UInt64]
     /// The recent changes per home, oldest first, with consecutive sequence numbers.
-    var history: [UUID: [HomeEvent]]
+    var history: [UUID: EventLog]
     /// How many recent changes per home are kept at least; up to twice as many are kept between trims.
     public let historyLimit: Int
 
@@ -49,11 +49,11 @@ public struct HomeGraph: Sendable, Equatable, Codable {
         guard home(withID: homeID) != nil else { throw .notFound(.home, homeID) }
         let current = lastSequence(ofHome: homeID)
         if sequence == current { return .events([]) }
-        let log = history[homeID] ?? []
-        guard sequence < current, let first = log.first, first.sequence <= sequence + 1 else {
+        guard sequence < current, let log = history[homeID], let first = log.first, first.sequence <= sequence + 1
+        else {
             return .reloadRequired(currentSequence: current)
         }
-        return .events(Array(log[Int(sequence + 1 - first.sequence)...]))
+        return .events(log.events(from: Int(sequence + 1 - first.sequence)))
     }
 
     // MARK: Dispatch
@@ -84,10 +84,10 @@ public struct HomeGraph: Sendable, Equatable, Codable {
                 history[homeID] = nil
                 continue
             }
-            history[homeID, default: []].append(event)
+            history[homeID, default: EventLog(limit: historyLimit)].append(event)
             // Trimming only at twice the limit keeps appends amortised O(1).
             if let count = history[homeID]?.count, count >= 2 * historyLimit {
-                history[homeID]?.removeFirst(count - historyLimit)
+                history[homeID]?.trim(keeping: historyLimit)
             }
         }
         return events

@@ -62,8 +62,10 @@ extension HomeGraph {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         homes = try container.decode([Home].self, forKey: .homes)
         lastSequences = try container.decode([UUID: UInt64].self, forKey: .lastSequences)
-        history = try container.decode([UUID: [HomeEvent]].self, forKey: .history)
-        historyLimit = try container.decode(Int.self, forKey: .historyLimit)
+        let events = try container.decode([UUID: [HomeEvent]].self, forKey: .history)
+        let limit = try container.decode(Int.self, forKey: .historyLimit)
+        historyLimit = limit
+        history = events.mapValues { EventLog($0, limit: limit) }
         for index in homes.indices {
             let formats = homes[index].characteristicFormats
             homes[index].restoreValueFormats(formats)
@@ -80,7 +82,7 @@ extension HomeGraph {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(homes, forKey: .homes)
         try container.encode(lastSequences, forKey: .lastSequences)
-        try container.encode(history, forKey: .history)
+        try container.encode(history.mapValues(\.events), forKey: .history)
         try container.encode(historyLimit, forKey: .historyLimit)
     }
 }
