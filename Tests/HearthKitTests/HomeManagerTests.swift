@@ -94,6 +94,8 @@ import Testing
                     "characteristicValueChanged",
                 ]
             )
+            // Each sequence is read by its own task: wait for the brightness one to have the value change too.
+            #expect(await ofBrightness.first { $0.event?.change.kind == "characteristicValueChanged" } != nil)
             let brightnessChanges = ofBrightness.entries.compactMap { $0.update.event?.change }
             #expect(
                 brightnessChanges == [
