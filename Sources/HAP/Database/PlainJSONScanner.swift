@@ -48,7 +48,7 @@ struct PlainJSONScanner {
         skipSpace()
         let isNegative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
         if isNegative { index += 1 }
-        guard let magnitude = readUnsigned() else { return nil }
+        guard let magnitude = readDigits() else { return nil }
         if isNegative {
             // -0 and numbers below Int64.min are left to JSONDecoder.
             guard magnitude > 0, magnitude <= UInt64(Int64.max) + 1 else { return nil }
@@ -60,6 +60,11 @@ struct PlainJSONScanner {
     /// Decimal digits of a JSON integer (no sign, no leading zero, no fraction or exponent) that fit in UInt64.
     mutating func readUnsigned() -> UInt64? {
         skipSpace()
+        return readDigits()
+    }
+
+    /// The digits of a JSON integer right at `index` (after a minus sign no space may come), and the space after.
+    private mutating func readDigits() -> UInt64? {
         let start = index
         guard let number = Self.digits(in: bytes, at: &index) else { return nil }
         guard index - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }

@@ -85,6 +85,7 @@ import Testing
             #"{"characteristics":[{"aid":1,"iid":2,"value":1.5}]}"#,
             #"{"characteristics":[{"aid":1,"iid":2,"value":"on"}]}"#,
             #"{"characteristics":[{"aid":1,"iid":2,"value":01}]}"#,
+            #"{"characteristics":[{"aid":1,"iid":2,"value":- 1}]}"#,
             #"{"characteristics":[{"aid":1,"iid":2,"ev":true}]}"#,
             #"{"characteristics":[{"aid":1,"iid":2,"status":12345}]}"#,
             #"{"characteristics":[{"aid":1,"iid":2,"value":truex}]}"#,
