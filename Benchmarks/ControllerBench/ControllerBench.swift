@@ -109,6 +109,28 @@ struct ControllerBench {
         FileHandle.standardError.write(Data("[swift] \(text)\n".utf8))
     }
 
+    /// Reads `on` one after another for the options' count or time, the caller preferring `executor` if given.
+    static func sequentialReads(
+        _ accessory: PairedAccessory,
+        _ on: CharacteristicID,
+        _ options: Options,
+        on executor: (any TaskExecutor)?
+    ) async throws -> Phase {
+        try await withTaskExecutorPreference(executor) { () async throws -> Phase in
+            var phase = Phase()
+            let deadline = monotonicNanoseconds() + UInt64(options.throughputSeconds * 1e9)
+            let cpu0 = processCPUNanoseconds()
+            let wall0 = monotonicNanoseconds()
+            while phase.operations < options.throughputCount, monotonicNanoseconds() < deadline {
+                guard case .success = try await accessory.read([on])[on] else { throw BenchError("read failed") }
+                phase.operations += 1
+            }
+            phase.cpuNanoseconds = processCPUNanoseconds() - cpu0
+            phase.wallNanoseconds = monotonicNanoseconds() - wall0
+            return phase
+        }
+    }
+
     static func run(_ options: Options) async throws -> [String: Any] {
         let identity = ControllerIdentity(pairingID: UUID().uuidString, signingKey: Curve25519.Signing.PrivateKey())
         let setupCode = try SetupCode(options.setupCode)
@@ -204,37 +226,11 @@ struct ControllerBench {
         merge(writes.fields("write"))
 
         log("sequential reads: \(options.throughputCount) or \(options.throughputSeconds) s")
-        var throughput = Phase()
-        let deadline = monotonicNanoseconds() + UInt64(options.throughputSeconds * 1e9)
-        let tputCPU0 = processCPUNanoseconds()
-        let tputWall0 = monotonicNanoseconds()
-        while throughput.operations < options.throughputCount, monotonicNanoseconds() < deadline {
-            guard case .success = try await accessory.read([on])[on] else { throw BenchError("read failed") }
-            throughput.operations += 1
-        }
-        throughput.cpuNanoseconds = processCPUNanoseconds() - tputCPU0
-        throughput.wallNanoseconds = monotonicNanoseconds() - tputWall0
-        merge(throughput.fields("read_throughput"))
-
+        merge(try await sequentialReads(accessory, on, options, on: nil).fields("read_throughput"))
         // The same loop with the caller on the accessory's event loop (`withTaskExecutorPreference`), as an app
         // that cares about CPU runs it: the request then crosses no thread at all.
-        log(
-            "sequential reads, caller on the accessory's event loop: \(options.throughputCount) or \(options.throughputSeconds) s"
-        )
-        let onLoop = try await withTaskExecutorPreference(accessory.taskExecutor) { () async throws -> Phase in
-            var phase = Phase()
-            let deadline = monotonicNanoseconds() + UInt64(options.throughputSeconds * 1e9)
-            let cpu0 = processCPUNanoseconds()
-            let wall0 = monotonicNanoseconds()
-            while phase.operations < options.throughputCount, monotonicNanoseconds() < deadline {
-                guard case .success = try await accessory.read([on])[on] else { throw BenchError("read failed") }
-                phase.operations += 1
-            }
-            phase.cpuNanoseconds = processCPUNanoseconds() - cpu0
-            phase.wallNanoseconds = monotonicNanoseconds() - wall0
-            return phase
-        }
-        merge(onLoop.fields("read_on_loop"))
+        log("sequential reads, caller on the accessory's event loop")
+        merge(try await sequentialReads(accessory, on, options, on: accessory.taskExecutor).fields("read_on_loop"))
 
         if let command = options.restartCommand, let control = options.control, options.reconnectReps > 0 {
             log("restart -> first event x\(options.reconnectReps)")

@@ -315,32 +315,16 @@ enum HubAPILoad {
         // 1. One call at a time.
         for _ in 0..<200 { try await api.call(.GET, readPath) }
         let (reads, readCPU) = try await hub.measuring {
-            var reads: [Duration] = []
-            for _ in 0..<options.latencyRequests {
-                let start = ContinuousClock.now
-                let status = try await api.call(.GET, readPath)
-                reads.append(ContinuousClock.now - start)
-                guard status == 200 else { throw BenchError("a read answered \(status)") }
-            }
-            return reads
+            try await timed(options.latencyRequests, "a read") { _ in try await api.call(.GET, readPath) }
         }
         say(
             "read a characteristic (GET …/characteristics/{c}, the hub's cached value): \(describe(reads)); "
                 + perCall(readCPU, reads.count)
         )
         let (changes, changeCPU) = try await hub.measuring {
-            var changes: [Duration] = []
-            for index in 0..<min(options.latencyRequests, 500) {
-                let start = ContinuousClock.now
-                let status = try await api.call(
-                    .PATCH,
-                    "/v1/homes/\(home.id)/rooms/\(roomID)",
-                    body: #"{"name": "Hall \#(index)"}"#
-                )
-                changes.append(ContinuousClock.now - start)
-                guard status == 200 else { throw BenchError("a change answered \(status)") }
+            try await timed(min(options.latencyRequests, 500), "a change") { index in
+                try await api.call(.PATCH, "/v1/homes/\(home.id)/rooms/\(roomID)", body: #"{"name": "Hall \#(index)"}"#)
             }
-            return changes
         }
         say(
             "rename a room (PATCH, durable change with its event): \(describe(changes)); "
@@ -466,14 +450,9 @@ enum HubAPILoad {
             guard status == 200 else { throw BenchError("a write answered \(status)") }
         }
         let (writes, writeCPU) = try await hub.measuring {
-            var writes: [Duration] = []
-            for index in 0..<options.latencyRequests {
-                let start = ContinuousClock.now
-                let status = try await api.call(.PUT, writePath, body: #"{"value": \#(index % 2 == 0)}"#)
-                writes.append(ContinuousClock.now - start)
-                guard status == 200 else { throw BenchError("a write answered \(status)") }
+            try await timed(options.latencyRequests, "a write") { index in
+                try await api.call(.PUT, writePath, body: #"{"value": \#(index % 2 == 0)}"#)
             }
-            return writes
         }
         say(
             "characteristic write end to end (PUT …/characteristics/{c}: API → hub → HAP → simulated light → back): "
@@ -481,6 +460,23 @@ enum HubAPILoad {
         )
         say(String(format: "# hearthd VmRSS %.1f MB; load average \(loadAverage())", hub.residentMB()))
         await bridge.stop()
+    }
+
+    /// Makes `count` calls one after another and returns each one's round trip; a call must answer 200.
+    static func timed(
+        _ count: Int,
+        _ what: String,
+        _ call: (Int) async throws -> Int
+    ) async throws -> [Duration] {
+        var samples: [Duration] = []
+        samples.reserveCapacity(count)
+        for index in 0..<count {
+            let start = ContinuousClock.now
+            let status = try await call(index)
+            samples.append(ContinuousClock.now - start)
+            guard status == 200 else { throw BenchError("\(what) answered \(status)") }
+        }
+        return samples
     }
 
     static func perCall(_ milliseconds: Double, _ count: Int, unit: String = "call") -> String {

@@ -215,15 +215,7 @@ import Testing
         let bridge = try await SimulatedBridge.startForAPI()
         let g = fixture.guest.token
         let h = fixture.home.id.uuidString
-        try await fixture.hub.start()
-        let added = try await fixture.hub.pairAccessory(
-            home: fixture.home.id,
-            host: "127.0.0.1",
-            port: bridge.port,
-            setupCode: try SetupCode(SimulatedBridge.setupCode),
-            as: .user(fixture.owner.id)
-        )
-        let graph = try #require(await fixture.hub.graph.home(withID: fixture.home.id))
+        let (added, graph) = try await fixture.startAndPair(bridge)
         let on = try #require(graph.find(ShortType.on, on: "Lightbulb Dimmable 1"))
         let lock = try #require(graph.find(ShortType.lockTarget, on: "Door Lock"))
         let sceneID = UUID()
@@ -295,15 +287,7 @@ import Testing
     @Test func aWebSocketClientSeesAChangeMadeInTheSimulator() async throws {
         let fixture = try await Fixture()
         let bridge = try await SimulatedBridge.startForAPI()
-        try await fixture.hub.start()
-        try await fixture.hub.pairAccessory(
-            home: fixture.home.id,
-            host: "127.0.0.1",
-            port: bridge.port,
-            setupCode: try SetupCode(SimulatedBridge.setupCode),
-            as: .user(fixture.owner.id)
-        )
-        let graph = try #require(await fixture.hub.graph.home(withID: fixture.home.id))
+        let graph = try await fixture.startAndPair(bridge).home
         let on = try #require(graph.find(ShortType.on, on: "Lightbulb Dimmable 2"))
         try await fixture.withServer { api in
             let client = EventClient(port: api.port, token: fixture.owner.token)
@@ -327,15 +311,7 @@ import Testing
     @Test func anAccessoryThatIsGoneIsABadGatewayAndNothingChanges() async throws {
         let fixture = try await Fixture()
         let bridge = try await SimulatedBridge.start()
-        try await fixture.hub.start()
-        try await fixture.hub.pairAccessory(
-            home: fixture.home.id,
-            host: "127.0.0.1",
-            port: bridge.port,
-            setupCode: try SetupCode(SimulatedBridge.setupCode),
-            as: .user(fixture.owner.id)
-        )
-        let graph = try #require(await fixture.hub.graph.home(withID: fixture.home.id))
+        let graph = try await fixture.startAndPair(bridge).home
         let on = try #require(graph.find(ShortType.on, on: "Lightbulb Dimmable 1"))
         await bridge.stop()
         try await fixture.withServer { api in

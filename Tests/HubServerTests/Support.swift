@@ -66,6 +66,20 @@ struct Fixture {
     var onCharacteristic: HomeCharacteristic { lamp.services[0].characteristics[0] }
     var brightness: HomeCharacteristic { lamp.services[0].characteristics[1] }
 
+    /// Starts the hub and pairs `bridge` into the home as the owner; returns what was added and the home after it.
+    @discardableResult
+    func startAndPair(_ bridge: SimulatedBridge) async throws -> (added: [HomeAccessory], home: Home) {
+        try await hub.start()
+        let added = try await hub.pairAccessory(
+            home: home.id,
+            host: "127.0.0.1",
+            port: bridge.port,
+            setupCode: try SetupCode(SimulatedBridge.setupCode),
+            as: .user(owner.id)
+        )
+        return (added, try #require(await hub.graph.home(withID: home.id)))
+    }
+
     /// The server for this hub on an ephemeral loopback port.
     func server(resumeGrace: Duration = .seconds(1)) -> HubServer {
         var logger = Logger(label: "test.api")
