@@ -2,6 +2,7 @@ import Foundation
 import HomeGraph
 import Hub
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -95,10 +96,15 @@ public struct HubServer: Sendable {
     ) -> Application<RouterResponder<BasicRequestContext>> {
         Application(
             router: makeRouter(),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: makeWebSocketRouter(),
-                configuration: .init(ws: .init(maxFrameSize: EventSession.maximumFrameSize))
-            ),
+            server: HTTPServerBuilder { [webSocketResponder = makeWebSocketRouter().buildResponder()] responder in
+                LoopBoundChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder,
+                        webSocketResponder: webSocketResponder,
+                        configuration: .init(ws: .init(maxFrameSize: EventSession.maximumFrameSize))
+                    )
+                )
+            },
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: "hearthd"
