@@ -113,6 +113,7 @@ public enum HAPJSON {
     public static func encode(_ value: some Encodable) throws -> Data {
         // Reads and events are on every request's path: plain ones are written by hand, byte for byte the same.
         if let response = value as? CharacteristicReadResponse, let bytes = response.plainJSON() { return Data(bytes) }
+        if let request = value as? CharacteristicWriteRequest, let bytes = request.plainJSON() { return Data(bytes) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)

@@ -44,6 +44,44 @@ import Testing
         #expect(handWritten > 500)
     }
 
+    /// A controller's write bodies: hand-written when plain, and then byte for byte what JSONEncoder writes.
+    @Test func plainWriteRequestsAreWrittenByHandExactlyAsJSONEncoderWritesThem() throws {
+        var random = SplitMix64(seed: 43)
+        var handWritten = 0
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let flags: [Bool?] = [nil, true, false]
+        for _ in 0..<5_000 {
+            let count = Int(random.next() % 4)
+            let items = (0..<count).map { _ in
+                let values: [HAPValue?] = [
+                    nil, .bool(random.next() & 1 == 0), .int(Int64(bitPattern: random.next())), .uint(random.next()),
+                    .float(Double(Int64(bitPattern: random.next() >> 20)) / 8), .string("a\"b/c"), .data([1, 2]),
+                ]
+                return CharacteristicWriteRequest.Item(
+                    accessoryID: random.next() % 200,
+                    instanceID: random.next(),
+                    value: values[Int(random.next() % UInt64(values.count))],
+                    events: flags[Int(random.next() % 3)],
+                    requestsResponse: flags[Int(random.next() % 3)],
+                    authorizationData: random.next() % 9 == 0 ? [1, 2, 3] : nil,
+                    isRemote: random.next() % 9 == 0 ? true : nil
+                )
+            }
+            let request = CharacteristicWriteRequest(
+                characteristics: items,
+                preparedWriteID: random.next() % 3 == 0 ? random.next() : nil
+            )
+            let reference = try encoder.encode(request)
+            if let plain = request.plainJSON() {
+                handWritten += 1
+                #expect(Data(plain) == reference, "\(String(decoding: plain, as: UTF8.self))")
+            }
+            #expect(try HAPJSON.encode(request) == reference)
+        }
+        #expect(handWritten > 500)
+    }
+
     /// Whatever the hand-written reader accepts, `JSONDecoder` reads the same; what it gives up on, it leaves.
     @Test func plainBodiesAreReadByHandExactlyAsJSONDecoderReadsThem() throws {
         var random = SplitMix64(seed: 7)
