@@ -190,7 +190,9 @@ public actor HomeStore {
         }
         try Self.databaseCall {
             try database.write { db in
-                for record in records { try record.insert(db) }
+                // A cached statement: GRDB's record insert encodes through Codable and builds its SQL every time.
+                let insert = try db.cachedStatement(sql: OperationRecord.insertSQL)
+                for record in records { try insert.execute(arguments: [record.sequence, record.payload]) }
                 if let snapshot {
                     try snapshot.insert(db)
                     try OperationRecord.filter(OperationRecord.Columns.sequence <= last).deleteAll(db)

@@ -15,6 +15,9 @@ struct OperationRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         static let sequence = Column(CodingKeys.sequence)
         static let payload = Column(CodingKeys.payload)
     }
+
+    /// Inserts one row; arguments: sequence, payload.
+    static let insertSQL = "INSERT INTO operation (sequence, payload) VALUES (?, ?)"
 }
 
 /// The whole graph after the operation numbered `sequence`, sealed JSON.
