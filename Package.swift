@@ -46,11 +46,17 @@ let package = Package(
             name: "CHAPCipher",
             exclude: ["README.md"]
         ),
+        // SRP's variable-base power on the same BoringSSL (BN_mod_exp_mont_consttime).
+        .target(
+            name: "CHAPModExp",
+            exclude: ["README.md"]
+        ),
         // The protocol core: codecs and state machines, no I/O.
         .target(
             name: "HAP",
             dependencies: [
                 "CHAPCipher",
+                "CHAPModExp",
                 "HAPArithmetic",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

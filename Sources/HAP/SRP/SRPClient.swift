@@ -107,7 +107,7 @@ public struct SRPClient: Sendable {
         let verifierValue = group.generatorPowers.power(exponent: passwordKey)
         let base = context.subtract(serverValue, context.multiply(group.multiplier(hash: hash), verifierValue))
         let exponent = scrambling.multipliedFullWidth(by: passwordKey).adding(privateKey)
-        return context.power(base, exponent: exponent)
+        return group.secretPower(base, exponent: exponent)
     }
 }
 

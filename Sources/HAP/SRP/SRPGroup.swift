@@ -1,3 +1,4 @@
+import CHAPModExp
 import HAPArithmetic
 
 /// The group an SRP-6a exchange works in: a safe prime N and a generator g.
@@ -45,6 +46,34 @@ public struct SRPGroup: Sendable {
             preconditionFailure("only values below the modulus are padded")
         }
         return bytes
+    }
+
+    /// base^exponent mod N, for the secret exponents of pair-setup: BoringSSL's constant-time exponentiation
+    /// (`CHAPModExp`), several times faster at 3072 bits than `MontgomeryContext.power`, which answers instead if
+    /// BoringSSL fails (it only does when memory runs out).
+    ///
+    /// `base` must be below N. As with `MontgomeryContext.power`, nothing depends on the exponent's bits; its
+    /// length in limbs is not hidden.
+    func secretPower(_ base: BigUInt, exponent: BigUInt) -> BigUInt {
+        guard let baseBytes = base.bigEndianBytes(count: byteCount),
+            let exponentBytes = exponent.bigEndianBytes(count: exponent.limbCount * 8)
+        else { return context.power(base, exponent: exponent) }
+        var out = [UInt8](repeating: 0, count: byteCount)
+        let ok = out.withUnsafeMutableBufferPointer { output in
+            chap_mod_exp(
+                baseBytes,
+                baseBytes.count,
+                exponentBytes,
+                exponentBytes.count,
+                modulus,
+                modulus.count,
+                output.baseAddress
+            )
+        }
+        guard ok == 1, let value = BigUInt(bigEndianBytes: out, limbCount: context.limbCount) else {
+            return context.power(base, exponent: exponent)
+        }
+        return value
     }
 
     /// k = H(PAD(N) | PAD(g)), reduced modulo N.

@@ -114,7 +114,7 @@ public struct SRPServer: Sendable {
         )
         guard !scrambling.isZero else { throw .invalidPublicKey }
         let base = context.multiply(clientValue, verifier.powers.power(exponent: scrambling))
-        return context.power(base, exponent: privateKey)
+        return group.secretPower(base, exponent: privateKey)
     }
 }
 
