@@ -12,6 +12,8 @@
 #              SIM_CPUS=0 CONTROLLER_CPUS=0 pin the accessory and the controllers (taskset CPU lists; unpinned when
 #              empty). With one request in flight, whether the two share a vCPU decides much of the kernel's
 #              wake-up cost on a VM, so pinning both sides alike makes runs comparable.
+#              FLOOR_COUNT=50000: round trips of the floor row (Benchmarks/peers/socket_floor.py, pinned alike),
+#              the CPU a bare blocking socket ping-pong costs per request on this machine.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:-$ROOT/.build/bench-controller/$(date +%Y%m%d-%H%M%S)}"
@@ -119,6 +121,10 @@ for side in $ORDER; do
     fi
     stop_sim
 done
+# The floor: a bare blocking socket ping-pong with the same CPU placement (Benchmarks/peers/socket_floor.py).
+echo "== floor"
+"$PY" "$ROOT/Benchmarks/peers/socket_floor.py" --count "${FLOOR_COUNT:-50000}" --client-cpus "${CONTROLLER_CPUS:-}" \
+    --server-cpus "${SIM_CPUS:-}" >"$OUT/floor.json"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
 
 "$PY" - "$OUT" <<'PYEOF' | tee "$OUT/summary.md"
@@ -126,6 +132,7 @@ import json, pathlib, sys
 out = pathlib.Path(sys.argv[1])
 ours = json.loads((out / "hearth.json").read_text())
 theirs = json.loads((out / "aiohomekit.json").read_text())
+floor = json.loads((out / "floor.json").read_text())
 rows = [
     ("pair-setup, connect + M1..M6: p50 (ms)", "pair_setup_p50_ms", "{:.2f}"),
     ("pair-setup: controller CPU, p50 of each (ms)", "pair_setup_cpu_p50_ms", "{:.2f}"),
@@ -157,6 +164,8 @@ for label, key, fmt in rows:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and a and b:
         ratio = "{:.1f}x".format(a / b if "per second" in label else b / a)
     print(f"| {label} | {cell(a)} | {cell(b)} | {ratio} |")
+print(f"| floor: CPU per round trip of a bare blocking socket ping-pong, same placement (ms) | "
+      f"{floor['floor_cpu_ms_per_round_trip']:.4f} | {floor['floor_cpu_ms_per_round_trip']:.4f} | |")
 n = lambda d, k: int(d.get(k, 0))
 print(f"\nn: pair-setup {n(ours, 'pair_setup_n')}/{n(theirs, 'pair_setup_n')}, "
       f"pair-verify {n(ours, 'pair_verify_n')}/{n(theirs, 'pair_verify_n')}, "

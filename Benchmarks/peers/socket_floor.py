@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The floor under "controller CPU per read" on this machine: two processes on 127.0.0.1 TCP exchange a 100-byte
+request and answer, one at a time, with blocking sockets and no parsing, encryption or event loop. Prints one JSON
+object with the client's process CPU (CLOCK_PROCESS_CPUTIME_ID) and wall time per round trip.
+
+No program that sends one request and waits for its answer can spend less CPU per request than this on the same
+machine with the same CPU placement; scripts/bench-controller.sh runs it pinned like the controllers
+(--client-cpus, --server-cpus: taskset-style lists) so its row sits next to theirs.
+
+Usage: socket_floor.py [--count 50000] [--client-cpus 0] [--server-cpus 0]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import time
+
+
+def cpus(text: str | None) -> set[int] | None:
+    if not text:
+        return None
+    chosen: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        chosen.update(range(int(low), int(high or low) + 1))
+    return chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--count", type=int, default=50_000)
+    parser.add_argument("--client-cpus")
+    parser.add_argument("--server-cpus")
+    args = parser.parse_args()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    address = listener.getsockname()
+    child = os.fork()
+    if child == 0:
+        try:
+            if (chosen := cpus(args.server_cpus)) is not None:
+                os.sched_setaffinity(0, chosen)
+            peer, _ = listener.accept()
+            peer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            while data := peer.recv(4096):
+                peer.sendall(data)
+        finally:
+            os._exit(0)
+    listener.close()
+    if (chosen := cpus(args.client_cpus)) is not None:
+        os.sched_setaffinity(0, chosen)
+    client = socket.create_connection(address)
+    client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    message = b"x" * 100
+    for _ in range(2_000):
+        client.sendall(message)
+        client.recv(4096)
+    cpu0, wall0 = time.process_time_ns(), time.perf_counter_ns()
+    for _ in range(args.count):
+        client.sendall(message)
+        client.recv(4096)
+    cpu1, wall1 = time.process_time_ns(), time.perf_counter_ns()
+    client.close()
+    os.waitpid(child, 0)
+    print(json.dumps({
+        "floor_cpu_ms_per_round_trip": (cpu1 - cpu0) / 1e6 / args.count,
+        "floor_wall_ms_per_round_trip": (wall1 - wall0) / 1e6 / args.count,
+        "floor_n": args.count,
+    }))
+
+
+if __name__ == "__main__":
+    main()
