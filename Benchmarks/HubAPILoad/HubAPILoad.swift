@@ -14,6 +14,8 @@
 // Until commit a2484c2 the hub, the accessory and the clients all ran in one process (the hub made in process).
 // Build both, then run: cd Benchmarks && swift build -c release --product HubAPILoad &&
 //   swift build -c release --product hearthd && ./.build/release/HubAPILoad
+// Each run prints a wake-up probe at start and end (WakeProbe.swift): how slow the VM is at waking a thread on the
+// other CPU right now, to tell numbers from quiet and slow periods apart.
 // Options: [--clients 100] [--rounds 50] [--seconds 5] [--requests 2000] [--hearthd PATH] [--log-level info]
 import AsyncHTTPClient
 import Foundation
@@ -294,6 +296,7 @@ enum HubAPILoad {
             "# HubAPILoad: \(ProcessInfo.processInfo.activeProcessorCount) cores, hearthd pid \(hub.pid) on "
                 + "\(configuration.url), clients and accessory in this process; load average \(loadAverage())"
         )
+        say(WakeProbe.describe("start"))
 
         let home = try await api.json(
             HomeResponse.self,
@@ -459,6 +462,7 @@ enum HubAPILoad {
                 + "\(describe(writes)); " + perCall(writeCPU, writes.count)
         )
         say(String(format: "# hearthd VmRSS %.1f MB; load average \(loadAverage())", hub.residentMB()))
+        say(WakeProbe.describe("end"))
         await bridge.stop()
     }
 
