@@ -17,6 +17,7 @@
 // Each run prints a wake-up probe at start and end (WakeProbe.swift): how slow the VM is at waking a thread on the
 // other CPU right now, to tell numbers from quiet and slow periods apart.
 // Options: [--clients 100] [--rounds 50] [--seconds 5] [--requests 2000] [--hearthd PATH] [--log-level info]
+//          [--samples FOLDER] (writes FOLDER/writes.txt: each write's start and round trip in ms, in order)
 import AsyncHTTPClient
 import Foundation
 import HAP
@@ -38,6 +39,7 @@ struct Options {
     var latencyRequests = 2000
     var hearthd: String?
     var logLevel = "info"
+    var samplesFolder: String?
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -51,6 +53,7 @@ struct Options {
             case "--requests": latencyRequests = Int(value)
             case "--hearthd": hearthd = text
             case "--log-level": logLevel = text
+            case "--samples": samplesFolder = text
             default: break
             }
         }
@@ -67,12 +70,14 @@ func percentile(_ sorted: [Duration], _ fraction: Double) -> Duration {
     return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction + 0.5))]
 }
 
+/// A duration in milliseconds.
+func milliseconds(_ duration: Duration) -> Double {
+    (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) * 1000
+}
+
 func describe(_ samples: [Duration]) -> String {
     let sorted = samples.sorted()
-    func ms(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return String(format: "%.3f ms", seconds * 1000)
-    }
+    func ms(_ duration: Duration) -> String { String(format: "%.3f ms", milliseconds(duration)) }
     return
         "p50 \(ms(percentile(sorted, 0.5))), p99 \(ms(percentile(sorted, 0.99))), max \(ms(sorted.last ?? .zero)) (n=\(sorted.count))"
 }
@@ -456,6 +461,16 @@ enum HubAPILoad {
             try await timed(options.latencyRequests, "a write") { index in
                 try await api.call(.PUT, writePath, body: #"{"value": \#(index % 2 == 0)}"#)
             }
+        }
+        if let folder = options.samplesFolder {
+            // One line per write, in order: milliseconds since the phase began and the write's round trip.
+            var text = ""
+            var elapsed = Duration.zero
+            for sample in writes {
+                text += String(format: "%.3f %.3f\n", milliseconds(elapsed), milliseconds(sample))
+                elapsed += sample
+            }
+            try text.write(toFile: folder + "/writes.txt", atomically: true, encoding: .utf8)
         }
         say(
             "characteristic write end to end (PUT …/characteristics/{c}: API → hub → HAP → simulated light → back): "
