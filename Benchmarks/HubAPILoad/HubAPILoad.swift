@@ -159,6 +159,24 @@ func loadAverage() -> String {
     return String(decoding: data, as: UTF8.self).split(separator: " ").prefix(3).joined(separator: " ")
 }
 
+/// The machine's stolen time so far in milliseconds: the `steal` field of /proc/stat's `cpu` line, time the
+/// hypervisor ran something else while one of this VM's CPUs had work; `nil` where there is none.
+func stolenMilliseconds() -> Double? {
+    guard let data = FileManager.default.contents(atPath: "/proc/stat"),
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first,
+        line.hasPrefix("cpu ")
+    else { return nil }
+    let fields = line.split(separator: " ")
+    guard fields.count > 8, let ticks = Double(fields[8]) else { return nil }
+    return ticks * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// "; N ms stolen from the VM's CPUs meanwhile" for a phase, or nothing where steal is not reported.
+func stolen(since start: Double?) -> String {
+    guard let start, let now = stolenMilliseconds() else { return "" }
+    return String(format: "; %.0f ms stolen from the VM's CPUs meanwhile", now - start)
+}
+
 /// Shared counters of the load loops and WebSocket clients.
 final class Tally: Sendable {
     let reads = Atomic<Int>(0)
@@ -414,6 +432,7 @@ enum HubAPILoad {
         var fanOut: [Duration] = []
         var fanOutCPU = 0.0
         let clientsBefore = HubProcess(pid: getpid()).cpuSeconds()
+        let fanOutSteal = stolenMilliseconds()
         for round in 0..<(options.rounds + 5) {
             let sent = ContinuousClock.now
             let (answer, cpu) = try await hub.measuring {
@@ -446,7 +465,7 @@ enum HubAPILoad {
                 + String(
                     format: " (this process, the \(options.clients) clients: %.3f ms per change)",
                     (HubProcess(pid: getpid()).cpuSeconds() - clientsBefore) * 1000 / Double(options.rounds + 5)
-                )
+                ) + stolen(since: fanOutSteal)
         )
         tally.stoppers.withLock { $0.forEach { $0.finish() } }
         for socket in sockets { _ = try? await socket.value }
@@ -457,6 +476,7 @@ enum HubAPILoad {
             let status = try await api.call(.PUT, writePath, body: #"{"value": \#(index % 2 == 0)}"#)
             guard status == 200 else { throw BenchError("a write answered \(status)") }
         }
+        let writeSteal = stolenMilliseconds()
         let (writes, writeCPU) = try await hub.measuring {
             try await timed(options.latencyRequests, "a write") { index in
                 try await api.call(.PUT, writePath, body: #"{"value": \#(index % 2 == 0)}"#)
@@ -474,7 +494,7 @@ enum HubAPILoad {
         }
         say(
             "characteristic write end to end (PUT …/characteristics/{c}: API → hub → HAP → simulated light → back): "
-                + "\(describe(writes)); " + perCall(writeCPU, writes.count)
+                + "\(describe(writes)); " + perCall(writeCPU, writes.count) + stolen(since: writeSteal)
         )
         say(String(format: "# hearthd VmRSS %.1f MB; load average \(loadAverage())", hub.residentMB()))
         say(WakeProbe.describe("end"))
