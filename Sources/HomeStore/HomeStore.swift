@@ -6,8 +6,11 @@ import HomeGraph
 ///
 /// `apply(_:)` checks the operation on the graph in memory, then writes it in one SQLite transaction (WAL,
 /// `synchronous = FULL`) before it returns: an operation it acknowledged survives a kill -9 or a power cut.
-/// Every `snapshotInterval` operations the whole graph is written too and the older rows are deleted. Opening
-/// reads the newest snapshot and replays the operations after it through `HomeGraph.apply(_:)`.
+/// After every `snapshotInterval` operations the whole graph is written too and the older rows are deleted; the
+/// snapshot is encoded and sealed off the actor, so the write that crossed the interval does not wait for it (a
+/// large graph takes tens of milliseconds), and it is stored in a transaction of its own when ready. Until then the
+/// operations stay in the log, so a crash at any point loses nothing. Opening reads the newest snapshot and
+/// replays the operations after it through `HomeGraph.apply(_:)`.
 public actor HomeStore {
     /// How many operations are logged between snapshots unless told otherwise.
     public static let defaultSnapshotInterval = 2000
@@ -23,6 +26,8 @@ public actor HomeStore {
     private let historyLimit: Int
     private var lastSnapshotSequence: Int64
     private var isClosed = false
+    /// The snapshot being encoded off the actor, if one is.
+    private var pendingSnapshot: Task<Void, Never>?
 
     /// Opens (creating on first start) the store in `folder`: `device.key` and `home.sqlite`.
     ///
@@ -111,16 +116,51 @@ public actor HomeStore {
 
     /// Writes a snapshot of the graph now if operations were logged since the last one, so the next open has
     /// nothing to replay; `close()` does this.
-    public func snapshot() throws(HomeStoreError) {
+    public func snapshot() async throws(HomeStoreError) {
+        await pendingSnapshot?.value
         guard !isClosed else { throw .closed }
         let last = lastOperationSequence
         guard last > lastSnapshotSequence else { return }
+        try store(Self.sealedSnapshot(of: graph, at: last, key: deviceKey))
+    }
+
+    /// Waits for a snapshot being encoded in the background to be stored, if one is.
+    public func waitForPendingSnapshot() async {
+        await pendingSnapshot?.value
+    }
+
+    /// Takes a last snapshot (unless `snapshot` is false or nothing was logged since) and closes the database.
+    ///
+    /// A snapshot being encoded in the background is stored first. Later calls throw `.closed`. A failed snapshot
+    /// loses nothing: the operations stay in the log.
+    public func close(snapshot takesSnapshot: Bool = true) async throws(HomeStoreError) {
+        await pendingSnapshot?.value
+        guard !isClosed else { return }
+        var snapshotError: HomeStoreError?
+        if takesSnapshot {
+            do { try await snapshot() } catch { snapshotError = error }
+        }
+        isClosed = true
+        try Self.databaseCall { try database.close() }
+        if let snapshotError { throw snapshotError }
+    }
+
+    // MARK: Snapshots
+
+    /// The graph as of operation `sequence`, encoded and sealed; runs anywhere, the store's state is not touched.
+    private static func sealedSnapshot(
+        of graph: HomeGraph,
+        at sequence: Int64,
+        key: DeviceKey
+    ) throws(HomeStoreError) -> SnapshotRecord {
         let table = SnapshotRecord.databaseTableName
-        let plaintext = try Self.encode(graph, table: table, sequence: last)
-        let snapshot = SnapshotRecord(
-            sequence: last,
-            payload: try deviceKey.seal(plaintext, table: table, sequence: last)
-        )
+        let plaintext = try encode(graph, table: table, sequence: sequence)
+        return SnapshotRecord(sequence: sequence, payload: try key.seal(plaintext, table: table, sequence: sequence))
+    }
+
+    /// Writes `snapshot` and deletes the operations and snapshots it makes unnecessary, in one transaction.
+    private func store(_ snapshot: SnapshotRecord) throws(HomeStoreError) {
+        let last = snapshot.sequence
         try Self.databaseCall {
             try database.write { db in
                 try snapshot.insert(db)
@@ -128,21 +168,25 @@ public actor HomeStore {
                 try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < last).deleteAll(db)
             }
         }
-        lastSnapshotSequence = last
+        lastSnapshotSequence = max(lastSnapshotSequence, last)
     }
 
-    /// Takes a last snapshot (unless `snapshot` is false or nothing was logged since) and closes the database.
-    ///
-    /// Later calls throw `.closed`. A failed snapshot loses nothing: the operations stay in the log.
-    public func close(snapshot takesSnapshot: Bool = true) throws(HomeStoreError) {
-        guard !isClosed else { return }
-        var snapshotError: HomeStoreError?
-        if takesSnapshot {
-            do { try snapshot() } catch { snapshotError = error }
+    /// Encodes and seals the graph as of the last operation on another thread, then stores it here; one at a time.
+    private func startSnapshot() {
+        guard pendingSnapshot == nil else { return }
+        let (graph, sequence, key) = (graph, lastOperationSequence, deviceKey)
+        pendingSnapshot = Task.detached(priority: .utility) { [weak self] in
+            let sealed = try? Self.sealedSnapshot(of: graph, at: sequence, key: key)
+            await self?.finishSnapshot(sealed)
         }
-        isClosed = true
-        try Self.databaseCall { try database.close() }
-        if let snapshotError { throw snapshotError }
+    }
+
+    /// Stores a snapshot sealed in the background, unless the store closed or a newer one was stored meanwhile.
+    /// A failure keeps the operations in the log; the next interval tries again.
+    private func finishSnapshot(_ snapshot: SnapshotRecord?) {
+        pendingSnapshot = nil
+        guard !isClosed, let snapshot, snapshot.sequence > lastSnapshotSequence else { return }
+        try? store(snapshot)
     }
 
     // MARK: Writing
@@ -177,31 +221,15 @@ public actor HomeStore {
                 )
             )
         }
-        let last = sequence
-        let takesSnapshot = last - lastSnapshotSequence >= Int64(snapshotInterval)
-        var snapshot: SnapshotRecord?
-        if takesSnapshot {
-            let table = SnapshotRecord.databaseTableName
-            let plaintext = try Self.encode(graph, table: table, sequence: last)
-            snapshot = SnapshotRecord(
-                sequence: last,
-                payload: try deviceKey.seal(plaintext, table: table, sequence: last)
-            )
-        }
         try Self.databaseCall {
             try database.write { db in
                 // A cached statement: GRDB's record insert encodes through Codable and builds its SQL every time.
                 let insert = try db.cachedStatement(sql: OperationRecord.insertSQL)
                 for record in records { try insert.execute(arguments: [record.sequence, record.payload]) }
-                if let snapshot {
-                    try snapshot.insert(db)
-                    try OperationRecord.filter(OperationRecord.Columns.sequence <= last).deleteAll(db)
-                    try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < last).deleteAll(db)
-                }
             }
         }
-        lastOperationSequence = last
-        if takesSnapshot { lastSnapshotSequence = last }
+        lastOperationSequence = sequence
+        if sequence - lastSnapshotSequence >= Int64(snapshotInterval) { startSnapshot() }
     }
 
     private static func encode(_ value: some Encodable, table: String, sequence: Int64) throws(HomeStoreError) -> Data {
