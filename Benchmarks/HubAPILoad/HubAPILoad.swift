@@ -17,7 +17,7 @@
 // Each run prints a wake-up probe at start and end (WakeProbe.swift): how slow the VM is at waking a thread on the
 // other CPU right now, to tell numbers from quiet and slow periods apart.
 // Options: [--clients 100] [--rounds 50] [--seconds 5] [--requests 2000] [--hearthd PATH] [--log-level info]
-//          [--samples FOLDER] (writes FOLDER/writes.txt: each write's start and round trip in ms, in order)
+//          [--samples FOLDER] (FOLDER/writes.txt: per write, in order, the sum of the round trips before it and its own, ms)
 import AsyncHTTPClient
 import Foundation
 import HAP
@@ -483,7 +483,8 @@ enum HubAPILoad {
             }
         }
         if let folder = options.samplesFolder {
-            // One line per write, in order: milliseconds since the phase began and the write's round trip.
+            // One line per write, in order: the sum of the round trips before it (the writes run back to back, so
+            // about when it started, in ms into the phase) and its own round trip.
             var text = ""
             var elapsed = Duration.zero
             for sample in writes {

@@ -38,7 +38,11 @@ enum WakeProbe {
         }
         let done = DispatchSemaphore(value: 0)
         let echo = Thread {
-            defer { done.signal() }
+            defer {
+                // Whichever way it ends, the pinger's blocked read returns.
+                shutdown(far, Int32(SHUT_RDWR))
+                done.signal()
+            }
             guard pin(toCPU: 1) else { return }
             var byte: UInt8 = 0
             while read(far, &byte, 1) == 1, byte != 0, write(far, &byte, 1) == 1 {}
@@ -50,6 +54,7 @@ enum WakeProbe {
             defer {
                 byte = 0
                 _ = write(near, &byte, 1)
+                shutdown(near, Int32(SHUT_RDWR))
             }
             guard pin(toCPU: 0) else { return }
             let batch = max(1, roundTrips / 5)

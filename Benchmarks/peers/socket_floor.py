@@ -43,7 +43,9 @@ def main() -> None:
         try:
             if (chosen := cpus(args.server_cpus)) is not None:
                 os.sched_setaffinity(0, chosen)
+            listener.settimeout(30)  # a client that never connects does not leave this child behind
             peer, _ = listener.accept()
+            peer.settimeout(None)
             peer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             while data := peer.recv(4096):
                 peer.sendall(data)
@@ -55,13 +57,21 @@ def main() -> None:
     client = socket.create_connection(address)
     client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     message = b"x" * 100
-    for _ in range(2_000):
+
+    def round_trip() -> None:
         client.sendall(message)
-        client.recv(4096)
+        received = len(client.recv(4096))
+        while received < len(message):  # TCP may split the echo; the next request waits for all of it
+            chunk = client.recv(4096)
+            if not chunk:
+                raise ConnectionError("the echo side closed")
+            received += len(chunk)
+
+    for _ in range(2_000):
+        round_trip()
     cpu0, wall0 = time.process_time_ns(), time.perf_counter_ns()
     for _ in range(args.count):
-        client.sendall(message)
-        client.recv(4096)
+        round_trip()
     cpu1, wall1 = time.process_time_ns(), time.perf_counter_ns()
     client.close()
     os.waitpid(child, 0)

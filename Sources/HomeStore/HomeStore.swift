@@ -28,6 +28,12 @@ public actor HomeStore {
     private var isClosed = false
     /// The snapshot being encoded off the actor, if one is.
     private var pendingSnapshot: Task<Void, Never>?
+    /// No background snapshot starts before this operation number: a failed one waits a whole interval.
+    private var nextSnapshotAttempt: Int64 = 0
+
+    /// Why the last background snapshot could not be stored, or `nil` once one was; the operations stay in the log
+    /// meanwhile, so nothing is lost, but the log grows and opening replays more.
+    public private(set) var lastSnapshotError: HomeStoreError?
 
     /// Opens (creating on first start) the store in `folder`: `device.key` and `home.sqlite`.
     ///
@@ -169,24 +175,37 @@ public actor HomeStore {
             }
         }
         lastSnapshotSequence = max(lastSnapshotSequence, last)
+        lastSnapshotError = nil
     }
 
     /// Encodes and seals the graph as of the last operation on another thread, then stores it here; one at a time.
+    ///
+    /// The store's transaction (the snapshot's insert and the deletions) runs on the actor, so a write that comes
+    /// meanwhile waits for that, not for the encoding.
     private func startSnapshot() {
-        guard pendingSnapshot == nil else { return }
+        guard pendingSnapshot == nil, lastOperationSequence >= nextSnapshotAttempt else { return }
         let (graph, sequence, key) = (graph, lastOperationSequence, deviceKey)
         pendingSnapshot = Task.detached(priority: .utility) { [weak self] in
-            let sealed = try? Self.sealedSnapshot(of: graph, at: sequence, key: key)
-            await self?.finishSnapshot(sealed)
+            let sealed = Result { () throws(HomeStoreError) in
+                try Self.sealedSnapshot(of: graph, at: sequence, key: key)
+            }
+            await self?.finishSnapshot(sealed, at: sequence)
         }
     }
 
     /// Stores a snapshot sealed in the background, unless the store closed or a newer one was stored meanwhile.
-    /// A failure keeps the operations in the log; the next interval tries again.
-    private func finishSnapshot(_ snapshot: SnapshotRecord?) {
+    ///
+    /// A failure keeps the operations in the log, is kept in `lastSnapshotError`, and the next attempt waits a
+    /// whole interval.
+    private func finishSnapshot(_ sealed: Result<SnapshotRecord, HomeStoreError>, at sequence: Int64) {
         pendingSnapshot = nil
-        guard !isClosed, let snapshot, snapshot.sequence > lastSnapshotSequence else { return }
-        try? store(snapshot)
+        guard !isClosed, sequence > lastSnapshotSequence else { return }
+        do {
+            try store(sealed.get())
+        } catch {
+            lastSnapshotError = error
+            nextSnapshotAttempt = sequence + Int64(snapshotInterval)
+        }
     }
 
     // MARK: Writing

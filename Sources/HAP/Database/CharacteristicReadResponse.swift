@@ -198,21 +198,33 @@ extension CharacteristicReadResponse {
                 out.append(contentsOf: #","status":"#.utf8)
                 out.append(contentsOf: String(status.rawValue).utf8)
             }
-            switch item.value {
-            case .bool(let flag): out.append(contentsOf: (flag ? #","value":true"# : #","value":false"#).utf8)
-            case .int(let number):
-                out.append(contentsOf: #","value":"#.utf8)
-                out.append(contentsOf: String(number).utf8)
-            case .uint(let number):
-                out.append(contentsOf: #","value":"#.utf8)
-                out.append(contentsOf: String(number).utf8)
-            case .none: if item.includesNullValue { out.append(contentsOf: #","value":null"#.utf8) }
-            case .float, .string, .data: return nil
+            if let value = item.value {
+                guard value.appendPlainJSONField(to: &out) else { return nil }
+            } else if item.includesNullValue {
+                out.append(contentsOf: #","value":null"#.utf8)
             }
             out.append(UInt8(ascii: "}"))
         }
         out.append(contentsOf: "]}".utf8)
         return out
+    }
+}
+
+extension HAPValue {
+    /// Appends `,"value":` and this value as `JSONEncoder` writes it, for booleans and whole numbers (the hand-written
+    /// bodies of reads, events and writes); returns false and appends nothing for any other value.
+    func appendPlainJSONField(to out: inout [UInt8]) -> Bool {
+        switch self {
+        case .bool(let flag): out.append(contentsOf: (flag ? #","value":true"# : #","value":false"#).utf8)
+        case .int(let number):
+            out.append(contentsOf: #","value":"#.utf8)
+            out.append(contentsOf: String(number).utf8)
+        case .uint(let number):
+            out.append(contentsOf: #","value":"#.utf8)
+            out.append(contentsOf: String(number).utf8)
+        case .float, .string, .data: return false
+        }
+        return true
     }
 }
 

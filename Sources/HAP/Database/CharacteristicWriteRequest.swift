@@ -129,17 +129,7 @@ public struct CharacteristicWriteRequest: Sendable, Equatable, Codable {
             if let response = item.requestsResponse {
                 out.append(contentsOf: (response ? #","r":true"# : #","r":false"#).utf8)
             }
-            switch item.value {
-            case .bool(let flag): out.append(contentsOf: (flag ? #","value":true"# : #","value":false"#).utf8)
-            case .int(let number):
-                out.append(contentsOf: #","value":"#.utf8)
-                out.append(contentsOf: String(number).utf8)
-            case .uint(let number):
-                out.append(contentsOf: #","value":"#.utf8)
-                out.append(contentsOf: String(number).utf8)
-            case .none: break
-            case .float, .string, .data: return nil
-            }
+            if let value = item.value, !value.appendPlainJSONField(to: &out) { return nil }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))

@@ -56,9 +56,14 @@ public struct SRPGroup: Sendable {
     /// length in limbs is not hidden.
     func secretPower(_ base: BigUInt, exponent: BigUInt) -> BigUInt {
         guard let baseBytes = base.bigEndianBytes(count: byteCount),
-            let exponentBytes = exponent.bigEndianBytes(count: exponent.limbCount * 8)
+            var exponentBytes = exponent.bigEndianBytes(count: exponent.limbCount * 8)
         else { return context.power(base, exponent: exponent) }
         var out = [UInt8](repeating: 0, count: byteCount)
+        defer {
+            // The byte copies of the secret exponent and of the result are zeroed before they are freed.
+            exponentBytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            out.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        }
         let ok = out.withUnsafeMutableBufferPointer { output in
             chap_mod_exp(
                 baseBytes,
