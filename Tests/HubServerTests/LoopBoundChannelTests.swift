@@ -14,6 +14,11 @@ struct LoopBoundChannelTests {
         let channel: any Channel
     }
 
+    /// What a probe saw, shared with the test.
+    final class Record: Sendable {
+        let onLoop = Mutex<[Bool]>([])
+    }
+
     /// A child channel whose handler records whether it runs on its channel's loop, before and after a suspension.
     struct Probe: ServerChildChannel {
         let record = Record()
