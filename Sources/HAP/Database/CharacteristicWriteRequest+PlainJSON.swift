@@ -22,6 +22,40 @@ extension HAPJSON {
     }
 }
 
+extension CharacteristicWriteRequest {
+    /// The sorted-key JSON `HAPJSON.encode` writes, made without `JSONEncoder`; `nil` unless plain.
+    ///
+    /// Plain: every item holds only ids, `ev`, `r` and a boolean or whole-number value (or none). Every write a
+    /// controller sends goes through here.
+    func plainJSON() -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(32 + characteristics.count * 40)
+        out.append(contentsOf: #"{"characteristics":["#.utf8)
+        for (index, item) in characteristics.enumerated() {
+            guard item.authorizationData == nil, item.isRemote == nil else { return nil }
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            // Keys in JSONEncoder's sorted order: aid, ev, iid, r, value.
+            out.append(contentsOf: #"{"aid":"#.utf8)
+            out.append(contentsOf: String(item.accessoryID).utf8)
+            if let events = item.events { out.append(contentsOf: (events ? #","ev":true"# : #","ev":false"#).utf8) }
+            out.append(contentsOf: #","iid":"#.utf8)
+            out.append(contentsOf: String(item.instanceID).utf8)
+            if let response = item.requestsResponse {
+                out.append(contentsOf: (response ? #","r":true"# : #","r":false"#).utf8)
+            }
+            if let value = item.value, !value.appendPlainJSONField(to: &out) { return nil }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+        if let preparedWriteID {
+            out.append(contentsOf: #","pid":"#.utf8)
+            out.append(contentsOf: String(preparedWriteID).utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}
+
 /// Reads the plain shape of a `PUT /characteristics` body; `nil` for anything outside it.
 struct PlainWriteRequestReader {
     private var scanner: PlainJSONScanner
