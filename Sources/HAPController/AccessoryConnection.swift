@@ -84,6 +84,8 @@ actor AccessoryConnection {
     let timeouts: ConnectionTimeouts
     /// The `Host` header: address and port.
     nonisolated let hostHeader: String
+    /// The `Host` and `Content-Type: application/hap+json` lines of every JSON request, written once.
+    private let jsonHeaderLines: [UInt8]
     /// The loop this actor and its channels run on.
     nonisolated let eventLoop: any EventLoop
 
@@ -95,6 +97,9 @@ actor AccessoryConnection {
     private var isEstablished = false
     private var cipher: SessionCipher?
     private var parser = HTTPResponseParser()
+    /// The plaintext of the request going out and of the bytes coming in; kept so their storage is reused.
+    private var outgoing: [UInt8] = []
+    private var incoming: [UInt8] = []
     private var pending: Waiter?
     /// When the request in flight times out.
     private var deadline: NIODeadline?
@@ -120,6 +125,8 @@ actor AccessoryConnection {
         self.security = security
         self.timeouts = timeouts
         hostHeader = "\(host):\(port)"
+        jsonHeaderLines =
+            HTTPHeaders([("Host", hostHeader), ("Content-Type", HTTPContentType.hapJSON.rawValue)]).encodedLines
         self.eventLoop = eventLoop
         self.logger = logger
     }
@@ -159,6 +166,36 @@ actor AccessoryConnection {
         defer { release() }
         try await establish()
         return try await exchange(request)
+    }
+
+    /// Sends a hap+json request written straight as bytes, in its turn like ``send(_:)``.
+    ///
+    /// The target is `path`, then `?` and the query of `readQuery` when given; the headers are `Host` and
+    /// `Content-Type`. The bytes are those of an ``HTTPRequest`` with the same parts.
+    func sendJSON(
+        _ method: HTTPMethod,
+        path: String,
+        readQuery: CharacteristicReadQuery? = nil,
+        body: [UInt8] = []
+    ) async throws(HAPControllerError) -> HTTPResponse {
+        await acquire()
+        defer { release() }
+        try await establish()
+        outgoing.removeAll(keepingCapacity: true)
+        HTTPRequest.encode(
+            method: method,
+            target: { bytes in
+                bytes.append(contentsOf: path.utf8)
+                if let readQuery {
+                    bytes.append(UInt8(ascii: "?"))
+                    readQuery.appendQuery(to: &bytes)
+                }
+            },
+            headerLines: jsonHeaderLines,
+            body: body,
+            into: &outgoing
+        )
+        return try await exchange(plaintext: outgoing)
     }
 
     /// Opens (and verifies) a connection if there is none, in turn with the requests.
@@ -277,8 +314,11 @@ actor AccessoryConnection {
     // MARK: One exchange
 
     private func exchange(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
+        try await exchange(plaintext: request.encoded())
+    }
+
+    private func exchange(plaintext: [UInt8]) async throws(HAPControllerError) -> HTTPResponse {
         guard let channel else { throw .connectionClosed }
-        let plaintext = request.encoded()
         var buffer: ByteBuffer
         if cipher != nil {
             let count = SessionCipher.sealedByteCount(plaintextCount: plaintext.count)
@@ -324,8 +364,9 @@ actor AccessoryConnection {
         guard generation == self.generation, channel != nil else { return }
         if cipher != nil {
             do throws(SessionCipherError) {
-                guard let opened = try cipher?.open(buffer.readableBytesView) else { return }
-                parser.append(opened)
+                incoming.removeAll(keepingCapacity: true)
+                try cipher?.open(buffer.readableBytesView, appendingTo: &incoming)
+                parser.append(incoming)
             } catch {
                 dropChannel(failing: .sessionFailed(error))
                 return

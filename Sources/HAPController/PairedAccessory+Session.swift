@@ -42,13 +42,8 @@ extension PairedAccessory {
             }
             let request = CharacteristicWriteRequest(characteristics: items)
             if let body = try? HAPJSON.encode(request) {
-                let headers: HTTPHeaders = [
-                    "Host": connection.hostHeader, "Content-Type": HTTPContentType.hapJSON.rawValue,
-                ]
                 do {
-                    _ = try await connection.send(
-                        HTTPRequest(method: .put, target: "/characteristics", headers: headers, body: Array(body))
-                    )
+                    _ = try await connection.sendJSON(.put, path: "/characteristics", body: Array(body))
                 } catch {
                     // The session failed again; its `.disconnected` starts another round.
                     logger.debug("Re-subscribing failed", metadata: ["error": "\(error)"])

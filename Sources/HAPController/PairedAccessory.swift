@@ -213,7 +213,7 @@ public actor PairedAccessory {
     /// The accessory database, read once and again after the configuration number changes.
     public func accessories() async throws(HAPControllerError) -> AccessoryDatabase {
         if let database { return database }
-        let response = try await send(HTTPRequest(method: .get, target: "/accessories", headers: jsonHeaders()))
+        let response = try await send(.get, path: "/accessories")
         guard response.status.code == 200 else { throw Self.statusError(response) }
         guard let decoded = try? HAPJSON.decode(AccessoryDatabase.self, from: Data(response.body)) else {
             throw .malformedBody
@@ -247,16 +247,18 @@ public actor PairedAccessory {
     public func read(
         _ ids: [CharacteristicID]
     ) async throws(HAPControllerError) -> [CharacteristicID: Result<HAPValue?, HAPStatus>] {
-        var results: [CharacteristicID: Result<HAPValue?, HAPStatus>] = [:]
-        var seen: Set<CharacteristicID> = []
-        let unique = ids.filter { seen.insert($0).inserted }
+        let unique = Self.withoutRepeats(ids)
+        var results: [CharacteristicID: Result<HAPValue?, HAPStatus>] = Dictionary(minimumCapacity: unique.count)
         var start = 0
         while start < unique.count {
-            let chunk = Array(unique[start..<min(start + configuration.maximumReadBatch, unique.count)])
+            let chunk =
+                unique.count <= configuration.maximumReadBatch
+                ? unique : Array(unique[start..<min(start + configuration.maximumReadBatch, unique.count)])
             start += chunk.count
-            let query = CharacteristicReadQuery(ids: chunk).queryString
             let response = try await send(
-                HTTPRequest(method: .get, target: "/characteristics?" + query, headers: jsonHeaders())
+                .get,
+                path: "/characteristics",
+                readQuery: CharacteristicReadQuery(ids: chunk)
             )
             guard response.status.code == 200 || response.status.code == 207 else {
                 throw Self.statusError(response)
@@ -314,9 +316,7 @@ public actor PairedAccessory {
             + UInt64(max(0, timeToLive.components.attoseconds) / 1_000_000_000_000_000)
         let prepare = PrepareWriteRequest(timeToLiveMilliseconds: milliseconds, preparedWriteID: preparedWriteID)
         guard let body = try? HAPJSON.encode(prepare) else { throw .malformedBody }
-        let response = try await send(
-            HTTPRequest(method: .put, target: "/prepare", headers: jsonHeaders(), body: Array(body))
-        )
+        let response = try await send(.put, path: "/prepare", body: Array(body))
         guard response.status.code == 200 else { throw Self.statusError(response) }
         if let status = AccessoryConnection.hapStatus(in: response.body), !status.isSuccess {
             throw .accessoryRefused(status)
@@ -428,9 +428,7 @@ public actor PairedAccessory {
         guard !items.isEmpty else { return [:] }
         let request = CharacteristicWriteRequest(characteristics: items, preparedWriteID: preparedWriteID)
         guard let body = try? HAPJSON.encode(request) else { throw .malformedBody }
-        let response = try await send(
-            HTTPRequest(method: .put, target: "/characteristics", headers: jsonHeaders(), body: Array(body))
-        )
+        let response = try await send(.put, path: "/characteristics", body: Array(body))
         var results: [CharacteristicID: WriteAnswer] = [:]
         switch response.status.code {
         case 204:
@@ -448,11 +446,16 @@ public actor PairedAccessory {
         return results
     }
 
-    private func send(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
+    private func send(
+        _ method: HTTPMethod,
+        path: String,
+        readQuery: CharacteristicReadQuery? = nil,
+        body: [UInt8] = []
+    ) async throws(HAPControllerError) -> HTTPResponse {
         if isClosed { throw .closed }
         listen()
         do {
-            return try await connection.send(request)
+            return try await connection.sendJSON(method, path: path, readQuery: readQuery, body: body)
         } catch {
             switch error {
             case .unreachable, .verificationFailed: setReachable(false)
@@ -469,8 +472,19 @@ public actor PairedAccessory {
         return CharacteristicWriteRequest.Item(accessoryID: id.accessoryID, instanceID: id.instanceID, value: sent)
     }
 
-    private func jsonHeaders() -> HTTPHeaders {
-        ["Host": connection.hostHeader, "Content-Type": HTTPContentType.hapJSON.rawValue]
+    /// `ids` in order with repeats left out; a list without repeats is returned as it is, without a copy.
+    static func withoutRepeats(_ ids: [CharacteristicID]) -> [CharacteristicID] {
+        // A short list is checked pair by pair, which needs no set.
+        if ids.count <= 16 {
+            var hasRepeat = false
+            for index in ids.indices.dropFirst() where ids[..<index].contains(ids[index]) {
+                hasRepeat = true
+                break
+            }
+            if !hasRepeat { return ids }
+        }
+        var seen: Set<CharacteristicID> = []
+        return ids.filter { seen.insert($0).inserted }
     }
 
     private func converted(_ value: HAPValue?, for id: CharacteristicID) -> HAPValue? {

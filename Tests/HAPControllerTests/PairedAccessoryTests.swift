@@ -62,10 +62,22 @@ import Testing
             }
         }
         #expect(ids.count > 10)
-        let reads = try await client.read(ids)
+        let reads = try await client.read(ids + ids.prefix(3))
         #expect(reads.count == ids.count)
         #expect(reads.values.allSatisfy { if case .success = $0 { true } else { false } })
         await client.close()
+    }
+
+    @Test func leavesOutRepeatedIDsInTheOrderAsked() {
+        // 21 distinct ids in a cycle: lists of up to 16 take the pairwise check, longer ones the set.
+        let ids = (1...40).map { CharacteristicID(accessoryID: UInt64($0 % 3), instanceID: UInt64($0 % 7)) }
+        for count in [0, 1, 2, 5, 16, 17, 22, 40] {
+            let list = Array(ids.prefix(count)) + (count == 16 ? [ids[3]] : [])
+            var seen = Set<CharacteristicID>()
+            #expect(PairedAccessory.withoutRepeats(list) == list.filter { seen.insert($0).inserted })
+        }
+        let repeated = [ids[0], ids[1], ids[0]]
+        #expect(PairedAccessory.withoutRepeats(repeated) == [ids[0], ids[1]])
     }
 
     @Test func deliversEventsAfterASimulatedChange() async throws {

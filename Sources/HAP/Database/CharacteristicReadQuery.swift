@@ -94,12 +94,36 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
 
     /// The query string a controller sends for this query; flags that are off are left out.
     public var queryString: String {
-        var parts = ["id=" + ids.map(\.description).joined(separator: ",")]
-        if includesMetadata { parts.append("meta=1") }
-        if includesPermissions { parts.append("perms=1") }
-        if includesType { parts.append("type=1") }
-        if includesEventState { parts.append("ev=1") }
-        return parts.joined(separator: "&")
+        var bytes: [UInt8] = []
+        appendQuery(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``queryString``'s bytes to `bytes`, for a request written straight as bytes.
+    public func appendQuery(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "id=".utf8)
+        for (index, id) in ids.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            Self.appendDecimal(id.accessoryID, to: &bytes)
+            bytes.append(UInt8(ascii: "."))
+            Self.appendDecimal(id.instanceID, to: &bytes)
+        }
+        if includesMetadata { bytes.append(contentsOf: "&meta=1".utf8) }
+        if includesPermissions { bytes.append(contentsOf: "&perms=1".utf8) }
+        if includesType { bytes.append(contentsOf: "&type=1".utf8) }
+        if includesEventState { bytes.append(contentsOf: "&ev=1".utf8) }
+    }
+
+    /// Appends `value` in decimal, as `String(value)` writes it.
+    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var remaining = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(remaining / divisor))
+            remaining %= divisor
+            divisor /= 10
+        }
     }
 
     /// A valid ASCII query of only `id`, `meta`, `perms`, `type` and `ev`, read from its bytes; `nil` for anything

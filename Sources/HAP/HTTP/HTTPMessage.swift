@@ -140,6 +140,17 @@ extension String {
         let left = utf8
         let right = other.utf8
         guard left.count == right.count else { return false }
+        // Native strings are contiguous: compare their bytes in place rather than through two UTF-8 iterators.
+        let contiguous = left.withContiguousStorageIfAvailable { leftBytes in
+            right.withContiguousStorageIfAvailable { rightBytes in
+                for index in 0..<leftBytes.count
+                where Self.lowercasedASCII(leftBytes[index]) != Self.lowercasedASCII(rightBytes[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        if let contiguous, let equal = contiguous { return equal }
         return zip(left, right).allSatisfy { Self.lowercasedASCII($0) == Self.lowercasedASCII($1) }
     }
 

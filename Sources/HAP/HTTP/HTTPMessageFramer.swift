@@ -19,7 +19,20 @@ struct HTTPMessageFramer: Sendable {
     /// A head split into its start line and header fields.
     struct Head: Sendable {
         var startLine: StartLine
+        /// The fields; a response's Content-Length is left out (``HTTPResponse/headers`` never holds it).
         var headers: HTTPHeaders
+        /// The framing fields, noted as the lines are read.
+        var framing = Framing()
+    }
+
+    /// What the head says about the body's length: Content-Length values and whether Transfer-Encoding is there.
+    struct Framing: Sendable {
+        /// The first Content-Length value, trimmed.
+        var contentLength: String?
+        /// Whether a later Content-Length differs from the first.
+        var contentLengthsDiffer = false
+        /// Whether a Transfer-Encoding field is present.
+        var hasTransferEncoding = false
     }
 
     /// A complete message: the head and its body.
@@ -158,11 +171,17 @@ struct HTTPMessageFramer: Sendable {
         let startLine = UnsafeBufferPointer(rebasing: bytes[0..<startLineEnd])
         guard startLine.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else { throw .malformedHeader }
         var headers = HTTPHeaders()
+        var framing = Framing()
         var lineStart = startLineEnd + 2
         while lineStart <= bytes.count {
             var lineEnd = lineStart
             while lineEnd < bytes.count, bytes[lineEnd] != 13 { lineEnd += 1 }
-            try parseHeaderLine(UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), into: &headers)
+            try parseHeaderLine(
+                UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]),
+                into: &headers,
+                framing: &framing,
+                keepsContentLength: kind == .request
+            )
             lineStart = lineEnd + 2
         }
         let parsedStartLine: StartLine
@@ -174,13 +193,18 @@ struct HTTPMessageFramer: Sendable {
             let (responseKind, status) = try HTTPResponseParser.parseStatusLine(startLine)
             parsedStartLine = .response(responseKind, status)
         }
-        return Head(startLine: parsedStartLine, headers: headers)
+        return Head(startLine: parsedStartLine, headers: headers, framing: framing)
     }
 
     /// `name: value`: a token name, a value of visible characters, spaces and tabs, trimmed at both ends.
+    ///
+    /// Content-Length and Transfer-Encoding are also noted in `framing`; Content-Length is added to `headers` only
+    /// when `keepsContentLength`.
     private static func parseHeaderLine(
         _ line: UnsafeBufferPointer<UInt8>,
-        into headers: inout HTTPHeaders
+        into headers: inout HTTPHeaders,
+        framing: inout Framing,
+        keepsContentLength: Bool
     ) throws(HTTPParseError) {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedHeader }
         guard colon > 0, line[0..<colon].allSatisfy(isTokenCharacter) else { throw .malformedHeader }
@@ -191,10 +215,32 @@ struct HTTPMessageFramer: Sendable {
         }
         while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
         while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        headers.add(
-            name: String(decoding: UnsafeBufferPointer(rebasing: line[0..<colon]), as: UTF8.self),
-            value: String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
-        )
+        let name = UnsafeBufferPointer(rebasing: line[0..<colon])
+        let value = String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
+        if asciiCaseInsensitiveEquals(name, "content-length") {
+            if let first = framing.contentLength {
+                if value != first { framing.contentLengthsDiffer = true }
+            } else {
+                framing.contentLength = value
+            }
+            if !keepsContentLength { return }
+        } else if asciiCaseInsensitiveEquals(name, "transfer-encoding") {
+            framing.hasTransferEncoding = true
+        }
+        headers.add(name: String(decoding: name, as: UTF8.self), value: value)
+    }
+
+    /// Whether the token `bytes` spell `lowercase` (ASCII letters, digits and `-`) in any letter case.
+    ///
+    /// Folding with `| 0x20` is exact here: no token character other than a letter's two cases folds onto a lowercase
+    /// letter, a digit or `-`.
+    static func asciiCaseInsensitiveEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        for index in 0..<bytes.count where bytes[index] | 0x20 != expected[index] | 0x20 {
+            return false
+        }
+        return true
     }
 
     /// RFC 9110 §5.6.2 `tchar`.
@@ -219,28 +265,14 @@ struct HTTPMessageFramer: Sendable {
         {
             return 0
         }
-        return try contentLength(of: head.headers) ?? 0
+        return try contentLength(of: head.framing) ?? 0
     }
 
     /// Content-Length as a number: only digits, every copy equal; `nil` when absent.
-    static func contentLength(of headers: HTTPHeaders) throws(HTTPParseError) -> Int? {
-        var first: String?
-        var allEqual = true
-        var hasTransferEncoding = false
-        for field in headers.fields {
-            if field.name.caseInsensitiveEquals("Content-Length") {
-                if let first {
-                    if field.value != first { allEqual = false }
-                } else {
-                    first = field.value
-                }
-            } else if field.name.caseInsensitiveEquals("Transfer-Encoding") {
-                hasTransferEncoding = true
-            }
-        }
-        if hasTransferEncoding { throw .unsupportedTransferEncoding }
-        guard let first else { return nil }
-        guard allEqual, !first.isEmpty, first.utf8.count <= 18,
+    static func contentLength(of framing: Framing) throws(HTTPParseError) -> Int? {
+        if framing.hasTransferEncoding { throw .unsupportedTransferEncoding }
+        guard let first = framing.contentLength else { return nil }
+        guard !framing.contentLengthsDiffer, !first.isEmpty, first.utf8.count <= 18,
             first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else {
             throw .invalidContentLength

@@ -30,9 +30,7 @@ public struct HTTPResponseParser: Sendable {
     public mutating func nextResponse() throws(HTTPParseError) -> HTTPResponse? {
         guard let message = try framer.nextMessage(.response) else { return nil }
         guard case .response(let kind, let status) = message.head.startLine else { return nil }
-        var headers = message.head.headers
-        headers.remove(name: "Content-Length")
-        return HTTPResponse(kind: kind, status: status, headers: headers, body: message.body)
+        return HTTPResponse(kind: kind, status: status, headers: message.head.headers, body: message.body)
     }
 
     /// `HTTP/1.x code reason` or `EVENT/1.0 code reason`; the reason may be empty or hold spaces.

@@ -60,16 +60,32 @@ extension HTTPRequest {
     public func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(96 + target.utf8.count + body.count)
+        Self.encode(
+            method: method,
+            target: { $0.append(contentsOf: target.utf8) },
+            headerLines: headers.encodedLines,
+            body: body,
+            into: &bytes
+        )
+        return bytes
+    }
+
+    /// Appends a request made of these parts to `bytes`: the bytes ``encoded()`` gives for the same request.
+    ///
+    /// For a client that sends the same headers every time: `target` writes the path and query, and `headerLines`
+    /// are the fields already written as `Name: value` lines (see ``HTTPHeaders/encodedLines``).
+    public static func encode(
+        method: HTTPMethod,
+        target: (inout [UInt8]) -> Void,
+        headerLines: [UInt8],
+        body: [UInt8],
+        into bytes: inout [UInt8]
+    ) {
         bytes.append(contentsOf: method.rawValue.utf8)
         bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: target.utf8)
+        target(&bytes)
         bytes.append(contentsOf: " HTTP/1.1\r\n".utf8)
-        for field in headers where !field.name.caseInsensitiveEquals("Content-Length") {
-            bytes.append(contentsOf: field.name.utf8)
-            bytes.append(contentsOf: ": ".utf8)
-            bytes.append(contentsOf: field.value.utf8)
-            bytes.append(contentsOf: "\r\n".utf8)
-        }
+        bytes.append(contentsOf: headerLines)
         if !body.isEmpty || method == .put || method == .post {
             bytes.append(contentsOf: "Content-Length: ".utf8)
             HTTPResponse.appendDecimal(body.count, to: &bytes)
@@ -77,6 +93,20 @@ extension HTTPRequest {
         }
         bytes.append(contentsOf: "\r\n".utf8)
         bytes.append(contentsOf: body)
+    }
+}
+
+extension HTTPHeaders {
+    /// The fields as header lines, `Name: value` and CR LF each, in order; Content-Length is left out (a request's
+    /// or response's writer adds its own).
+    public var encodedLines: [UInt8] {
+        var bytes: [UInt8] = []
+        for field in fields where !field.name.caseInsensitiveEquals("Content-Length") {
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: field.value.utf8)
+            bytes.append(contentsOf: "\r\n".utf8)
+        }
         return bytes
     }
 }

@@ -66,13 +66,26 @@ public struct SessionCipher: Sendable {
     /// A partial frame is kept until the rest arrives, so the result may be empty. After a frame with a bad length
     /// or a bad tag, this call and every later call throw that error.
     public mutating func open(_ bytes: some Collection<UInt8>) throws(SessionCipherError) -> [UInt8] {
+        var plaintext: [UInt8] = []
+        try open(bytes, appendingTo: &plaintext)
+        return plaintext
+    }
+
+    /// Like ``open(_:)``, appending the plaintext to `plaintext` rather than returning a new array.
+    ///
+    /// A reader that keeps one array for every message makes no new one each time. On an error, `plaintext` is left
+    /// as it was.
+    public mutating func open(
+        _ bytes: some Collection<UInt8>,
+        appendingTo plaintext: inout [UInt8]
+    ) throws(SessionCipherError) {
         if let failure { throw failure }
         // Appending from contiguous storage is a plain copy; the unspecialised generic append looks up type metadata.
         if bytes.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
             buffer.append(contentsOf: bytes)
         }
-        // First find the whole frames buffered and whether a bad length field follows them, then open them all into
-        // one exactly sized array. Frames before a bad length are still checked first, as if taken one by one.
+        // First find the whole frames buffered and whether a bad length field follows them, then open them all
+        // straight into `plaintext`. Frames before a bad length are still checked first, as if taken one by one.
         var framesEnd = readIndex
         var plaintextCount = 0
         var invalidLength: Int?
@@ -87,22 +100,20 @@ public struct SessionCipher: Sendable {
             plaintextCount += length
             framesEnd = frameEnd
         }
-        var plaintext = [UInt8]()
         if plaintextCount > 0 {
-            guard let opened = openFrames(from: readIndex, to: framesEnd, plaintextCount: plaintextCount) else {
-                return try fail(.authenticationFailed)
+            guard openFrames(from: readIndex, to: framesEnd, plaintextCount: plaintextCount, appendingTo: &plaintext)
+            else {
+                try fail(.authenticationFailed)
             }
-            plaintext = opened
             readIndex = framesEnd
         }
         if let invalidLength {
-            return try fail(.invalidFrameLength(invalidLength))
+            try fail(.invalidFrameLength(invalidLength))
         }
         compact()
-        return plaintext
     }
 
-    private mutating func fail(_ error: SessionCipherError) throws(SessionCipherError) -> [UInt8] {
+    private mutating func fail(_ error: SessionCipherError) throws(SessionCipherError) -> Never {
         failure = error
         buffer = []
         readIndex = 0
@@ -192,21 +203,30 @@ public struct SessionCipher: Sendable {
         return offset
     }
 
-    /// Checks and decrypts the whole frames in `buffer[start..<end]`, which hold `plaintextCount` plaintext bytes.
+    /// Checks and decrypts the whole frames in `buffer[start..<end]`, which hold `plaintextCount` plaintext bytes,
+    /// appending their plaintext to `plaintext`.
     ///
-    /// Returns nil as soon as a tag does not match; the read counter counts the frames opened before it.
-    private mutating func openFrames(from start: Int, to end: Int, plaintextCount: Int) -> [UInt8]? {
+    /// Returns false as soon as a tag does not match, with `plaintext` as it was; the read counter counts the frames
+    /// opened before it.
+    private mutating func openFrames(
+        from start: Int,
+        to end: Int,
+        plaintextCount: Int,
+        appendingTo plaintext: inout [UInt8]
+    ) -> Bool {
         let aead = uniqueReader()
         var counter = readCounter
         var authentic = true
-        let plaintext = buffer.withUnsafeBytes { frames in
-            [UInt8](unsafeUninitializedCapacity: plaintextCount) { output, initializedCount in
-                guard let input = frames.baseAddress, let opened = UnsafeMutableRawPointer(output.baseAddress) else {
+        let base = plaintext.count
+        plaintext.append(contentsOf: repeatElement(0, count: plaintextCount))
+        buffer.withUnsafeBytes { frames in
+            plaintext.withUnsafeMutableBytes { output in
+                guard let input = frames.baseAddress, let opened = output.baseAddress else {
                     authentic = false
                     return
                 }
                 var offset = start
-                var written = 0
+                var written = base
                 while offset < end {
                     let length = Int(frames[offset]) | Int(frames[offset + 1]) << 8
                     let ciphertext = input + offset + Self.lengthByteCount
@@ -227,12 +247,11 @@ public struct SessionCipher: Sendable {
                     offset += Self.frameOverhead + length
                     written += length
                 }
-                // Only frames whose tag matched are kept.
-                initializedCount = written
             }
         }
         readCounter = counter
-        return authentic ? plaintext : nil
+        if !authentic { plaintext.removeSubrange(base...) }
+        return authentic
     }
 }
 

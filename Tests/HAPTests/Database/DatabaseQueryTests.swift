@@ -14,6 +14,31 @@ import Testing
         #expect(query.queryString == "id=1.10,1.11&meta=1&perms=1&type=1&ev=1")
     }
 
+    @Test func writesTheQueryAsBytesThatReadBackAsTheSameQuery() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<500 {
+            let ids = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
+                CharacteristicID(
+                    accessoryID: round % 7 == 0 ? UInt64.max : UInt64.random(in: 0...200, using: &generator),
+                    instanceID: UInt64.random(in: 0...100_000, using: &generator)
+                )
+            }
+            let query = CharacteristicReadQuery(
+                ids: ids,
+                includesMetadata: Bool.random(using: &generator),
+                includesPermissions: Bool.random(using: &generator),
+                includesType: Bool.random(using: &generator),
+                includesEventState: Bool.random(using: &generator)
+            )
+            var bytes: [UInt8] = [0x2F]
+            query.appendQuery(to: &bytes)
+            let written = String(decoding: bytes.dropFirst(), as: UTF8.self)
+            #expect(written.hasPrefix("id=" + ids.map { "\($0.accessoryID).\($0.instanceID)" }.joined(separator: ",")))
+            #expect(written == query.queryString)
+            #expect(try CharacteristicReadQuery(query: written) == query)
+        }
+    }
+
     @Test func leavesFlagsOffUnlessSetToOne() throws {
         let query = try CharacteristicReadQuery(query: "meta=0&id=2.3")
         #expect(query == CharacteristicReadQuery(ids: [CharacteristicID(accessoryID: 2, instanceID: 3)]))

@@ -52,6 +52,36 @@ import Testing
         #expect(try Self.parseAll(Self.stream.indices.map { Self.stream[$0...$0] }) == whole)
     }
 
+    @Test func writesARequestFromItsPartsAsItsEncodingAndReadsItBack() throws {
+        let requests = [
+            HTTPRequest(method: .get, target: "/characteristics?id=1.10", headers: ["Host": "a:1", "X-A": "b"]),
+            HTTPRequest(method: .put, target: "/characteristics", headers: ["Host": "h"], body: Array("{}".utf8)),
+            HTTPRequest(method: .post, target: "/pairings", headers: ["Content-Length": "99", "Host": "h"]),
+            HTTPRequest(method: .get, target: "/accessories"),
+        ]
+        for request in requests {
+            var bytes: [UInt8] = [7]
+            HTTPRequest.encode(
+                method: request.method,
+                target: { $0.append(contentsOf: request.target.utf8) },
+                headerLines: request.headers.encodedLines,
+                body: request.body,
+                into: &bytes
+            )
+            #expect(Array(bytes.dropFirst()) == request.encoded())
+            var parser = HTTPRequestParser()
+            parser.append(bytes.dropFirst())
+            let read = try #require(try parser.nextRequest())
+            #expect(read.method == request.method && read.target == request.target && read.body == request.body)
+            // A Content-Length among the headers is never written twice: the encoder writes its own.
+            #expect(read.headers.values(named: "content-length").count <= 1)
+        }
+        #expect(
+            HTTPHeaders([("A", "1"), ("content-length", "5"), ("B", " 2")]).encodedLines
+                == Array("A: 1\r\nB:  2\r\n".utf8)
+        )
+    }
+
     @Test func splitsTargetIntoPathAndQuery() throws {
         let requests = try Self.parseAll([Array("GET /characteristics?id=1.9,1.10&ev=1 HTTP/1.1\r\n\r\n".utf8)[...]])
         #expect(requests.first?.path == "/characteristics")

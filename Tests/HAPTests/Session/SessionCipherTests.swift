@@ -219,6 +219,27 @@ struct SessionCipherTests {
         #expect(throws: SessionCipherError.authenticationFailed) { try controller.open([UInt8]()) }
     }
 
+    @Test func openingIntoAnArrayAppendsTheSamePlaintextAndLeavesItAsItWasOnABadTag() throws {
+        var (accessory, controller) = Self.pair()
+        var plaintext: [UInt8] = [9, 9]
+        for length in [1, 100, 1024, 1025, 2500] {
+            let message = Self.message(length: length, seed: UInt64(length))
+            let sealed = accessory.seal(message)
+            // In two pieces: the first ends inside a frame, so only the second completes it.
+            try controller.open(sealed[..<(sealed.count / 2)], appendingTo: &plaintext)
+            try controller.open(sealed[(sealed.count / 2)...], appendingTo: &plaintext)
+            #expect(plaintext == [9, 9] + message)
+            plaintext = [9, 9]
+        }
+        var tampered = accessory.seal([1, 2, 3]) + accessory.seal([4, 5, 6])
+        tampered[tampered.count - 1] ^= 0x01
+        #expect(throws: SessionCipherError.authenticationFailed) {
+            try controller.open(tampered, appendingTo: &plaintext)
+        }
+        #expect(plaintext == [9, 9])
+        #expect(controller.isFailed)
+    }
+
     @Test("Refuses a frame length of 1025 as soon as the length field arrives")
     func refusesAnOversizedLength() throws {
         var controller = Self.pair().controller
