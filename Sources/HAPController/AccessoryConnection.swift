@@ -41,9 +41,7 @@ private final class ConnectionInbound: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        let generation = generation
-        connection?.assumeIsolated { $0.receive(buffer, generation: generation) }
+        connection?.receiveOnLoop(unwrapInboundIn(data), generation: generation)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -100,6 +98,8 @@ actor AccessoryConnection {
     /// The plaintext of the request going out and of the bytes coming in; kept so their storage is reused.
     private var outgoing: [UInt8] = []
     private var incoming: [UInt8] = []
+    /// The buffer the last request was sealed into, reused when the channel has written it.
+    private var sendBuffer: ByteBuffer?
     private var pending: Waiter?
     /// When the request in flight times out.
     private var deadline: NIODeadline?
@@ -319,16 +319,20 @@ actor AccessoryConnection {
 
     private func exchange(plaintext: [UInt8]) async throws(HAPControllerError) -> HTTPResponse {
         guard let channel else { throw .connectionClosed }
-        var buffer: ByteBuffer
+        // The last request's buffer is unique again once the channel has written it; `clear()` then keeps its
+        // storage (it takes new storage if the channel still holds the old).
+        var buffer = sendBuffer ?? channel.allocator.buffer(capacity: 0)
+        sendBuffer = nil
+        buffer.clear()
         if cipher != nil {
             let count = SessionCipher.sealedByteCount(plaintextCount: plaintext.count)
-            buffer = channel.allocator.buffer(capacity: count)
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { output in
                 plaintext.withUnsafeBytes { input in cipher?.seal(input, into: output) ?? 0 }
             }
         } else {
-            buffer = channel.allocator.buffer(bytes: plaintext)
+            buffer.writeBytes(plaintext)
         }
+        if buffer.capacity <= Self.keptSendBufferCapacity { sendBuffer = buffer }
         deadline = .now() + .nanoseconds(Self.nanoseconds(timeouts.request))
         if timer == nil { armTimer() }
         let result = await withUnsafeContinuation { (waiter: Waiter) in
@@ -360,7 +364,24 @@ actor AccessoryConnection {
         }
     }
 
-    fileprivate func receive(_ buffer: ByteBuffer, generation: Int) {
+    /// The most bytes of a send buffer kept for the next request; a larger one is let go once written.
+    private static let keptSendBufferCapacity = 16 * 1024
+
+    /// Hands received bytes to ``receive(_:generation:)`` from the channel's handler, which NIO runs on
+    /// ``eventLoop``, this actor's executor.
+    ///
+    /// What `assumeIsolated` does, checked by the loop rather than the executor, without the allocation its
+    /// closure costs for every read: the cast drops only the `isolated` of a closure that captures nothing.
+    nonisolated fileprivate func receiveOnLoop(_ buffer: ByteBuffer, generation: Int) {
+        eventLoop.preconditionInEventLoop()
+        let isolatedReceive: (isolated AccessoryConnection, ByteBuffer, Int) -> Void = {
+            $0.receive($1, generation: $2)
+        }
+        let receive = unsafeBitCast(isolatedReceive, to: ((AccessoryConnection, ByteBuffer, Int) -> Void).self)
+        receive(self, buffer, generation)
+    }
+
+    private func receive(_ buffer: ByteBuffer, generation: Int) {
         guard generation == self.generation, channel != nil else { return }
         if cipher != nil {
             do throws(SessionCipherError) {

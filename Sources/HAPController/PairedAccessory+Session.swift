@@ -101,12 +101,13 @@ extension PairedAccessory {
         }
         var changes: [CharacteristicValueChange] = []
         for item in decoded.characteristics {
-            if let database, database.characteristic(at: item.id) == nil {
+            let format = formats[item.id]
+            if database != nil, format == nil {
                 eventContinuation.yield(.invalidEvent(.unknownCharacteristic(item.id)))
                 continue
             }
             var value = item.value
-            if let known = value, let format = database?.characteristic(at: item.id)?.format {
+            if let known = value, let format {
                 value = (try? known.converted(to: format)) ?? known
             }
             changes.append(CharacteristicValueChange(id: item.id, value: value))

@@ -86,7 +86,11 @@ public actor PairedAccessory {
     let logger: Logger
     let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
     let reachabilityContinuation: AsyncStream<Bool>.Continuation
-    var database: AccessoryDatabase?
+    var database: AccessoryDatabase? {
+        didSet { formats = database.map(Self.formats(of:)) ?? [:] }
+    }
+    /// The format of every characteristic of ``database``, to type values without searching the database.
+    var formats: [CharacteristicID: Format] = [:]
     var isListening = false
     /// Counts sessions started and lost, so a re-subscription finishing late does not report a lost one reachable.
     var sessionNumber = 0
@@ -488,8 +492,23 @@ public actor PairedAccessory {
     }
 
     private func converted(_ value: HAPValue?, for id: CharacteristicID) -> HAPValue? {
-        guard let value, let format = database?.characteristic(at: id)?.format else { return value }
+        guard let value, let format = formats[id] else { return value }
         return (try? value.converted(to: format)) ?? value
+    }
+
+    /// Every characteristic's format, by id.
+    static func formats(of database: AccessoryDatabase) -> [CharacteristicID: Format] {
+        var formats: [CharacteristicID: Format] = [:]
+        for accessory in database.accessories {
+            for service in accessory.services {
+                for characteristic in service.characteristics {
+                    let id = CharacteristicID(accessoryID: accessory.accessoryID, instanceID: characteristic.instanceID)
+                    // The first of two with one id wins, as `characteristic(at:)` finds it.
+                    if formats[id] == nil { formats[id] = characteristic.format }
+                }
+            }
+        }
+        return formats
     }
 
     static func items(of response: HTTPResponse) throws(HAPControllerError) -> [CharacteristicReadResponse.Item] {

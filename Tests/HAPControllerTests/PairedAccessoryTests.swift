@@ -64,6 +64,10 @@ import Testing
         #expect(ids.count > 10)
         let reads = try await client.read(ids + ids.prefix(3))
         #expect(reads.count == ids.count)
+        // The format index types values as a search of the database would.
+        let formats = PairedAccessory.formats(of: database)
+        #expect(formats.count >= ids.count)
+        for id in ids { #expect(formats[id] == database.characteristic(at: id)?.format) }
         #expect(reads.values.allSatisfy { if case .success = $0 { true } else { false } })
         await client.close()
     }

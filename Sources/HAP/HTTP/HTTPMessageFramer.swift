@@ -216,7 +216,12 @@ struct HTTPMessageFramer: Sendable {
         while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
         while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
         let name = UnsafeBufferPointer(rebasing: line[0..<colon])
-        let value = String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
+        let valueBytes = UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd])
+        // HAP's two content types come with nearly every message: their strings are made once.
+        let value =
+            reusing(HTTPContentType.hapJSON.rawValue, for: valueBytes)
+            ?? reusing(HTTPContentType.pairingTLV8.rawValue, for: valueBytes)
+            ?? String(decoding: valueBytes, as: UTF8.self)
         if asciiCaseInsensitiveEquals(name, "content-length") {
             if let first = framing.contentLength {
                 if value != first { framing.contentLengthsDiffer = true }
@@ -228,6 +233,13 @@ struct HTTPMessageFramer: Sendable {
             framing.hasTransferEncoding = true
         }
         headers.add(name: String(decoding: name, as: UTF8.self), value: value)
+    }
+
+    /// `string` itself when `bytes` are exactly its UTF-8, so that no new string is made; else `nil`.
+    private static func reusing(_ string: String, for bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard string.utf8.count == bytes.count else { return nil }
+        let equal = string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) }
+        return equal == true ? string : nil
     }
 
     /// Whether the token `bytes` spell `lowercase` (ASCII letters, digits and `-`) in any letter case.
