@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
@@ -36,6 +37,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "HAPLoad"
+        ),
+        // The NIO floor row of scripts/bench-controller.sh: the CPU one request and answer costs through a NIO
+        // channel, an actor on its loop and one continuation, against an echo server (Benchmarks/peers/socket_floor.py
+        // --serve): what any controller built like Hearth's pays before HTTP, encryption and JSON.
+        .executableTarget(
+            name: "NIOFloor",
+            dependencies: [
+                .product(name: "HAPController", package: "Hearth"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "NIOFloor"
         ),
         // Hearth's controller library measured against one accessory, side by side with aiohomekit
         // (scripts/bench-controller.sh).

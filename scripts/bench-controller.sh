@@ -12,8 +12,10 @@
 #              SIM_CPUS=0 CONTROLLER_CPUS=0 pin the accessory and the controllers (taskset CPU lists; unpinned when
 #              empty). With one request in flight, whether the two share a vCPU decides much of the kernel's
 #              wake-up cost on a VM, so pinning both sides alike makes runs comparable.
-#              FLOOR_COUNT=50000: round trips of the floor row (Benchmarks/peers/socket_floor.py, pinned alike),
-#              the CPU a bare blocking socket ping-pong costs per request on this machine.
+#              FLOOR_COUNT=50000: round trips of the floor rows, pinned alike: a bare blocking socket ping-pong
+#              (Benchmarks/peers/socket_floor.py), the least any request/answer program pays per request on this
+#              machine; and the NIO floor (Benchmarks/NIOFloor against socket_floor.py --serve), the same ping-pong
+#              through a NIO channel, an actor on its loop and a continuation, as Hearth's controller is built.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:-$ROOT/.build/bench-controller/$(date +%Y%m%d-%H%M%S)}"
@@ -31,7 +33,7 @@ CONTROLLER_PIN=()
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     "$ROOT/scripts/setup-peers.sh"
     (cd "$ROOT" && swift build -c release --product hearth-sim)
-    (cd "$ROOT/Benchmarks" && swift build -c release --product ControllerBench)
+    (cd "$ROOT/Benchmarks" && swift build -c release --product ControllerBench && swift build -c release --product NIOFloor)
 fi
 PY="$ROOT/.venv/bin/python"
 SIM="$ROOT/.build/release/hearth-sim"
@@ -125,6 +127,14 @@ done
 echo "== floor"
 "$PY" "$ROOT/Benchmarks/peers/socket_floor.py" --count "${FLOOR_COUNT:-50000}" --client-cpus "${CONTROLLER_CPUS:-}" \
     --server-cpus "${SIM_CPUS:-}" >"$OUT/floor.json"
+# The NIO floor: the same echo server, and a client built like Hearth's controller without HTTP, crypto or JSON.
+echo "== NIO floor"
+coproc ECHO { ${SIM_PIN} "$PY" "$ROOT/Benchmarks/peers/socket_floor.py" --serve; }
+read -r -t 30 echo_line <&"${ECHO[0]}"
+echo_port=$("$PY" -c 'import json, sys; print(json.loads(sys.argv[1])["port"])' "$echo_line")
+"${CONTROLLER_PIN[@]}" "$ROOT/Benchmarks/.build/release/NIOFloor" --port "$echo_port" --count "${FLOOR_COUNT:-50000}" \
+    >"$OUT/nio-floor.json"
+wait "$ECHO_PID" 2>/dev/null || true
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
 
 "$PY" - "$OUT" <<'PYEOF' | tee "$OUT/summary.md"
@@ -133,6 +143,7 @@ out = pathlib.Path(sys.argv[1])
 ours = json.loads((out / "hearth.json").read_text())
 theirs = json.loads((out / "aiohomekit.json").read_text())
 floor = json.loads((out / "floor.json").read_text())
+nio_floor = json.loads((out / "nio-floor.json").read_text())
 rows = [
     ("pair-setup, connect + M1..M6: p50 (ms)", "pair_setup_p50_ms", "{:.2f}"),
     ("pair-setup: controller CPU, p50 of each (ms)", "pair_setup_cpu_p50_ms", "{:.2f}"),
@@ -166,6 +177,8 @@ for label, key, fmt in rows:
     print(f"| {label} | {cell(a)} | {cell(b)} | {ratio} |")
 print(f"| floor: CPU per round trip of a bare blocking socket ping-pong, same placement (ms) | "
       f"{floor['floor_cpu_ms_per_round_trip']:.4f} | {floor['floor_cpu_ms_per_round_trip']:.4f} | |")
+print(f"| NIO floor: the same ping-pong through a NIO channel, an actor on its loop and a continuation (ms) | "
+      f"{nio_floor['nio_floor_cpu_ms_per_round_trip']:.4f} | | |")
 n = lambda d, k: int(d.get(k, 0))
 print(f"\nn: pair-setup {n(ours, 'pair_setup_n')}/{n(theirs, 'pair_setup_n')}, "
       f"pair-verify {n(ours, 'pair_verify_n')}/{n(theirs, 'pair_verify_n')}, "

@@ -8,6 +8,9 @@ machine with the same CPU placement; scripts/bench-controller.sh runs it pinned 
 (--client-cpus, --server-cpus: taskset-style lists) so its row sits next to theirs.
 
 Usage: socket_floor.py [--count 50000] [--client-cpus 0] [--server-cpus 0]
+       socket_floor.py --serve [--server-cpus 0]: only the echo server, for another client (Benchmarks/NIOFloor);
+       prints {"port": N} once listening on 127.0.0.1, serves one connection, exits when it closes (or after 30 s
+       without one).
 """
 from __future__ import annotations
 
@@ -28,27 +31,37 @@ def cpus(text: str | None) -> set[int] | None:
     return chosen
 
 
+def serve(listener: socket.socket, server_cpus: str | None) -> None:
+    """Echoes everything one connection sends until it closes."""
+    if (chosen := cpus(server_cpus)) is not None:
+        os.sched_setaffinity(0, chosen)
+    listener.settimeout(30)  # a client that never connects does not leave this server behind
+    peer, _ = listener.accept()
+    peer.settimeout(None)
+    peer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    while data := peer.recv(4096):
+        peer.sendall(data)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=50_000)
     parser.add_argument("--client-cpus")
     parser.add_argument("--server-cpus")
+    parser.add_argument("--serve", action="store_true")
     args = parser.parse_args()
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     address = listener.getsockname()
+    if args.serve:
+        print(json.dumps({"port": address[1]}), flush=True)
+        serve(listener, args.server_cpus)
+        return
     child = os.fork()
     if child == 0:
         try:
-            if (chosen := cpus(args.server_cpus)) is not None:
-                os.sched_setaffinity(0, chosen)
-            listener.settimeout(30)  # a client that never connects does not leave this child behind
-            peer, _ = listener.accept()
-            peer.settimeout(None)
-            peer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            while data := peer.recv(4096):
-                peer.sendall(data)
+            serve(listener, args.server_cpus)
         finally:
             os._exit(0)
     listener.close()
