@@ -84,6 +84,18 @@ func wallNanoseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
+/// Process CPU and wall nanoseconds of `count` round trips, after 2,000 to warm up, with the caller on the pinger's
+/// loop. A function of its own: code at the top level of main.swift runs on the main actor, and so would this loop.
+func measure(_ pinger: Pinger, count: Int) async -> (cpu: UInt64, wall: UInt64) {
+    await withTaskExecutorPreference(EventLoopTaskExecutor(pinger.loop)) { () async -> (UInt64, UInt64) in
+        for _ in 0..<2_000 { await pinger.roundTrip() }
+        let cpu0 = cpuNanoseconds()
+        let wall0 = wallNanoseconds()
+        for _ in 0..<count { await pinger.roundTrip() }
+        return (cpuNanoseconds() - cpu0, wallNanoseconds() - wall0)
+    }
+}
+
 var port: Int?
 var count = 50_000
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
@@ -108,13 +120,7 @@ do {
     FileHandle.standardError.write(Data("NIOFloor: cannot connect to 127.0.0.1:\(port): \(error)\n".utf8))
     exit(1)
 }
-let (cpu, wall) = await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) { () async -> (UInt64, UInt64) in
-    for _ in 0..<2_000 { await pinger.roundTrip() }
-    let cpu0 = cpuNanoseconds()
-    let wall0 = wallNanoseconds()
-    for _ in 0..<count { await pinger.roundTrip() }
-    return (cpuNanoseconds() - cpu0, wallNanoseconds() - wall0)
-}
+let (cpu, wall) = await measure(pinger, count: count)
 await pinger.close()
 print(
     "{\"nio_floor_cpu_ms_per_round_trip\": \(Double(cpu) / 1e6 / Double(count)), "
