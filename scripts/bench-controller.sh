@@ -129,12 +129,16 @@ echo "== floor"
     --server-cpus "${SIM_CPUS:-}" >"$OUT/floor.json"
 # The NIO floor: the same echo server, and a client built like Hearth's controller without HTTP, crypto or JSON.
 echo "== NIO floor"
-coproc ECHO { ${SIM_PIN} "$PY" "$ROOT/Benchmarks/peers/socket_floor.py" --serve; }
-read -r -t 30 echo_line <&"${ECHO[0]}"
-echo_port=$("$PY" -c 'import json, sys; print(json.loads(sys.argv[1])["port"])' "$echo_line")
+${SIM_PIN} "$PY" "$ROOT/Benchmarks/peers/socket_floor.py" --serve >"$OUT/echo.out" &
+echo_pid=$!
+for _ in $(seq 1 3000); do
+    [[ -s "$OUT/echo.out" ]] && break
+    sleep 0.01
+done
+echo_port=$("$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["port"])' "$OUT/echo.out")
 "${CONTROLLER_PIN[@]}" "$ROOT/Benchmarks/.build/release/NIOFloor" --port "$echo_port" --count "${FLOOR_COUNT:-50000}" \
     >"$OUT/nio-floor.json"
-wait "$ECHO_PID" 2>/dev/null || true
+wait "$echo_pid" 2>/dev/null || true
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
 
 "$PY" - "$OUT" <<'PYEOF' | tee "$OUT/summary.md"
