@@ -386,7 +386,9 @@ actor AccessoryConnection {
         if cipher != nil {
             do throws(SessionCipherError) {
                 incoming.removeAll(keepingCapacity: true)
-                try cipher?.open(buffer.readableBytesView, appendingTo: &incoming)
+                try buffer.withUnsafeReadableBytes { bytes throws(SessionCipherError) in
+                    try cipher?.open(bytes, appendingTo: &incoming)
+                }
                 parser.append(incoming)
             } catch {
                 dropChannel(failing: .sessionFailed(error))

@@ -143,15 +143,15 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
             let name = UnsafeBufferPointer(rebasing: parameter[0..<equals])
             let value = UnsafeBufferPointer(rebasing: parameter[(equals + 1)...])
             let bit: UInt8
-            if name.elementsEqual("id".utf8) {
+            if name.equals("id") {
                 bit = 1
-            } else if name.elementsEqual("meta".utf8) {
+            } else if name.equals("meta") {
                 bit = 2
-            } else if name.elementsEqual("perms".utf8) {
+            } else if name.equals("perms") {
                 bit = 4
-            } else if name.elementsEqual("type".utf8) {
+            } else if name.equals("type") {
                 bit = 8
-            } else if name.elementsEqual("ev".utf8) {
+            } else if name.equals("ev") {
                 bit = 16
             } else {
                 return nil

@@ -258,7 +258,7 @@ private struct PlainReadResponseReader {
     var scanner: PlainJSONScanner
 
     mutating func read() -> [CharacteristicReadResponse.Item]? {
-        guard scanner.take(UInt8(ascii: "{")), let key = scanner.readKey(), key.elementsEqual("characteristics".utf8),
+        guard scanner.take(UInt8(ascii: "{")), let key = scanner.readKey(), key.equals("characteristics"),
             scanner.take(UInt8(ascii: "["))
         else { return nil }
         var items: [CharacteristicReadResponse.Item] = []
@@ -283,18 +283,18 @@ private struct PlainReadResponseReader {
         var hasStatus = false
         repeat {
             guard let key = scanner.readKey() else { return nil }
-            if key.elementsEqual("aid".utf8) {
+            if key.equals("aid") {
                 guard accessoryID == nil, let number = scanner.readUnsigned() else { return nil }
                 accessoryID = number
-            } else if key.elementsEqual("iid".utf8) {
+            } else if key.equals("iid") {
                 guard instanceID == nil, let number = scanner.readUnsigned() else { return nil }
                 instanceID = number
-            } else if key.elementsEqual("status".utf8) {
+            } else if key.equals("status") {
                 guard !hasStatus, case .int(let code)? = scanner.readValue(), let known = HAPStatus(code: Int(code))
                 else { return nil }
                 hasStatus = true
                 status = known
-            } else if key.elementsEqual("value".utf8) {
+            } else if key.equals("value") {
                 guard !hasValue else { return nil }
                 hasValue = true
                 if !scanner.takeWord("null") {

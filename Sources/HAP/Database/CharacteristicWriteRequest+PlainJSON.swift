@@ -151,14 +151,14 @@ struct PlainWriteRequestReader {
     /// One of the keys of the plain shape.
     private mutating func readKey() -> Key? {
         guard let name = scanner.readKey() else { return nil }
-        if name.elementsEqual("aid".utf8) { return .aid }
-        if name.elementsEqual("iid".utf8) { return .iid }
-        if name.elementsEqual("value".utf8) { return .value }
-        if name.elementsEqual("ev".utf8) { return .ev }
-        if name.elementsEqual("r".utf8) { return .r }
-        if name.elementsEqual("remote".utf8) { return .remote }
-        if name.elementsEqual("characteristics".utf8) { return .characteristics }
-        if name.elementsEqual("pid".utf8) { return .pid }
+        if name.equals("aid") { return .aid }
+        if name.equals("iid") { return .iid }
+        if name.equals("value") { return .value }
+        if name.equals("ev") { return .ev }
+        if name.equals("r") { return .r }
+        if name.equals("remote") { return .remote }
+        if name.equals("characteristics") { return .characteristics }
+        if name.equals("pid") { return .pid }
         return nil
     }
 }

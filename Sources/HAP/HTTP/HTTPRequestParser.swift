@@ -60,7 +60,7 @@ public struct HTTPRequestParser: Sendable {
             throw .malformedRequestLine
         }
         guard version.starts(with: "HTTP/".utf8) else { throw .malformedRequestLine }
-        guard version.elementsEqual("HTTP/1.1".utf8) || version.elementsEqual("HTTP/1.0".utf8) else {
+        guard version.equals("HTTP/1.1") || version.equals("HTTP/1.0") else {
             throw .unsupportedVersion
         }
         return (
@@ -71,9 +71,9 @@ public struct HTTPRequestParser: Sendable {
 
     /// The shared value for GET, PUT and POST, so the usual methods make no new string.
     private static func knownMethod(_ token: UnsafeBufferPointer<UInt8>) -> HTTPMethod? {
-        if token.elementsEqual("GET".utf8) { return .get }
-        if token.elementsEqual("PUT".utf8) { return .put }
-        if token.elementsEqual("POST".utf8) { return .post }
+        if token.equals("GET") { return .get }
+        if token.equals("PUT") { return .put }
+        if token.equals("POST") { return .post }
         return nil
     }
 

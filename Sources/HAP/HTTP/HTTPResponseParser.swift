@@ -26,6 +26,12 @@ public struct HTTPResponseParser: Sendable {
         framer.append(bytes)
     }
 
+    /// Adds received bytes held in an array: not generic, so a caller in another module runs code compiled for
+    /// exactly this type rather than the generic version.
+    public mutating func append(_ bytes: [UInt8]) {
+        framer.append(bytes)
+    }
+
     /// The next complete response or event, or `nil` when more bytes are needed.
     public mutating func nextResponse() throws(HTTPParseError) -> HTTPResponse? {
         guard let message = try framer.nextMessage(.response) else { return nil }
@@ -50,9 +56,9 @@ public struct HTTPResponseParser: Sendable {
         guard let firstSpace = line.firstIndex(of: space) else { throw .malformedStatusLine }
         let version = UnsafeBufferPointer(rebasing: line[0..<firstSpace])
         let kind: HTTPResponseKind
-        if version.elementsEqual("HTTP/1.1".utf8) || version.elementsEqual("HTTP/1.0".utf8) {
+        if version.equals("HTTP/1.1") || version.equals("HTTP/1.0") {
             kind = .response
-        } else if version.elementsEqual("EVENT/1.0".utf8) {
+        } else if version.equals("EVENT/1.0") {
             kind = .event
         } else if version.starts(with: "HTTP/".utf8) || version.starts(with: "EVENT/".utf8) {
             throw .unsupportedVersion

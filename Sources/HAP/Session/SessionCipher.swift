@@ -84,6 +84,22 @@ public struct SessionCipher: Sendable {
         if bytes.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
             buffer.append(contentsOf: bytes)
         }
+        try openBuffered(appendingTo: &plaintext)
+    }
+
+    /// Like ``open(_:appendingTo:)`` for bytes in memory: not generic, so a caller in another module runs code
+    /// compiled for exactly this type rather than the generic version.
+    public mutating func open(
+        _ bytes: UnsafeRawBufferPointer,
+        appendingTo plaintext: inout [UInt8]
+    ) throws(SessionCipherError) {
+        if let failure { throw failure }
+        buffer.append(contentsOf: bytes)
+        try openBuffered(appendingTo: &plaintext)
+    }
+
+    /// Opens the whole frames now in `buffer`, appending their plaintext.
+    private mutating func openBuffered(appendingTo plaintext: inout [UInt8]) throws(SessionCipherError) {
         // First find the whole frames buffered and whether a bad length field follows them, then open them all
         // straight into `plaintext`. Frames before a bad length are still checked first, as if taken one by one.
         var framesEnd = readIndex
