@@ -104,26 +104,14 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
         bytes.append(contentsOf: "id=".utf8)
         for (index, id) in ids.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            Self.appendDecimal(id.accessoryID, to: &bytes)
+            HTTPResponse.appendDecimal(id.accessoryID, to: &bytes)
             bytes.append(UInt8(ascii: "."))
-            Self.appendDecimal(id.instanceID, to: &bytes)
+            HTTPResponse.appendDecimal(id.instanceID, to: &bytes)
         }
         if includesMetadata { bytes.append(contentsOf: "&meta=1".utf8) }
         if includesPermissions { bytes.append(contentsOf: "&perms=1".utf8) }
         if includesType { bytes.append(contentsOf: "&type=1".utf8) }
         if includesEventState { bytes.append(contentsOf: "&ev=1".utf8) }
-    }
-
-    /// Appends `value` in decimal, as `String(value)` writes it.
-    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        var remaining = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(remaining / divisor))
-            remaining %= divisor
-            divisor /= 10
-        }
     }
 
     /// A valid ASCII query of only `id`, `meta`, `perms`, `type` and `ev`, read from its bytes; `nil` for anything

@@ -44,7 +44,12 @@ extension HTTPResponse {
             bytes.append(contentsOf: String(value).utf8)
             return
         }
-        var divisor = 1
+        appendDecimal(UInt64(value), to: &bytes)
+    }
+
+    /// Appends `value` in decimal, as `String(value)` writes it.
+    static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        var divisor: UInt64 = 1
         while divisor <= value / 10 { divisor *= 10 }
         var remaining = value
         while divisor > 0 {
