@@ -81,7 +81,14 @@ stop_sim() {
     done
     rm -f "$OUT/sim.pid"
 }
-trap stop_sim EXIT
+# The NIO floor's echo server, when one is running (it also ends on its own when its client closes).
+echo_pid=""
+stop_all() {
+    stop_sim
+    [[ -n "$echo_pid" ]] && kill "$echo_pid" 2>/dev/null
+    return 0
+}
+trap stop_all EXIT
 trap "exit 1" INT TERM
 
 start_sim() {
@@ -129,6 +136,7 @@ echo "== floor"
     --server-cpus "${SIM_CPUS:-}" >"$OUT/floor.json"
 # The NIO floor: the same echo server, and a client built like Hearth's controller without HTTP, crypto or JSON.
 echo "== NIO floor"
+rm -f "$OUT/echo.out"
 ${SIM_PIN} "$PY" "$ROOT/Benchmarks/peers/socket_floor.py" --serve >"$OUT/echo.out" &
 echo_pid=$!
 for _ in $(seq 1 3000); do
@@ -139,6 +147,7 @@ echo_port=$("$PY" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readl
 "${CONTROLLER_PIN[@]}" "$ROOT/Benchmarks/.build/release/NIOFloor" --port "$echo_port" --count "${FLOOR_COUNT:-50000}" \
     >"$OUT/nio-floor.json"
 wait "$echo_pid" 2>/dev/null || true
+echo_pid=""
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
 
 "$PY" - "$OUT" <<'PYEOF' | tee "$OUT/summary.md"

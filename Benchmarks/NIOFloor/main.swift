@@ -23,6 +23,13 @@ final class EchoInbound: ChannelInboundHandler, Sendable {
         let count = unwrapInboundIn(data).readableBytes
         pinger.assumeIsolated { $0.received(count) }
     }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // The echo server went away before the end: no answer will come, so nothing waits for one forever.
+        guard !pinger.assumeIsolated({ $0.isClosing }) else { return }
+        FileHandle.standardError.write(Data("NIOFloor: the echo server closed the connection\n".utf8))
+        exit(1)
+    }
 }
 
 /// One connection with one request in flight, as AccessoryConnection keeps it.
@@ -41,12 +48,18 @@ actor Pinger {
         channel = try await ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(inbound) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(inbound)
+                }
             }
             .connect(host: "127.0.0.1", port: port).get()
     }
 
+    /// Set before closing on purpose, so that the end of the connection is not taken for the server going away.
+    private(set) var isClosing = false
+
     func close() async {
+        isClosing = true
         try? await channel?.close()
     }
 
@@ -84,8 +97,9 @@ func wallNanoseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
-/// Process CPU and wall nanoseconds of `count` round trips, after 2,000 to warm up, with the caller on the pinger's
-/// loop. A function of its own: code at the top level of main.swift runs on the main actor, and so would this loop.
+/// Process CPU and wall nanoseconds of `count` round trips, after 2,000 to warm up, with the caller on the loop.
+///
+/// A function of its own: code at the top level of main.swift runs on the main actor, and so would this loop.
 func measure(_ pinger: Pinger, count: Int) async -> (cpu: UInt64, wall: UInt64) {
     await withTaskExecutorPreference(EventLoopTaskExecutor(pinger.loop)) { () async -> (UInt64, UInt64) in
         for _ in 0..<2_000 { await pinger.roundTrip() }

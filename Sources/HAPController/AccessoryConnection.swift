@@ -109,7 +109,7 @@ actor AccessoryConnection {
     private var queue: [UnsafeContinuation<Void, Never>] = []
     private var isShutDown = false
 
-    /// Runs the actor on the event loop its channels use.
+    /// Runs the actor on the event loop its channels use; ``receiveOnLoop(_:generation:)`` relies on it.
     nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
 
     init(
@@ -182,20 +182,40 @@ actor AccessoryConnection {
         defer { release() }
         try await establish()
         outgoing.removeAll(keepingCapacity: true)
-        HTTPRequest.encode(
-            method: method,
-            target: { bytes in
-                bytes.append(contentsOf: path.utf8)
-                if let readQuery {
-                    bytes.append(UInt8(ascii: "?"))
-                    readQuery.appendQuery(to: &bytes)
-                }
-            },
-            headerLines: jsonHeaderLines,
+        Self.encodeJSON(
+            method,
+            path: path,
+            readQuery: readQuery,
             body: body,
+            headerLines: jsonHeaderLines,
             into: &outgoing
         )
         return try await exchange(plaintext: outgoing)
+    }
+
+    /// Appends the bytes of a hap+json request to `bytes`: the target is `path`, then `?` and the query of
+    /// `readQuery` when given; `headerLines` are the connection's `Host` and `Content-Type` lines.
+    static func encodeJSON(
+        _ method: HTTPMethod,
+        path: String,
+        readQuery: CharacteristicReadQuery?,
+        body: [UInt8],
+        headerLines: [UInt8],
+        into bytes: inout [UInt8]
+    ) {
+        HTTPRequest.encode(
+            method: method,
+            target: { target in
+                target.append(contentsOf: path.utf8)
+                if let readQuery {
+                    target.append(UInt8(ascii: "?"))
+                    readQuery.appendQuery(to: &target)
+                }
+            },
+            headerLines: headerLines,
+            body: body,
+            into: &bytes
+        )
     }
 
     /// Opens (and verifies) a connection if there is none, in turn with the requests.
@@ -332,7 +352,8 @@ actor AccessoryConnection {
         } else {
             buffer.writeBytes(plaintext)
         }
-        if buffer.capacity <= Self.keptSendBufferCapacity { sendBuffer = buffer }
+        if buffer.capacity <= Self.keptBufferCapacity { sendBuffer = buffer }
+        if outgoing.capacity > Self.keptBufferCapacity { outgoing = [] }
         deadline = .now() + .nanoseconds(Self.nanoseconds(timeouts.request))
         if timer == nil { armTimer() }
         let result = await withUnsafeContinuation { (waiter: Waiter) in
@@ -364,8 +385,8 @@ actor AccessoryConnection {
         }
     }
 
-    /// The most bytes of a send buffer kept for the next request; a larger one is let go once written.
-    private static let keptSendBufferCapacity = 16 * 1024
+    /// The most bytes a reused buffer or array keeps between messages; a larger one is let go after use.
+    private static let keptBufferCapacity = 16 * 1024
 
     /// Hands received bytes to ``receive(_:generation:)`` from the channel's handler, which NIO runs on
     /// ``eventLoop``, this actor's executor.
@@ -390,6 +411,7 @@ actor AccessoryConnection {
                     try cipher?.open(bytes, appendingTo: &incoming)
                 }
                 parser.append(incoming)
+                if incoming.capacity > Self.keptBufferCapacity { incoming = [] }
             } catch {
                 dropChannel(failing: .sessionFailed(error))
                 return

@@ -499,11 +499,13 @@ public actor PairedAccessory {
     /// Every characteristic's format, by id.
     static func formats(of database: AccessoryDatabase) -> [CharacteristicID: Format] {
         var formats: [CharacteristicID: Format] = [:]
-        for accessory in database.accessories {
+        var seen: Set<UInt64> = []
+        // Only the first accessory with an aid counts, and the first characteristic with an iid in it, as
+        // `characteristic(at:)` finds them.
+        for accessory in database.accessories where seen.insert(accessory.accessoryID).inserted {
             for service in accessory.services {
                 for characteristic in service.characteristics {
                     let id = CharacteristicID(accessoryID: accessory.accessoryID, instanceID: characteristic.instanceID)
-                    // The first of two with one id wins, as `characteristic(at:)` finds it.
                     if formats[id] == nil { formats[id] = characteristic.format }
                 }
             }

@@ -72,6 +72,37 @@ import Testing
         await client.close()
     }
 
+    @Test func writesJSONRequestsAsTheSameBytesAsAnHTTPRequest() {
+        let host = "192.168.1.20:51826"
+        let lines = HTTPHeaders([("Host", host), ("Content-Type", HTTPContentType.hapJSON.rawValue)]).encodedLines
+        let ids = [CharacteristicID(accessoryID: 1, instanceID: 10), CharacteristicID(accessoryID: 12, instanceID: 0)]
+        let cases: [(HTTPMethod, String, CharacteristicReadQuery?, [UInt8])] = [
+            (.get, "/characteristics", CharacteristicReadQuery(ids: ids, includesEventState: true), []),
+            (.get, "/accessories", nil, []),
+            (.put, "/characteristics", nil, Array(#"{"characteristics":[]}"#.utf8)),
+            (.put, "/prepare", nil, []),
+        ]
+        for (method, path, query, body) in cases {
+            var bytes: [UInt8] = []
+            AccessoryConnection.encodeJSON(
+                method,
+                path: path,
+                readQuery: query,
+                body: body,
+                headerLines: lines,
+                into: &bytes
+            )
+            let target = path + (query.map { "?" + $0.queryString } ?? "")
+            let request = HTTPRequest(
+                method: method,
+                target: target,
+                headers: ["Host": host, "Content-Type": HTTPContentType.hapJSON.rawValue],
+                body: body
+            )
+            #expect(bytes == request.encoded())
+        }
+    }
+
     @Test func leavesOutRepeatedIDsInTheOrderAsked() {
         // 21 distinct ids in a cycle: lists of up to 16 take the pairwise check, longer ones the set.
         let ids = (1...40).map { CharacteristicID(accessoryID: UInt64($0 % 3), instanceID: UInt64($0 % 7)) }

@@ -19,7 +19,7 @@ struct HTTPMessageFramer: Sendable {
     /// A head split into its start line and header fields.
     struct Head: Sendable {
         var startLine: StartLine
-        /// The fields; a response's Content-Length is left out (``HTTPResponse/headers`` never holds it).
+        /// The fields; a response's Content-Length is left out (a parsed ``HTTPResponse``'s headers never hold it).
         var headers: HTTPHeaders
         /// The framing fields, noted as the lines are read.
         var framing = Framing()

@@ -124,6 +124,8 @@ public struct SessionCipher: Sendable {
             readIndex = framesEnd
         }
         if let invalidLength {
+            // The frames before the bad length were good, but the call fails: none of their plaintext is kept.
+            plaintext.removeSubrange((plaintext.count - plaintextCount)...)
             try fail(.invalidFrameLength(invalidLength))
         }
         compact()

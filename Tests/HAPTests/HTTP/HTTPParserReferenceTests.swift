@@ -18,6 +18,10 @@ import Testing
         Array("EVENT/1.0 200 OK\r\nContent-Type: application/hap+json\r\nContent-Length: 2\r\n\r\n{}".utf8),
         Array("HTTP/1.1 204 No Content\r\nContent-Length: 9\r\n\r\n".utf8),
         Array("GET /a\u{301}?b HTTP/1.1\r\n\r\n".utf8),
+        // Framing names in odd cases, and near misses that are other headers.
+        Array("HTTP/1.1 200 OK\r\nCONTENT-LENGTH: 3\r\ncontent-length: 3\r\nContent_Length: 9\r\n\r\nabc".utf8),
+        Array("HTTP/1.1 200 OK\r\ntransfer-ENCODING: identity\r\nContent-Length: 1\r\n\r\nx".utf8),
+        Array("PUT /x HTTP/1.1\r\nContent-Lengths: 5\r\nContent-Length : 1\r\nTransfer-Encodin: y\r\n\r\nx".utf8),
     ]
 
     enum Outcome<Message: Equatable>: Equatable {

@@ -240,6 +240,13 @@ struct SessionCipherTests {
         }
         #expect(plaintext == [9, 9])
         #expect(controller.isFailed)
+        // A good frame followed by a bad length field: the call fails and keeps none of the good frame either.
+        var (sender, receiver) = Self.pair()
+        let good = sender.seal([1, 2, 3])
+        #expect(throws: SessionCipherError.invalidFrameLength(1025)) {
+            try receiver.open(good + [0x01, 0x04], appendingTo: &plaintext)
+        }
+        #expect(plaintext == [9, 9])
     }
 
     @Test("Refuses a frame length of 1025 as soon as the length field arrives")
