@@ -178,9 +178,10 @@ actor AccessoryConnection {
         readQuery: CharacteristicReadQuery? = nil,
         body: [UInt8] = []
     ) async throws(HAPControllerError) -> HTTPResponse {
-        await acquire()
+        // The usual case, an idle queue and an open session, takes no call that could suspend.
+        if isBusy { await acquire() } else { isBusy = true }
         defer { release() }
-        try await establish()
+        if channel == nil || isShutDown { try await establish() }
         outgoing.removeAll(keepingCapacity: true)
         Self.encodeJSON(
             method,
