@@ -94,7 +94,8 @@ actor AccessoryConnection {
     private var generation = 0
     private var isEstablished = false
     private var cipher: SessionCipher?
-    private var parser = HTTPResponseParser()
+    /// Answers and events are read for their status and body; header fields are checked but not kept.
+    private var parser = HTTPResponseParser(keepsHeaders: false)
     /// The plaintext of the request going out and of the bytes coming in; kept so their storage is reused.
     private var outgoing: [UInt8] = []
     private var incoming: [UInt8] = []
@@ -301,7 +302,7 @@ actor AccessoryConnection {
             throw isShutDown ? .closed : .connectionClosed
         }
         self.channel = channel
-        parser = HTTPResponseParser()
+        parser = HTTPResponseParser(keepsHeaders: false)
         cipher = nil
         if !channel.isActive {
             // It closed before this actor ran again; its channelInactive found no channel to drop.

@@ -48,13 +48,16 @@ struct HTTPMessageFramer: Sendable {
 
     let maximumHeadLength: Int
     let maximumBodyLength: Int
+    /// Whether header fields are kept; without, lines are still checked and the framing fields still read.
+    let keepsHeaders: Bool
     private var buffer: [UInt8] = []
     private var readIndex = 0
     private var scanIndex = 0
     private var state = State.head
     private var failure: HTTPParseError?
 
-    init(maximumHeadLength: Int, maximumBodyLength: Int) {
+    init(maximumHeadLength: Int, maximumBodyLength: Int, keepsHeaders: Bool = true) {
+        self.keepsHeaders = keepsHeaders
         self.maximumHeadLength = maximumHeadLength
         self.maximumBodyLength = maximumBodyLength
     }
@@ -125,8 +128,13 @@ struct HTTPMessageFramer: Sendable {
             return nil
         }
         guard end + 4 <= readIndex + maximumHeadLength else { throw .headersTooLarge(limit: maximumHeadLength) }
+        let keepsHeaders = keepsHeaders
         let head = try buffer.withUnsafeBufferPointer { bytes throws(HTTPParseError) in
-            try Self.parseHead(UnsafeBufferPointer(rebasing: bytes[start..<end]), kind: kind)
+            try Self.parseHead(
+                UnsafeBufferPointer(rebasing: bytes[start..<end]),
+                kind: kind,
+                keepsHeaders: keepsHeaders
+            )
         }
         readIndex = end + 4
         scanIndex = end + 4
@@ -152,7 +160,8 @@ struct HTTPMessageFramer: Sendable {
     /// start line's own syntax.
     private static func parseHead(
         _ bytes: UnsafeBufferPointer<UInt8>,
-        kind: Kind
+        kind: Kind,
+        keepsHeaders: Bool
     ) throws(HTTPParseError) -> Head {
         var index = 0
         var firstLineEnd: Int?
@@ -180,7 +189,8 @@ struct HTTPMessageFramer: Sendable {
                 UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]),
                 into: &headers,
                 framing: &framing,
-                keepsContentLength: kind == .request
+                keepsContentLength: kind == .request,
+                keepsHeaders: keepsHeaders
             )
             lineStart = lineEnd + 2
         }
@@ -204,7 +214,8 @@ struct HTTPMessageFramer: Sendable {
         _ line: UnsafeBufferPointer<UInt8>,
         into headers: inout HTTPHeaders,
         framing: inout Framing,
-        keepsContentLength: Bool
+        keepsContentLength: Bool,
+        keepsHeaders: Bool
     ) throws(HTTPParseError) {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedHeader }
         guard colon > 0, line[0..<colon].allSatisfy(isTokenCharacter) else { throw .malformedHeader }
@@ -217,21 +228,25 @@ struct HTTPMessageFramer: Sendable {
         while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
         let name = UnsafeBufferPointer(rebasing: line[0..<colon])
         let valueBytes = UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd])
-        // HAP's two content types come with nearly every message: their strings are made once.
-        let value =
-            reusing(HTTPContentType.hapJSON.rawValue, for: valueBytes)
-            ?? reusing(HTTPContentType.pairingTLV8.rawValue, for: valueBytes)
-            ?? String(decoding: valueBytes, as: UTF8.self)
         if asciiCaseInsensitiveEquals(name, "content-length") {
+            let value = String(decoding: valueBytes, as: UTF8.self)
             if let first = framing.contentLength {
                 if value != first { framing.contentLengthsDiffer = true }
             } else {
                 framing.contentLength = value
             }
-            if !keepsContentLength { return }
-        } else if asciiCaseInsensitiveEquals(name, "transfer-encoding") {
-            framing.hasTransferEncoding = true
+            if keepsContentLength, keepsHeaders {
+                headers.add(name: String(decoding: name, as: UTF8.self), value: value)
+            }
+            return
         }
+        if asciiCaseInsensitiveEquals(name, "transfer-encoding") { framing.hasTransferEncoding = true }
+        guard keepsHeaders else { return }
+        // HAP's two content types come with nearly every message: their strings are made once.
+        let value =
+            reusing(HTTPContentType.hapJSON.rawValue, for: valueBytes)
+            ?? reusing(HTTPContentType.pairingTLV8.rawValue, for: valueBytes)
+            ?? String(decoding: valueBytes, as: UTF8.self)
         headers.add(name: String(decoding: name, as: UTF8.self), value: value)
     }
 

@@ -11,11 +11,20 @@ public struct HTTPResponseParser: Sendable {
     private var framer: HTTPMessageFramer
 
     /// Makes a parser with the given limits, in bytes.
+    ///
+    /// With `keepsHeaders` false, responses come without header fields, for a reader that needs only the status and
+    /// body (the controller): every line is still checked and Content-Length still read, so the same bytes are
+    /// accepted or refused with the same errors.
     public init(
         maximumHeadLength: Int = Self.defaultMaximumHeadLength,
-        maximumBodyLength: Int = Self.defaultMaximumBodyLength
+        maximumBodyLength: Int = Self.defaultMaximumBodyLength,
+        keepsHeaders: Bool = true
     ) {
-        framer = HTTPMessageFramer(maximumHeadLength: maximumHeadLength, maximumBodyLength: maximumBodyLength)
+        framer = HTTPMessageFramer(
+            maximumHeadLength: maximumHeadLength,
+            maximumBodyLength: maximumBodyLength,
+            keepsHeaders: keepsHeaders
+        )
     }
 
     /// The bytes received that are not part of a returned message yet.

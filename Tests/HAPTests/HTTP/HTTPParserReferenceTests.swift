@@ -45,6 +45,12 @@ import Testing
             let limits = (head: Int.random(in: 16...256, using: &random), body: Int.random(in: 0...64, using: &random))
             var requests = HTTPRequestParser(maximumHeadLength: limits.head, maximumBodyLength: limits.body)
             var responses = HTTPResponseParser(maximumHeadLength: limits.head, maximumBodyLength: limits.body)
+            // Without header fields kept: the same outcome, with no fields.
+            var bareResponses = HTTPResponseParser(
+                maximumHeadLength: limits.head,
+                maximumBodyLength: limits.body,
+                keepsHeaders: false
+            )
             var referenceRequests = ReferenceFramer(maximumHeadLength: limits.head, maximumBodyLength: limits.body)
             var referenceResponses = ReferenceFramer(maximumHeadLength: limits.head, maximumBodyLength: limits.body)
             var offset = 0
@@ -54,6 +60,7 @@ import Testing
                 offset = end
                 requests.append(piece)
                 responses.append(piece)
+                bareResponses.append(piece)
                 referenceRequests.append(piece)
                 referenceResponses.append(piece)
                 for _ in 0..<3 {
@@ -65,7 +72,14 @@ import Testing
                         try Self.nextResponse(&referenceResponses)
                     }
                     #expect(gotResponse == wantResponse, "seed \(seed), round \(round), input \(input)")
-                    guard got == want, gotResponse == wantResponse else { return }
+                    let gotBare = Self.outcome { () throws(HTTPParseError) in try bareResponses.nextResponse() }
+                    let wantBare = wantResponse.map { outcome -> Outcome<HTTPResponse> in
+                        guard case .message(var response) = outcome else { return outcome }
+                        response.headers = HTTPHeaders()
+                        return .message(response)
+                    }
+                    #expect(gotBare == wantBare, "without headers: seed \(seed), round \(round), input \(input)")
+                    guard got == want, gotResponse == wantResponse, gotBare == wantBare else { return }
                 }
                 #expect(requests.bufferedByteCount == referenceRequests.bufferedByteCount)
                 #expect(responses.bufferedByteCount == referenceResponses.bufferedByteCount)
