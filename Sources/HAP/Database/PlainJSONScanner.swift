@@ -95,10 +95,7 @@ struct PlainJSONScanner {
         skipSpace()
         let count = word.utf8CodeUnitCount
         guard bytes.count - index >= count else { return false }
-        let matches = word.withUTF8Buffer { expected in
-            UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(expected)
-        }
-        guard matches else { return false }
+        guard UnsafeBufferPointer(rebasing: bytes[index..<index + count]).equals(word) else { return false }
         // A letter or digit straight after is not this literal.
         if index + count < bytes.count, Self.isWordByte(bytes[index + count]) { return false }
         index += count

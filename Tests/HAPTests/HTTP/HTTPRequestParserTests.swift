@@ -80,6 +80,16 @@ import Testing
             HTTPHeaders([("A", "1"), ("content-length", "5"), ("B", " 2")]).encodedLines
                 == Array("A: 1\r\nB:  2\r\n".utf8)
         )
+        // The bytes themselves, written out: a PUT always carries Content-Length, after the given lines.
+        var put: [UInt8] = []
+        HTTPRequest.encode(
+            method: .put,
+            target: { $0.append(contentsOf: "/prepare".utf8) },
+            headerLines: Array("Host: h\r\n".utf8),
+            body: [],
+            into: &put
+        )
+        #expect(put == Array("PUT /prepare HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n".utf8))
     }
 
     @Test func splitsTargetIntoPathAndQuery() throws {
