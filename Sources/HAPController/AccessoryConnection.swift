@@ -73,8 +73,9 @@ actor AccessoryConnection {
     }
 
     // Unsafe continuations: each is resumed exactly once, by the answer, a timeout or the channel's end, all of
-    // which clear `pending` (or pop `queue`) on this actor before resuming.
-    private typealias Waiter = UnsafeContinuation<Result<HTTPResponse, HAPControllerError>, Never>
+    // which clear `pending` (or pop `queue`) on this actor before resuming; or, for a request that could not be
+    // written at once, by the task that sends it in its turn.
+    typealias Waiter = UnsafeContinuation<Result<HTTPResponse, HAPControllerError>, Never>
 
     let host: String
     let port: Int
@@ -102,6 +103,8 @@ actor AccessoryConnection {
     /// The buffer the last request was sealed into, reused when the channel has written it.
     private var sendBuffer: ByteBuffer?
     private var pending: Waiter?
+    /// Whether answering ``pending`` also gives back the turn (a request written by ``startJSON``).
+    private var pendingReleasesTurn = false
     /// When the request in flight times out.
     private var deadline: NIODeadline?
     /// One timer at a time checks ``deadline``; requests that answer in time do not touch it.
@@ -169,20 +172,81 @@ actor AccessoryConnection {
         return try await exchange(request)
     }
 
-    /// Sends a hap+json request written straight as bytes, in its turn like ``send(_:)``.
+    /// Sends a hap+json request from ``eventLoop`` without waiting for this actor: it is written now if the session
+    /// is open and nothing holds the turn, else a task waits for the turn and connects first; `waiter` is answered
+    /// once either way.
     ///
     /// The target is `path`, then `?` and the query of `readQuery` when given; the headers are `Host` and
-    /// `Content-Type`. The bytes are those of an ``HTTPRequest`` with the same parts.
+    /// `Content-Type`. The bytes are those of an ``HTTPRequest`` with the same parts. Being on the loop, the
+    /// actor's executor, no other code of the actor can be running: this does what `assumeIsolated` does, without
+    /// the allocation its closure costs (the cast drops only the `isolated` of a closure that captures nothing).
+    nonisolated func startJSONOnLoop(
+        _ method: HTTPMethod,
+        path: String,
+        readQuery: CharacteristicReadQuery?,
+        body: [UInt8],
+        waiter: Waiter
+    ) {
+        eventLoop.preconditionInEventLoop()
+        let isolatedStart:
+            (isolated AccessoryConnection, HTTPMethod, String, CharacteristicReadQuery?, [UInt8], Waiter) -> Void = {
+                $0.startJSON($1, path: $2, readQuery: $3, body: $4, waiter: $5)
+            }
+        let start = unsafeBitCast(
+            isolatedStart,
+            to: ((AccessoryConnection, HTTPMethod, String, CharacteristicReadQuery?, [UInt8], Waiter) -> Void).self
+        )
+        start(self, method, path, readQuery, body, waiter)
+    }
+
+    /// ``startJSONOnLoop(_:path:readQuery:body:waiter:)`` on this actor; a request written now gives the turn back
+    /// when it is answered.
+    private func startJSON(
+        _ method: HTTPMethod,
+        path: String,
+        readQuery: CharacteristicReadQuery?,
+        body: [UInt8],
+        waiter: Waiter
+    ) {
+        guard !isBusy, channel != nil, !isShutDown else {
+            Task {
+                do throws(HAPControllerError) {
+                    let answer = try await sendJSON(method, path: path, readQuery: readQuery, body: body)
+                    waiter.resume(returning: .success(answer))
+                } catch {
+                    waiter.resume(returning: .failure(error))
+                }
+            }
+            return
+        }
+        isBusy = true
+        encodeOutgoing(method, path: path, readQuery: readQuery, body: body)
+        begin(plaintext: outgoing, waiter: waiter, releasesTurn: true)
+    }
+
+    /// Sends a hap+json request in its turn like ``send(_:)``, written straight as bytes (see
+    /// ``startJSONOnLoop(_:path:readQuery:body:waiter:)``).
     func sendJSON(
         _ method: HTTPMethod,
         path: String,
         readQuery: CharacteristicReadQuery? = nil,
         body: [UInt8] = []
     ) async throws(HAPControllerError) -> HTTPResponse {
-        // The usual case, an idle queue and an open session, takes no call that could suspend.
+        // An idle queue and an open session take no call that could suspend.
         if isBusy { await acquire() } else { isBusy = true }
         defer { release() }
         if channel == nil || isShutDown { try await establish() }
+        encodeOutgoing(method, path: path, readQuery: readQuery, body: body)
+        return try await exchange(plaintext: outgoing)
+    }
+
+    /// Writes the request's bytes into the reused ``outgoing``.
+    private func encodeOutgoing(
+        _ method: HTTPMethod,
+        path: String,
+        readQuery: CharacteristicReadQuery?,
+        body: [UInt8]
+    ) {
         outgoing.removeAll(keepingCapacity: true)
         Self.encodeJSON(
             method,
@@ -192,7 +256,6 @@ actor AccessoryConnection {
             headerLines: jsonHeaderLines,
             into: &outgoing
         )
-        return try await exchange(plaintext: outgoing)
     }
 
     /// Appends the bytes of a hap+json request to `bytes`: the target is `path`, then `?` and the query of
@@ -340,7 +403,21 @@ actor AccessoryConnection {
     }
 
     private func exchange(plaintext: [UInt8]) async throws(HAPControllerError) -> HTTPResponse {
-        guard let channel else { throw .connectionClosed }
+        guard channel != nil else { throw .connectionClosed }
+        let result = await withUnsafeContinuation { (waiter: Waiter) in
+            begin(plaintext: plaintext, waiter: waiter, releasesTurn: false)
+        }
+        return try result.get()
+    }
+
+    /// Seals and writes one request and makes `waiter` the one answered next; with `releasesTurn`, the turn is
+    /// given back when it is answered (by the answer, a timeout or the channel's end).
+    private func begin(plaintext: [UInt8], waiter: Waiter, releasesTurn: Bool) {
+        guard let channel else {
+            waiter.resume(returning: .failure(.connectionClosed))
+            if releasesTurn { release() }
+            return
+        }
         // The last request's buffer is unique again once the channel has written it; `clear()` then keeps its
         // storage (it takes new storage if the channel still holds the old).
         var buffer = sendBuffer ?? channel.allocator.buffer(capacity: 0)
@@ -358,12 +435,21 @@ actor AccessoryConnection {
         if outgoing.capacity > Self.keptBufferCapacity { outgoing = [] }
         deadline = .now() + .nanoseconds(Self.nanoseconds(timeouts.request))
         if timer == nil { armTimer() }
-        let result = await withUnsafeContinuation { (waiter: Waiter) in
-            pending = waiter
-            // hap-protocol.md §7.9: each message in one write.
-            channel.writeAndFlush(buffer, promise: nil)
-        }
-        return try result.get()
+        pending = waiter
+        pendingReleasesTurn = releasesTurn
+        // hap-protocol.md §7.9: each message in one write.
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+
+    /// Answers the request in flight, and gives the turn back if its caller left that to the answer.
+    private func answerPending(_ result: Result<HTTPResponse, HAPControllerError>) {
+        guard let pending else { return }
+        let releasesTurn = pendingReleasesTurn
+        self.pending = nil
+        pendingReleasesTurn = false
+        deadline = nil
+        pending.resume(returning: result)
+        if releasesTurn { release() }
     }
 
     /// Schedules the check of the request in flight at its deadline.
@@ -435,13 +521,11 @@ actor AccessoryConnection {
                 if cipher != nil { eventHandler?(.event(message)) }
                 continue
             }
-            guard let pending else {
+            guard pending != nil else {
                 logger.debug("Dropping an answer nobody waits for", metadata: ["host": "\(host)"])
                 continue
             }
-            self.pending = nil
-            deadline = nil
-            pending.resume(returning: .success(message))
+            answerPending(.success(message))
         }
     }
 
@@ -454,11 +538,8 @@ actor AccessoryConnection {
     private func dropChannel(failing error: HAPControllerError) {
         timer?.cancel()
         timer = nil
+        answerPending(.failure(error))
         deadline = nil
-        if let pending {
-            self.pending = nil
-            pending.resume(returning: .failure(error))
-        }
         channel?.close(promise: nil)
         channel = nil
         cipher = nil

@@ -3,6 +3,7 @@ import HAP
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A characteristic's new value, as an accessory's event reported it.
 public struct CharacteristicValueChange: Sendable, Equatable, Hashable {
@@ -87,10 +88,16 @@ public actor PairedAccessory {
     let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
     let reachabilityContinuation: AsyncStream<Bool>.Continuation
     var database: AccessoryDatabase? {
-        didSet { formats = database.map(Self.formats(of:)) ?? [:] }
+        didSet {
+            let formats = database.map(Self.formats(of:)) ?? [:]
+            formatIndex.withLock { $0 = formats }
+        }
     }
-    /// The format of every characteristic of ``database``, to type values without searching the database.
-    var formats: [CharacteristicID: Format] = [:]
+    /// The format of every characteristic of ``database``, to type values without searching the database; read
+    /// from any thread, so a read need not hop onto this actor to type its answer.
+    private nonisolated let formatIndex = Mutex<[CharacteristicID: Format]>([:])
+    /// The format index now.
+    nonisolated var formats: [CharacteristicID: Format] { formatIndex.withLock { $0 } }
     var isListening = false
     /// Counts sessions started and lost, so a re-subscription finishing late does not report a lost one reachable.
     var sessionNumber = 0
@@ -247,8 +254,9 @@ public actor PairedAccessory {
 
     /// Reads characteristics in batches of at most ``Configuration/maximumReadBatch``; one result per id.
     ///
-    /// An id the accessory leaves out of its answer reads as ``HAPStatus/resourceDoesNotExist``.
-    public func read(
+    /// An id the accessory leaves out of its answer reads as ``HAPStatus/resourceDoesNotExist``. It runs where its
+    /// caller runs: a caller on ``taskExecutor`` makes no executor hop (see ``send(_:path:readQuery:body:)``).
+    public nonisolated(nonsending) func read(
         _ ids: [CharacteristicID]
     ) async throws(HAPControllerError) -> [CharacteristicID: Result<HAPValue?, HAPStatus>] {
         let unique = Self.withoutRepeats(ids)
@@ -268,11 +276,12 @@ public actor PairedAccessory {
                 throw Self.statusError(response)
             }
             let items = try Self.items(of: response)
+            let formats = self.formats
             for item in items {
                 if let status = item.status, !status.isSuccess {
                     results[item.id] = .failure(status)
                 } else {
-                    results[item.id] = .success(converted(item.value, for: item.id))
+                    results[item.id] = .success(Self.converted(item.value, to: formats[item.id]))
                 }
             }
             for id in chunk where results[id] == nil { results[id] = .failure(.resourceDoesNotExist) }
@@ -281,7 +290,7 @@ public actor PairedAccessory {
     }
 
     /// Writes values in one request; one status per characteristic.
-    public func write(
+    public nonisolated(nonsending) func write(
         _ writes: [(CharacteristicID, HAPValue)]
     ) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
         let items = writes.map { id, value in
@@ -294,7 +303,7 @@ public actor PairedAccessory {
     ///
     /// A success carries the value the accessory answered with, typed by the database's format when it was read;
     /// it is `nil` when the accessory sent none (a characteristic without the `wr` permission answers 204) or null.
-    public func writeWithResponse(
+    public nonisolated(nonsending) func writeWithResponse(
         _ writes: [(CharacteristicID, HAPValue)]
     ) async throws(HAPControllerError) -> [CharacteristicID: Result<HAPValue?, HAPStatus>] {
         let items = writes.map { id, value in
@@ -304,13 +313,15 @@ public actor PairedAccessory {
         }
         var results: [CharacteristicID: Result<HAPValue?, HAPStatus>] = [:]
         for (id, answer) in try await exchange(items, preparedWriteID: nil) {
-            results[id] = answer.status.isSuccess ? .success(converted(answer.value, for: id)) : .failure(answer.status)
+            results[id] =
+                answer.status.isSuccess
+                ? .success(Self.converted(answer.value, to: formats[id])) : .failure(answer.status)
         }
         return results
     }
 
     /// A timed write (hap-protocol.md §7.7): `PUT /prepare` with a fresh id, then the write carrying it.
-    public func timedWrite(
+    public nonisolated(nonsending) func timedWrite(
         _ writes: [(CharacteristicID, HAPValue)],
         timeToLive: Duration = .seconds(5)
     ) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
@@ -412,7 +423,7 @@ public actor PairedAccessory {
         return try await put(items, preparedWriteID: nil)
     }
 
-    private func put(
+    private nonisolated(nonsending) func put(
         _ items: [CharacteristicWriteRequest.Item],
         preparedWriteID: UInt64?
     ) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
@@ -425,7 +436,7 @@ public actor PairedAccessory {
         var value: HAPValue?
     }
 
-    private func exchange(
+    private nonisolated(nonsending) func exchange(
         _ items: [CharacteristicWriteRequest.Item],
         preparedWriteID: UInt64?
     ) async throws(HAPControllerError) -> [CharacteristicID: WriteAnswer] {
@@ -450,22 +461,87 @@ public actor PairedAccessory {
         return results
     }
 
-    private func send(
+    /// Sends a hap+json request on the session and returns the answer.
+    ///
+    /// It runs where its caller runs and crosses to ``eventLoop`` at most once: on the loop (a caller preferring
+    /// ``taskExecutor``, or this actor) the request is written before the caller suspends; elsewhere one task on
+    /// the loop writes it. Either way the answer resumes the caller directly
+    /// (``AccessoryConnection/startJSONOnLoop(_:path:readQuery:body:waiter:)``).
+    nonisolated(nonsending) func send(
         _ method: HTTPMethod,
         path: String,
         readQuery: CharacteristicReadQuery? = nil,
         body: [UInt8] = []
     ) async throws(HAPControllerError) -> HTTPResponse {
+        let result: Result<HTTPResponse, HAPControllerError>
+        if eventLoop.inEventLoop {
+            result = await withUnsafeContinuation { (waiter: AccessoryConnection.Waiter) in
+                startOnLoop(method, path: path, readQuery: readQuery, body: body, waiter: waiter)
+            }
+        } else {
+            result = await withUnsafeContinuation { (waiter: AccessoryConnection.Waiter) in
+                eventLoop.execute {
+                    self.startOnLoop(method, path: path, readQuery: readQuery, body: body, waiter: waiter)
+                }
+            }
+        }
+        switch result {
+        case .success(let response):
+            return response
+        case .failure(let error):
+            await noteSendFailure(error)
+            throw error
+        }
+    }
+
+    /// Checks the client is open and listening, then hands the request to the connection; on ``eventLoop``.
+    private nonisolated func startOnLoop(
+        _ method: HTTPMethod,
+        path: String,
+        readQuery: CharacteristicReadQuery?,
+        body: [UInt8],
+        waiter: AccessoryConnection.Waiter
+    ) {
+        do throws(HAPControllerError) {
+            try prepareSendOnLoop().startJSONOnLoop(
+                method,
+                path: path,
+                readQuery: readQuery,
+                body: body,
+                waiter: waiter
+            )
+        } catch {
+            waiter.resume(returning: .failure(error))
+        }
+    }
+
+    /// Checks the client is open, starts listening for sessions and events, and returns the connection.
+    private func prepareSend() throws(HAPControllerError) -> AccessoryConnection {
         if isClosed { throw .closed }
         listen()
-        do {
-            return try await connection.sendJSON(method, path: path, readQuery: readQuery, body: body)
-        } catch {
-            switch error {
-            case .unreachable, .verificationFailed: setReachable(false)
-            default: break
-            }
-            throw error
+        return connection
+    }
+
+    /// ``prepareSend()`` from ``eventLoop``, this actor's executor, where no other code of the actor can be
+    /// running: what `assumeIsolated` does, without the allocation its closure costs (the cast drops only the
+    /// `isolated` of a closure that captures nothing).
+    private nonisolated func prepareSendOnLoop() throws(HAPControllerError) -> AccessoryConnection {
+        eventLoop.preconditionInEventLoop()
+        let isolatedPrepare: (isolated PairedAccessory) throws(HAPControllerError) -> AccessoryConnection = {
+            try $0.prepareSend()
+        }
+        let prepare = unsafeBitCast(
+            isolatedPrepare,
+            to: ((PairedAccessory) throws(HAPControllerError) -> AccessoryConnection).self
+        )
+        return try prepare(self)
+    }
+
+    /// Reports the accessory unreachable when a request could not reach it or verify.
+    private func noteSendFailure(_ error: HAPControllerError) {
+        switch error {
+        case .unreachable, .verificationFailed: setReachable(false)
+        default: break
         }
     }
 
@@ -491,8 +567,9 @@ public actor PairedAccessory {
         return ids.filter { seen.insert($0).inserted }
     }
 
-    private func converted(_ value: HAPValue?, for id: CharacteristicID) -> HAPValue? {
-        guard let value, let format = formats[id] else { return value }
+    /// `value` typed by `format` when it has one and converts, else as it came.
+    static func converted(_ value: HAPValue?, to format: Format?) -> HAPValue? {
+        guard let value, let format else { return value }
         return (try? value.converted(to: format)) ?? value
     }
 
