@@ -1,6 +1,6 @@
 // NIOFloor: the CPU one request and answer costs through SwiftNIO with the controller's structure (a channel whose
-// handler hands bytes to an actor running on the channel's event loop, one continuation per request, the caller on
-// that loop), against a bare echo server (`Benchmarks/peers/socket_floor.py --serve`). No HTTP, no encryption, no
+// handler hands bytes to an actor running on the channel's event loop, the caller on that loop writing the request
+// before it suspends on one continuation, which the answer resumes), against a bare echo server (`Benchmarks/peers/socket_floor.py --serve`). No HTTP, no encryption, no
 // JSON: what is left of Hearth's CPU per read above this is its own work. scripts/bench-controller.sh runs it pinned
 // like the controllers.
 //
@@ -72,14 +72,23 @@ actor Pinger {
         waiter.resume()
     }
 
-    /// Sends 100 bytes and returns when they are all back.
-    func roundTrip() async {
-        guard let channel else { return }
-        let buffer = channel.allocator.buffer(repeating: UInt8(ascii: "x"), count: Self.messageLength)
+    /// Sends 100 bytes and returns when they are all back; called on the loop, as PairedAccessory.send is there.
+    nonisolated(nonsending) func roundTrip() async {
+        loop.preconditionInEventLoop()
         await withUnsafeContinuation { waiter in
-            self.waiter = waiter
-            channel.writeAndFlush(buffer, promise: nil)
+            // On the loop, the actor's executor: isolated without a hop, as PairedAccessory does it.
+            let isolatedStart: (isolated Pinger, UnsafeContinuation<Void, Never>) -> Void = { $0.start($1) }
+            unsafeBitCast(isolatedStart, to: ((Pinger, UnsafeContinuation<Void, Never>) -> Void).self)(self, waiter)
         }
+    }
+
+    private func start(_ waiter: UnsafeContinuation<Void, Never>) {
+        guard let channel else { return waiter.resume() }
+        self.waiter = waiter
+        channel.writeAndFlush(
+            channel.allocator.buffer(repeating: UInt8(ascii: "x"), count: Self.messageLength),
+            promise: nil
+        )
     }
 }
 

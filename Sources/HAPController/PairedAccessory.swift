@@ -36,9 +36,10 @@ public enum AccessoryEvent: Sendable, Equatable {
 /// only then reports itself reachable. ``events`` and ``reachability`` have one consumer each and finish on
 /// ``close()``.
 ///
-/// The actor runs on one event loop of the group it is given, the loop of its connection, so a request crosses no
-/// thread between the caller's hop in and the answer. A caller that runs on ``taskExecutor`` (with
-/// `withTaskExecutorPreference`) makes no thread hop at all.
+/// The actor runs on one event loop of the group it is given, the loop of its connection. Reads and writes run where
+/// their caller runs and cross to that loop at most once; a caller that runs on ``taskExecutor`` (with
+/// `withTaskExecutorPreference`) makes no hop at all: its request is written before it suspends, and the answer
+/// resumes it.
 public actor PairedAccessory {
     /// Timeouts, backoff and batching.
     public struct Configuration: Sendable {
