@@ -1,8 +1,8 @@
 // NIOFloor: the CPU one request and answer costs through SwiftNIO with the controller's structure (a channel whose
 // handler hands bytes to an actor running on the channel's event loop, the caller on that loop writing the request
-// before it suspends on one continuation, which the answer resumes), against a bare echo server (`Benchmarks/peers/socket_floor.py --serve`). No HTTP, no encryption, no
-// JSON: what is left of Hearth's CPU per read above this is its own work. scripts/bench-controller.sh runs it pinned
-// like the controllers.
+// before it suspends on one continuation, which the answer resumes), against a bare echo server
+// (`Benchmarks/peers/socket_floor.py --serve`). No HTTP, no encryption, no JSON: what is left of Hearth's CPU per
+// read above this is its own work. scripts/bench-controller.sh runs it pinned like the controllers.
 //
 //   NIOFloor --port PORT [--count 50000]
 //

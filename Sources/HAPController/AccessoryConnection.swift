@@ -26,6 +26,9 @@ enum ConnectionEvent: Sendable {
     case event(HTTPResponse)
     /// An established session ended: the accessory closed it, it failed, or a request timed out.
     case disconnected
+    /// A connection could not be made or verified; reported on ``AccessoryConnection/eventLoop`` before the
+    /// request that tried it hears of it.
+    case unreachable
 }
 
 /// Hands received bytes and the channel's end to the connection, on the channel's event loop (the actor's executor).
@@ -72,9 +75,11 @@ actor AccessoryConnection {
         case verified(ControllerIdentity, AccessoryPairing)
     }
 
-    // Unsafe continuations: each is resumed exactly once, by the answer, a timeout or the channel's end, all of
-    // which clear `pending` (or pop `queue`) on this actor before resuming; or, for a request that could not be
-    // written at once, by the task that sends it in its turn.
+    /// Waits for one answer.
+    ///
+    /// Unsafe continuations, each resumed exactly once: by the answer, a timeout or the channel's end, all of which
+    /// clear ``pending`` on this actor before resuming; by ``begin`` when there is no channel; or, for a request that
+    /// could not be written at once, by the task that sends it in its turn.
     typealias Waiter = UnsafeContinuation<Result<HTTPResponse, HAPControllerError>, Never>
 
     let host: String
@@ -110,6 +115,11 @@ actor AccessoryConnection {
     /// One timer at a time checks ``deadline``; requests that answer in time do not touch it.
     private var timer: Scheduled<Void>?
     private var isBusy = false
+    /// Requests handed to a task because they found the turn taken or no session, not yet in ``queue``; while there
+    /// are any, later requests take the same way, so requests go out in the order they came.
+    private var handedToTasks = 0
+    /// How many requests were written at once by ``startJSONOnLoop``, without a task or a wait (for tests).
+    private(set) var requestsWrittenAtOnce = 0
     private var queue: [UnsafeContinuation<Void, Never>] = []
     private var isShutDown = false
 
@@ -208,8 +218,11 @@ actor AccessoryConnection {
         body: [UInt8],
         waiter: Waiter
     ) {
-        guard !isBusy, channel != nil, !isShutDown else {
+        guard !isBusy, handedToTasks == 0, channel != nil, !isShutDown else {
+            handedToTasks += 1
             Task {
+                // The task runs on this actor: it takes its place in the queue in the same job.
+                handedToTasks -= 1
                 do throws(HAPControllerError) {
                     let answer = try await sendJSON(method, path: path, readQuery: readQuery, body: body)
                     waiter.resume(returning: .success(answer))
@@ -220,6 +233,7 @@ actor AccessoryConnection {
             return
         }
         isBusy = true
+        requestsWrittenAtOnce += 1
         encodeOutgoing(method, path: path, readQuery: readQuery, body: body)
         begin(plaintext: outgoing, waiter: waiter, releasesTurn: true)
     }
@@ -326,14 +340,22 @@ actor AccessoryConnection {
     private func establish() async throws(HAPControllerError) {
         if isShutDown { throw .closed }
         if channel != nil { return }
-        try await openChannel()
-        if case .verified(let identity, let accessory) = security {
-            do {
-                try await verify(identity: identity, accessory: accessory)
-            } catch {
-                dropChannel(failing: error)
-                throw error
+        do throws(HAPControllerError) {
+            try await openChannel()
+            if case .verified(let identity, let accessory) = security {
+                do throws(HAPControllerError) {
+                    try await verify(identity: identity, accessory: accessory)
+                } catch {
+                    dropChannel(failing: error)
+                    throw error
+                }
             }
+        } catch {
+            switch error {
+            case .unreachable, .verificationFailed: eventHandler?(.unreachable)
+            default: break
+            }
+            throw error
         }
         isEstablished = true
         eventHandler?(.connected)
@@ -403,7 +425,6 @@ actor AccessoryConnection {
     }
 
     private func exchange(plaintext: [UInt8]) async throws(HAPControllerError) -> HTTPResponse {
-        guard channel != nil else { throw .connectionClosed }
         let result = await withUnsafeContinuation { (waiter: Waiter) in
             begin(plaintext: plaintext, waiter: waiter, releasesTurn: false)
         }
@@ -413,6 +434,7 @@ actor AccessoryConnection {
     /// Seals and writes one request and makes `waiter` the one answered next; with `releasesTurn`, the turn is
     /// given back when it is answered (by the answer, a timeout or the channel's end).
     private func begin(plaintext: [UInt8], waiter: Waiter, releasesTurn: Bool) {
+        assert(pending == nil, "one request in flight")
         guard let channel else {
             waiter.resume(returning: .failure(.connectionClosed))
             if releasesTurn { release() }

@@ -27,6 +27,8 @@ extension PairedAccessory {
         case .disconnected:
             sessionNumber += 1
             sessionLost()
+        case .unreachable:
+            setReachable(false)
         case .event(let message):
             deliver(message)
         }
@@ -100,6 +102,7 @@ extension PairedAccessory {
             return
         }
         var changes: [CharacteristicValueChange] = []
+        let formats = self.formats
         for item in decoded.characteristics {
             let format = formats[item.id]
             if database != nil, format == nil {

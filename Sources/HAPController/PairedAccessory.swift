@@ -38,8 +38,8 @@ public enum AccessoryEvent: Sendable, Equatable {
 ///
 /// The actor runs on one event loop of the group it is given, the loop of its connection. Reads and writes run where
 /// their caller runs and cross to that loop at most once; a caller that runs on ``taskExecutor`` (with
-/// `withTaskExecutorPreference`) makes no hop at all: its request is written before it suspends, and the answer
-/// resumes it.
+/// `withTaskExecutorPreference`) makes no hop at all: with the session open and no request waiting, its request is
+/// written before it suspends, and the answer resumes it.
 public actor PairedAccessory {
     /// Timeouts, backoff and batching.
     public struct Configuration: Sendable {
@@ -313,7 +313,9 @@ public actor PairedAccessory {
             return item
         }
         var results: [CharacteristicID: Result<HAPValue?, HAPStatus>] = [:]
-        for (id, answer) in try await exchange(items, preparedWriteID: nil) {
+        let answers = try await exchange(items, preparedWriteID: nil)
+        let formats = self.formats
+        for (id, answer) in answers {
             results[id] =
                 answer.status.isSuccess
                 ? .success(Self.converted(answer.value, to: formats[id])) : .failure(answer.status)
@@ -465,8 +467,9 @@ public actor PairedAccessory {
     /// Sends a hap+json request on the session and returns the answer.
     ///
     /// It runs where its caller runs and crosses to ``eventLoop`` at most once: on the loop (a caller preferring
-    /// ``taskExecutor``, or this actor) the request is written before the caller suspends; elsewhere one task on
-    /// the loop writes it. Either way the answer resumes the caller directly
+    /// ``taskExecutor``, or this actor) it goes on at once; elsewhere one job on the loop takes it. There, with the
+    /// session open and no request waiting, it is written before the caller suspends and the answer resumes the
+    /// caller; otherwise a task sends it in its turn, connecting first if needed
     /// (``AccessoryConnection/startJSONOnLoop(_:path:readQuery:body:waiter:)``).
     nonisolated(nonsending) func send(
         _ method: HTTPMethod,
@@ -486,13 +489,8 @@ public actor PairedAccessory {
                 }
             }
         }
-        switch result {
-        case .success(let response):
-            return response
-        case .failure(let error):
-            await noteSendFailure(error)
-            throw error
-        }
+        // A failure to connect has been reported as unreachable on the loop already (`ConnectionEvent.unreachable`).
+        return try result.get()
     }
 
     /// Checks the client is open and listening, then hands the request to the connection; on ``eventLoop``.
@@ -536,14 +534,6 @@ public actor PairedAccessory {
             to: ((PairedAccessory) throws(HAPControllerError) -> AccessoryConnection).self
         )
         return try prepare(self)
-    }
-
-    /// Reports the accessory unreachable when a request could not reach it or verify.
-    private func noteSendFailure(_ error: HAPControllerError) {
-        switch error {
-        case .unreachable, .verificationFailed: setReachable(false)
-        default: break
-        }
     }
 
     /// A write item; hap-protocol.md §7.6: bools go out as 0 and 1, which every peer accepts (aiohomekit README).

@@ -7,8 +7,7 @@ import Testing
 @testable import HAPController
 
 /// Callers on the accessory's event loop (preferring ``PairedAccessory/taskExecutor``) have their requests written
-/// without a hop onto the actor; these check that path gives the same answers, queues, times out and closes as the
-/// hop does.
+/// without a hop onto the actor; these check that this path answers, queues, times out and closes as it should.
 @Suite struct LoopCallerTests {
     @Test func readsAndWritesFromTheLoopBeforeAndAfterConnecting() async throws {
         let bridge = try await SimulatedBridge.start()
@@ -18,6 +17,7 @@ import Testing
         await paired.close()
         // Not yet connected: the first request from the loop finds no session and connects in its turn.
         let client = bridge.client(for: paired.record, identity: identity)
+        defer { Task { await client.close() } }
         let lamps = [
             try await bridge.id(ShortType.on, accessoryID: 2),
             try await bridge.id(ShortType.on, accessoryID: 3),
@@ -36,7 +36,9 @@ import Testing
                 )
             }
         }
-        await client.close()
+        // The first read connected in a task; the write and the twenty reads after it were written at once.
+        let connection = await client.connection
+        #expect(await connection.requestsWrittenAtOnce == 21)
     }
 
     @Test func concurrentCallersOnAndOffTheLoopEachGetTheirOwnAnswer() async throws {
@@ -105,14 +107,58 @@ import Testing
         await client.close()
     }
 
+    @Test func closingEndsALoopCallersRequestInFlightAndTheOneQueuedBehindIt() async throws {
+        let lamp = CharacteristicID(accessoryID: 1, instanceID: 10)
+        let accessory = try await ScriptedAccessory(ScriptedAccessory.Script(silentReadsOnConnections: [0]))
+        defer { Task { await accessory.stop() } }
+        let client = accessory.client()
+        _ = try await client.accessories()
+        func read() async -> String {
+            do throws(HAPControllerError) {
+                _ = try await client.read([lamp])
+                return "answered"
+            } catch {
+                return error == .closed ? "closed" : "\(error)"
+            }
+        }
+        // The first read is written and never answered; the second waits for the turn.
+        let first = Task(executorPreference: client.taskExecutor) { await read() }
+        let second = Task(executorPreference: client.taskExecutor) {
+            try? await Task.sleep(for: .milliseconds(50))
+            return await read()
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        await client.close()
+        // Well before the 3 s request timeout.
+        let outcomes = [await value(of: first, within: .seconds(2)), await value(of: second, within: .seconds(2))]
+        #expect(outcomes == ["closed", "closed"])
+    }
+
+    @Test func aGoneAccessoryIsReportedUnreachableToALoopCaller() async throws {
+        let bridge = try await SimulatedBridge.start()
+        let client = try await bridge.pairedClient()
+        let on = try await bridge.id(ShortType.on, accessoryID: 2)
+        await bridge.stop()
+        try await withinLimit(on: client.taskExecutor) { () async throws in
+            await #expect(throws: HAPControllerError.unreachable(host: "127.0.0.1", port: bridge.port)) {
+                try await client.read([on])
+            }
+        }
+        // No session was ever up: the failed connection itself reported it (ConnectionEvent.unreachable).
+        #expect(await client.isReachable == false)
+        await client.close()
+    }
+
     @Test func aClosedClientRefusesLoopCallers() async throws {
         let bridge = try await SimulatedBridge.start()
         defer { Task { await bridge.stop() } }
         let client = try await bridge.pairedClient()
         let on = try await bridge.id(ShortType.on, accessoryID: 2)
         await client.close()
-        await withTaskExecutorPreference(client.taskExecutor) {
+        try await withinLimit(on: client.taskExecutor) { () async throws in
+            #expect(client.eventLoop.inEventLoop)
             await #expect(throws: HAPControllerError.closed) { try await client.read([on]) }
+            await #expect(throws: HAPControllerError.closed) { try await client.write([(on, .bool(true))]) }
         }
         await #expect(throws: HAPControllerError.closed) { try await client.read([on]) }
     }
@@ -122,6 +168,7 @@ import Testing
 private final class Gate: Sendable {
     private let isOpen = Mutex(false)
 
+    /// Opens the gate; `true` for the first caller only.
     func open() -> Bool {
         isOpen.withLock { isOpen in
             defer { isOpen = true }
@@ -150,13 +197,16 @@ private func withinLimit<T: Sendable>(
 private func value<T: Sendable>(of task: Task<T, Never>, within duration: Duration) async -> T? {
     let gate = Gate()
     return await withUnsafeContinuation { continuation in
-        Task {
-            let value = await task.value
-            if gate.open() { continuation.resume(returning: value) }
-        }
-        Task {
+        let timer = Task {
             try? await Task.sleep(for: duration)
             if gate.open() { continuation.resume(returning: nil) }
+        }
+        Task {
+            let value = await task.value
+            if gate.open() {
+                continuation.resume(returning: value)
+                timer.cancel()
+            }
         }
     }
 }
