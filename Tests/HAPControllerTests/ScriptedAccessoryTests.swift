@@ -117,8 +117,8 @@ final class ScriptedAccessory: Sendable {
             .get()
     }
 
-    /// A client of this accessory, paired as ``controller``, with a short request timeout.
-    func client() -> PairedAccessory {
+    /// A client of this accessory, paired as ``controller``, with a short request timeout unless told otherwise.
+    func client(requestTimeout: Duration = .seconds(3)) -> PairedAccessory {
         let record = PairedAccessoryRecord(
             deviceID: identity.deviceID,
             publicKey: identity.publicKey,
@@ -129,7 +129,7 @@ final class ScriptedAccessory: Sendable {
             record: record,
             identity: controller,
             configuration: PairedAccessory.Configuration(
-                timeouts: ConnectionTimeouts(connect: .seconds(5), request: .seconds(3)),
+                timeouts: ConnectionTimeouts(connect: .seconds(5), request: requestTimeout),
                 backoff: fastBackoff()
             ),
             logger: quietLogger()
