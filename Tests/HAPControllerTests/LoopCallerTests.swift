@@ -100,7 +100,7 @@ import Testing
             return value == .success(.bool(true)) ? "read" : "failed"
         }
         // Bounded waits: a turn never given back fails the test instead of hanging it.
-        let outcomes = [await value(of: first, within: .seconds(60)), await value(of: second, within: .seconds(60))]
+        let outcomes = [await value(of: first, within: .seconds(120)), await value(of: second, within: .seconds(120))]
         #expect(outcomes == ["timed out", "read"])
         // The timeout dropped the first connection; the second read made a new one.
         #expect(accessory.counter.value.withLock { $0 } == 2)
@@ -131,7 +131,7 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(300))
         await client.close()
-        let outcomes = [await value(of: first, within: .seconds(60)), await value(of: second, within: .seconds(60))]
+        let outcomes = [await value(of: first, within: .seconds(120)), await value(of: second, within: .seconds(120))]
         #expect(outcomes == ["closed", "closed"])
     }
 
@@ -183,7 +183,7 @@ private struct Overran: Error {}
 
 /// Runs `body` in a task preferring `executor`; throws ``Overran`` after `duration` instead of hanging the test.
 private func withinLimit<T: Sendable>(
-    _ duration: Duration = .seconds(60),
+    _ duration: Duration = .seconds(120),
     on executor: (any TaskExecutor)?,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
