@@ -4,6 +4,7 @@ import HomeGraph
 import Hub
 import HummingbirdWebSocket
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 
@@ -70,9 +71,16 @@ struct EventSession {
         // Subscribed before the hello is read, so no event falls between the two. The hub yields each event
         // straight into this session's inputs: no task of its own per connection between the two.
         let hub = server.hub
+        let backlog = EventBacklog(
+            limit: server.configuration.maximumQueuedEvents,
+            channel: CurrentConnection.channel,
+            logger: server.logger
+        )
         let subscription = await hub.subscribe(
             as: caller,
-            onEvent: { event in input.yield(.event(event)) },
+            onEvent: { event in
+                if backlog.enqueue() { input.yield(.event(event)) }
+            },
             onEnd: {}
         )
         defer { Task { await hub.unsubscribe(subscription) } }
@@ -95,14 +103,18 @@ struct EventSession {
                 try? await Task.sleep(for: grace)
                 input.yield(.graceOver)
             }
-            await serve(inputs, outbound: outbound)
+            await serve(inputs, backlog: backlog, outbound: outbound)
             input.finish()
             group.cancelAll()
         }
     }
 
     /// The session's loop: holds events until the first client message or the grace period, then forwards.
-    private func serve(_ inputs: AsyncStream<Input>, outbound: WebSocketOutboundWriter) async {
+    private func serve(
+        _ inputs: AsyncStream<Input>,
+        backlog: EventBacklog,
+        outbound: WebSocketOutboundWriter
+    ) async {
         let caller = HubCaller.user(principal.userID)
         let graph = await server.hub.graph
         let homes = graph.homes(visibleTo: caller).map {
@@ -115,6 +127,7 @@ struct EventSession {
         for await item in inputs {
             switch item {
             case .event(let event):
+                backlog.dequeue()
                 if holding {
                     held.append(event)
                 } else if await !forward(event, &lastSent, outbound) {
@@ -231,4 +244,50 @@ struct EventSession {
             return false
         }
     }
+}
+
+/// The count of events waiting for one event connection's client.
+///
+/// A client that stops reading leaves its socket full and the session's writes waiting; the hub goes on handing it
+/// events. Past `limit` waiting events the connection is closed at once (a close frame would wait behind the full
+/// socket too), and the client, when it comes back, resumes by sequence and misses nothing.
+final class EventBacklog: Sendable {
+    private struct State {
+        var waiting = 0
+        var overflowed = false
+    }
+
+    private let limit: Int
+    private let channel: (any Channel)?
+    private let logger: Logger
+    private let state = NIOLockedValueBox(State())
+
+    /// Counts up to `limit` waiting events for the connection on `channel`.
+    init(limit: Int, channel: (any Channel)?, logger: Logger) {
+        self.limit = limit
+        self.channel = channel
+        self.logger = logger
+    }
+
+    /// Counts one more waiting event; `false` (and the connection closed) when that passes the limit.
+    func enqueue() -> Bool {
+        let overflowedNow = state.withLockedValue { state -> Bool? in
+            guard !state.overflowed else { return nil }
+            state.waiting += 1
+            guard state.waiting > limit else { return false }
+            state.overflowed = true
+            return true
+        }
+        guard let overflowedNow else { return false }
+        guard overflowedNow else { return true }
+        logger.info(
+            "closing an event connection whose client stopped reading; it resumes by sequence when it reconnects",
+            metadata: ["waiting": "\(limit)", "peer": "\(channel?.remoteAddress?.description ?? "?")"]
+        )
+        channel?.close(promise: nil)
+        return false
+    }
+
+    /// One waiting event was taken.
+    func dequeue() { state.withLockedValue { $0.waiting -= 1 } }
 }

@@ -22,18 +22,36 @@ public struct HubServer: Sendable {
         public var inviteLifetime: TimeInterval
         /// How long a new event connection holds events back waiting for a `resume` message.
         public var resumeGrace: Duration
+        /// How long a new connection may take to send its first complete request head before it is closed (408).
+        public var headTimeout: Duration
+        /// How long a kept-alive connection may sit idle between requests (or inside a later request head).
+        public var idleTimeout: Duration
+        /// The most connections open at once; `nil` derives it from the open-file limit when the server starts.
+        public var maximumConnections: Int?
+        /// How many events an event connection may have waiting for a client that does not read before it is
+        /// closed (the client resumes by sequence when it reconnects).
+        public var maximumQueuedEvents: Int
 
-        /// Makes a configuration; by default `127.0.0.1:7878`, invites for 7 days.
+        /// Makes a configuration; by default `127.0.0.1:7878`, invites for 7 days, 10 s for a first request head,
+        /// 75 s idle, connections capped below the open-file limit, 4,096 queued events per event connection.
         public init(
             host: String = "127.0.0.1",
             port: Int = 7878,
             inviteLifetime: TimeInterval = 7 * 24 * 3600,
-            resumeGrace: Duration = .seconds(1)
+            resumeGrace: Duration = .seconds(1),
+            headTimeout: Duration = .seconds(10),
+            idleTimeout: Duration = .seconds(75),
+            maximumConnections: Int? = nil,
+            maximumQueuedEvents: Int = 4096
         ) {
             self.host = host
             self.port = port
             self.inviteLifetime = inviteLifetime
             self.resumeGrace = resumeGrace
+            self.headTimeout = headTimeout
+            self.idleTimeout = idleTimeout
+            self.maximumConnections = maximumConnections
+            self.maximumQueuedEvents = maximumQueuedEvents
         }
     }
 
@@ -94,15 +112,31 @@ public struct HubServer: Sendable {
     public func makeApplication(
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> Application<RouterResponder<BasicRequestContext>> {
-        Application(
+        let guarding = LoopBoundChannel<HTTP1WebSocketUpgradeChannel>.Guarding(
+            connections: OpenConnections(
+                limit: configuration.maximumConnections ?? OpenConnections.defaultLimit(),
+                logger: logger
+            ),
+            headTimeout: TimeAmount(configuration.headTimeout)
+        )
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: TimeAmount(configuration.idleTimeout),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: ConnectionLimits.maximumHeaderFieldSize,
+                maxHeaderListSize: ConnectionLimits.maximumHeadSize,
+                maxHeaderFieldCount: ConnectionLimits.maximumHeaderCount
+            )
+        )
+        return Application(
             router: makeRouter(),
             server: HTTPServerBuilder { [webSocketResponder = makeWebSocketRouter().buildResponder()] responder in
                 LoopBoundChannel(
                     inner: HTTP1WebSocketUpgradeChannel(
                         responder: responder,
                         webSocketResponder: webSocketResponder,
-                        configuration: .init(ws: .init(maxFrameSize: EventSession.maximumFrameSize))
-                    )
+                        configuration: .init(http1: http1, ws: .init(maxFrameSize: EventSession.maximumFrameSize))
+                    ),
+                    guarding: guarding
                 )
             },
             configuration: .init(

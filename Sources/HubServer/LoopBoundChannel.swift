@@ -2,6 +2,7 @@ import HAPController
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Serves each connection as a task that prefers the connection's own event loop as its executor.
 ///
@@ -12,15 +13,46 @@ import NIOCore
 struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 
+    /// How connections are guarded: the table they are counted in and the time allowed for a first request head.
+    struct Guarding: Sendable {
+        /// The open connections, kept under their cap.
+        let connections: OpenConnections
+        /// How long a new connection may take to send its first complete request head.
+        let headTimeout: TimeAmount
+    }
+
     let inner: Inner
+    /// Guards each connection (a `ConnectionGuard` after the HTTP decoder) when set.
+    var guarding: Guarding? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        inner.setup(channel: channel, logger: logger)
+        guard let guarding else { return inner.setup(channel: channel, logger: logger) }
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let record = ConnectionRecord(channel: channel)
+            let operations = channel.pipeline.syncOperations
+            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(
+                ConnectionGuard(record: record, headTimeout: guarding.headTimeout, logger: logger),
+                position: .after(decoder)
+            )
+            guarding.connections.admit(record)
+            channel.closeFuture.whenComplete { _ in guarding.connections.remove(record) }
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
         await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
-            await inner.handle(value: value, logger: logger)
+            await CurrentConnection.$channel.withValue(value.channel) {
+                await inner.handle(value: value, logger: logger)
+            }
         }
     }
+}
+
+/// The connection the current task serves, for code that must act on it directly (an event session closing a
+/// reader that stopped reading).
+enum CurrentConnection {
+    /// The channel of the connection being served, set for the whole of its handling.
+    @TaskLocal static var channel: (any Channel)?
 }

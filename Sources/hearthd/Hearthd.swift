@@ -65,6 +65,11 @@ struct Hearthd: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "hearthd")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        // Every connection is a file: a low soft limit would let idle connections lock clients out.
+        let files = OpenFileLimit.raiseSoftLimitToHard()
+        if files.after > files.before {
+            logger.debug("raised the open-file limit", metadata: ["from": "\(files.before)", "to": "\(files.after)"])
+        }
         let folder = HubStateFolder(path: state ?? Self.defaultState(demo: demo))
         try folder.create()
         let hub = try await Hub(

@@ -1,0 +1,187 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Guards one API connection: answers malformed or oversized HTTP with a status and closes, closes a connection
+/// that sends no complete request head in time, and tells the connection's `ConnectionRecord` what it saw.
+///
+/// It sits right after NIO's HTTP decoder, so it sees the decoder's errors before anything else does. Hummingbird
+/// neither answers them nor times out a connection before its first request head; this handler does both. It
+/// leaves the pipeline when a request asks for a WebSocket upgrade (the frames that follow are not HTTP parts).
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let record: ConnectionRecord
+    private let headTimeout: TimeAmount
+    private let logger: Logger
+    private var headTimer: Scheduled<Void>?
+    /// A response has started and not ended: an error response cannot be written now.
+    private var responseInProgress = false
+    /// The request being answered carried an `Authorization` header.
+    private var requestHadCredentials = false
+    private var closing = false
+
+    /// Guards a connection; one with no complete request head `headTimeout` after it opened is closed.
+    init(record: ConnectionRecord, headTimeout: TimeAmount, logger: Logger) {
+        self.record = record
+        self.headTimeout = headTimeout
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { armHeadTimer(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        armHeadTimer(context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        headTimer?.cancel()
+        headTimer = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        headTimer?.cancel()
+        headTimer = nil
+        context.fireChannelInactive()
+    }
+
+    private func armHeadTimer(_ context: ChannelHandlerContext) {
+        guard headTimer == nil, !record.hasSentHead else { return }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        headTimer = context.eventLoop.scheduleTask(in: headTimeout) {
+            let (handler, context) = loopBound.value
+            handler.headTimer = nil
+            handler.logger.debug(
+                "closing a connection that sent no complete request head in time",
+                metadata: ["peer": "\(context.channel.remoteAddress?.description ?? "?")"]
+            )
+            handler.refuse(context, status: .requestTimeout, message: "no complete request arrived in time")
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        if case .head(let head) = unwrapInboundIn(data) {
+            headTimer?.cancel()
+            headTimer = nil
+            record.noteRequest()
+            requestHadCredentials = head.headers.contains(name: "authorization")
+            if head.headers.contains(name: "upgrade") {
+                // A WebSocket upgrade: the hub checks the token before it upgrades, and refuses with a status
+                // and a close otherwise, so an upgrade that carries credentials counts as authenticated.
+                if requestHadCredentials { record.markAuthenticated() }
+                context.fireChannelRead(data)
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                return
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            responseInProgress = true
+            if requestHadCredentials, head.status != .unauthorized { record.markAuthenticated() }
+        case .end:
+            responseInProgress = false
+            record.noteActivity()
+        case .body:
+            break
+        }
+        context.write(data, promise: promise)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        logger.debug(
+            "refusing malformed HTTP",
+            metadata: [
+                "peer": "\(context.channel.remoteAddress?.description ?? "?")",
+                "problem": "\(Self.problem(parserError))",
+            ]
+        )
+        if parserError == .headerOverflow {
+            refuse(
+                context,
+                status: .requestHeaderFieldsTooLarge,
+                message: "the request line or headers are too large (at most \(Self.headLimitsDescription))"
+            )
+        } else {
+            refuse(context, status: .badRequest, message: "the request is not valid HTTP/1.1: \(Self.problem(parserError))")
+        }
+    }
+
+    /// Answers `status` with a JSON error body and closes, or only closes when a response is already under way.
+    private func refuse(_ context: ChannelHandlerContext, status: HTTPResponseStatus, message: String) {
+        guard !closing else { return }
+        closing = true
+        headTimer?.cancel()
+        headTimer = nil
+        guard !responseInProgress else {
+            context.close(promise: nil)
+            return
+        }
+        let code =
+            switch status {
+            case .requestTimeout: "requestTimeout"
+            case .requestHeaderFieldsTooLarge: "headersTooLarge"
+            default: "badRequest"
+            }
+        let body = Self.errorBody(code: code, message: message)
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "application/json; charset=utf-8")
+        headers.add(name: "content-length", value: String(body.readableBytes))
+        headers.add(name: "connection", value: "close")
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// The request head limits, as the 431 answer states them.
+    static let headLimitsDescription =
+        "\(ConnectionLimits.maximumHeaderFieldSize / 1024) KB a line, \(ConnectionLimits.maximumHeadSize / 1024) KB in all"
+
+    /// `{"error": {"code": …, "message": …}}`, as every API error is written.
+    static func errorBody(code: String, message: String) -> ByteBuffer {
+        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return ByteBuffer(string: #"{"error":{"code":"\#(code)","message":"\#(escaped)"}}"#)
+    }
+
+    /// What was wrong with the bytes, in words.
+    static func problem(_ error: HTTPParserError) -> String {
+        switch error {
+        case .invalidVersion: "the HTTP version is not 1.0 or 1.1"
+        case .invalidMethod: "the method is not an HTTP method"
+        case .invalidURL: "the request target is not a valid path"
+        case .invalidHeaderToken, .invalidConstant, .strictModeAssertion, .lfExpected, .invalidCharactersUsed:
+            "the request line or a header line is malformed"
+        case .invalidContentLength, .unexpectedContentLength: "the Content-Length header is malformed"
+        case .invalidChunkSize: "the chunked body is malformed"
+        case .headerOverflow: "the request line or headers are too large"
+        case .invalidEOFState: "the connection ended inside a request"
+        default: "the bytes are not an HTTP request"
+        }
+    }
+}
+
+/// The limits the API's connections live within.
+public enum ConnectionLimits {
+    /// The longest request line or header line, in bytes.
+    public static let maximumHeaderFieldSize = 8 * 1024
+    /// The largest request head (request line and headers), in bytes.
+    public static let maximumHeadSize = 16 * 1024
+    /// The most header lines in one request.
+    public static let maximumHeaderCount = 100
+}

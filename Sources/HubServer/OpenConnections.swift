@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One open API connection as the shedding policy sees it: whether it has authenticated, and when it was last
+/// active.
+final class ConnectionRecord: Sendable {
+    private struct State {
+        var authenticated = false
+        var hasSentHead = false
+        var lastActivity: NIODeadline
+    }
+
+    /// The connection.
+    let channel: any Channel
+    private let state: NIOLockedValueBox<State>
+
+    /// Records `channel`, active now.
+    init(channel: any Channel) {
+        self.channel = channel
+        self.state = NIOLockedValueBox(State(lastActivity: .now()))
+    }
+
+    /// Whether a request on the connection carried credentials the hub accepted.
+    var isAuthenticated: Bool { state.withLockedValue { $0.authenticated } }
+    /// Whether the connection has sent at least one complete request head.
+    var hasSentHead: Bool { state.withLockedValue { $0.hasSentHead } }
+    /// When the connection last started a request or finished an answer.
+    var lastActivity: NIODeadline { state.withLockedValue { $0.lastActivity } }
+
+    /// A request head arrived.
+    func noteRequest() {
+        state.withLockedValue {
+            $0.hasSentHead = true
+            $0.lastActivity = .now()
+        }
+    }
+
+    /// An answer was finished.
+    func noteActivity() { state.withLockedValue { $0.lastActivity = .now() } }
+
+    /// A request on the connection carried credentials the hub accepted.
+    func markAuthenticated() { state.withLockedValue { $0.authenticated = true } }
+}
+
+/// The API's open connections, kept under a cap below the process's open-file limit.
+///
+/// When a new connection would pass the cap, the idlest unauthenticated connection is closed to make room (the new
+/// one itself when every other has authenticated), so a flood of idle or anonymous connections never locks out a
+/// client with a token. The first time the cap is reached in an episode it is logged once.
+final class OpenConnections: Sendable {
+    private struct State {
+        var records: [ObjectIdentifier: ConnectionRecord] = [:]
+        var warned = false
+    }
+
+    /// The most connections kept open at once.
+    let limit: Int
+    private let state = NIOLockedValueBox(State())
+    private let logger: Logger
+
+    /// Keeps at most `limit` connections open.
+    init(limit: Int, logger: Logger) {
+        self.limit = max(1, limit)
+        self.logger = logger
+    }
+
+    /// How many connections are open.
+    var count: Int { state.withLockedValue { $0.records.count } }
+
+    /// Records a new connection and closes whatever must go to keep under the limit.
+    func admit(_ record: ConnectionRecord) {
+        let (victims, warn, open) = state.withLockedValue {
+            state -> ([ConnectionRecord], Bool, Int) in
+            state.records[ObjectIdentifier(record)] = record
+            guard state.records.count > limit else { return ([], false, state.records.count) }
+            let excess = state.records.count - limit
+            let anonymous = state.records.values.filter { !$0.isAuthenticated }
+                .sorted { $0.lastActivity < $1.lastActivity }
+            var victims = Array(anonymous.prefix(excess))
+            if victims.count < excess, !victims.contains(where: { $0 === record }) { victims.append(record) }
+            for victim in victims { state.records[ObjectIdentifier(victim)] = nil }
+            let warn = !state.warned
+            state.warned = true
+            return (victims, warn, state.records.count)
+        }
+        if warn {
+            logger.warning(
+                "API connections reached their limit; closing the idlest unauthenticated ones to make room",
+                metadata: ["limit": "\(limit)", "open": "\(open)"]
+            )
+        }
+        for victim in victims { victim.channel.close(promise: nil) }
+    }
+
+    /// Forgets a connection that closed; the next time the limit is reached is logged again once the table has
+    /// fallen below nine tenths of it.
+    func remove(_ record: ConnectionRecord) {
+        state.withLockedValue {
+            $0.records[ObjectIdentifier(record)] = nil
+            if $0.records.count < limit * 9 / 10 { $0.warned = false }
+        }
+    }
+
+    /// The connection cap for this process: the open-file soft limit less a reserve for the store, accessory
+    /// connections and logs (a quarter of the limit, at most 256).
+    static func defaultLimit() -> Int {
+        let soft = OpenFileLimit.current().soft
+        return max(16, soft - min(256, soft / 4))
+    }
+}
+
+/// The process's limit on open files (`RLIMIT_NOFILE`).
+public enum OpenFileLimit {
+    /// The soft and hard limits now.
+    public static func current() -> (soft: Int, hard: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, 1024) }
+        return (clamp(limit.rlim_cur), clamp(limit.rlim_max))
+    }
+
+    /// Raises the soft limit to the hard one (at most 1,048,576); returns the limits before and after.
+    @discardableResult
+    public static func raiseSoftLimitToHard() -> (before: Int, after: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, 1024) }
+        let before = clamp(limit.rlim_cur)
+        let target = min(limit.rlim_max, rlim_t(1 << 20))
+        guard limit.rlim_cur < target else { return (before, before) }
+        limit.rlim_cur = target
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (before, before) }
+        return (before, clamp(target))
+    }
+
+    private static func clamp(_ value: rlim_t) -> Int {
+        value > rlim_t(Int32.max) ? Int(Int32.max) : Int(value)
+    }
+}
