@@ -142,11 +142,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let message =
                 error.status == .notFound
                 ? "no route \(request.method) \(request.uri.path)" : (error.body ?? error.status.reasonPhrase)
-            let apiError = APIError(
-                error.status == .contentTooLarge ? .badRequest : error.status,
-                code: code,
-                message: message
-            )
+            let apiError = APIError(error.status, code: code, message: message)
             return JSONBody.response(apiError.body, status: apiError.status)
         } catch {
             context.logger.error("a route failed", metadata: ["error": "\(type(of: error))"])

@@ -118,7 +118,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 message: "the request line or headers are too large (at most \(Self.headLimitsDescription))"
             )
         } else {
-            refuse(context, status: .badRequest, message: "the request is not valid HTTP/1.1: \(Self.problem(parserError))")
+            refuse(
+                context,
+                status: .badRequest,
+                message: "the request is not valid HTTP/1.1: \(Self.problem(parserError))"
+            )
         }
     }
 

@@ -16,7 +16,11 @@ enum JSONBody {
         do {
             buffer = try await request.collectBody(upTo: maximumSize)
         } catch {
-            throw APIError(.badRequest, code: "bodyTooLarge", message: "the body is larger than \(maximumSize) bytes")
+            throw APIError(
+                .contentTooLarge,
+                code: "bodyTooLarge",
+                message: "the body is larger than \(maximumSize) bytes, the most a request may send"
+            )
         }
         return try decode(type, from: Data(buffer.readableBytesView))
     }

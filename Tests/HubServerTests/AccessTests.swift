@@ -315,7 +315,7 @@ import Testing
             #expect(reply.status == 400 && reply.errorMessage.contains("roomIDs[0]"), "\(reply.text)")
             let big = String(repeating: "x", count: 300 * 1024)
             reply = try await api.call(.post, "/v1/homes", token: o, body: #"{"name": "\#(big)"}"#)
-            #expect(reply.status == 400 && reply.errorCode == "bodyTooLarge")
+            #expect(reply.status == 413 && reply.errorCode == "bodyTooLarge", "\(reply.text)")
             reply = try await api.call(
                 .put,
                 "/v1/homes/{homeID}/location",

@@ -81,23 +81,24 @@ struct Fixture {
     }
 
     /// The server for this hub on an ephemeral loopback port.
-    func server(resumeGrace: Duration = .seconds(1)) -> HubServer {
+    func server(
+        resumeGrace: Duration = .seconds(1),
+        configure: (inout HubServer.Configuration) -> Void = { _ in }
+    ) -> HubServer {
         var logger = Logger(label: "test.api")
         logger.logLevel = .warning
-        return HubServer(
-            hub: hub,
-            credentials: credentials,
-            configuration: .init(host: "127.0.0.1", port: 0, resumeGrace: resumeGrace),
-            logger: logger
-        )
+        var configuration = HubServer.Configuration(host: "127.0.0.1", port: 0, resumeGrace: resumeGrace)
+        configure(&configuration)
+        return HubServer(hub: hub, credentials: credentials, configuration: configuration, logger: logger)
     }
 
     /// Runs `body` with a live server on loopback and a client for it; stops the hub afterwards.
     func withServer(
         resumeGrace: Duration = .seconds(1),
+        configure: (inout HubServer.Configuration) -> Void = { _ in },
         _ body: @escaping @Sendable (API) async throws -> Void
     ) async throws {
-        let server = server(resumeGrace: resumeGrace)
+        let server = server(resumeGrace: resumeGrace, configure: configure)
         let app = server.makeApplication()
         do {
             try await app.test(.live) { client in
