@@ -168,6 +168,7 @@ let package = Package(
         .target(
             name: "Hub",
             dependencies: [
+                "AtomicFiles",
                 "HomeGraph",
                 "HomeStore",
                 "HAP",

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import GRDB
 import HomeGraph
@@ -44,17 +45,29 @@ public actor HomeStore {
         historyLimit: Int = 1000
     ) throws(HomeStoreError) {
         precondition(snapshotInterval > 0, "snapshotInterval must be positive")
+        let deviceKey: DeviceKey
+        let database: DatabaseQueue
         do {
-            try FileManager.default.createDirectory(
-                atPath: folder,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+            // Only the owner may read the folder and the database; SQLite gives the -wal and -shm files the
+            // database file's mode. Files of an older Hearth that others could read are tightened.
+            try PrivateFolder.prepare(atPath: folder)
+            if FileManager.default.fileExists(atPath: folder + "/device.key") {
+                try PrivateFolder.prepareFile(atPath: folder + "/device.key")
+            }
+            deviceKey = try DeviceKey.loadOrCreate(atPath: folder + "/device.key")
+            try PrivateFolder.prepareFile(atPath: folder + "/home.sqlite")
+            database = try Self.openDatabase(atPath: folder + "/home.sqlite")
+            for suffix in ["-wal", "-shm"]
+            where FileManager.default.fileExists(atPath: folder + "/home.sqlite" + suffix) {
+                try PrivateFolder.prepareFile(atPath: folder + "/home.sqlite" + suffix)
+            }
+        } catch let error as PrivateFolderError {
+            throw .notPrivate(error)
+        } catch let error as HomeStoreError {
+            throw error
         } catch {
-            throw .stateFolder(path: folder, code: Int32((error as NSError).code))
+            throw .stateFolder(path: folder, code: EIO)
         }
-        let deviceKey = try DeviceKey.loadOrCreate(atPath: folder + "/device.key")
-        let database = try Self.openDatabase(atPath: folder + "/home.sqlite")
         let loaded = try Self.load(from: database, key: deviceKey, historyLimit: historyLimit)
         self.database = database
         self.deviceKey = deviceKey

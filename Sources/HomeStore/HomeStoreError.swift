@@ -25,6 +25,8 @@ public enum HomeStoreError: Error, Equatable, Sendable {
     case missingOperation(expected: Int64, found: Int64)
     /// A logged operation failed when replayed onto the graph it was applied to.
     case replayFailed(sequence: Int64, HomeGraphError)
+    /// The state folder or a file in it is not private and cannot be made so (another user's folder, not a folder).
+    case notPrivate(PrivateFolderError)
     /// The store was closed.
     case closed
 
@@ -32,7 +34,7 @@ public enum HomeStoreError: Error, Equatable, Sendable {
     public var code: String {
         switch self {
         case .rejected(let error): error.code
-        case .stateFolder: "stateFolder"
+        case .stateFolder, .notPrivate: "stateFolder"
         case .invalidDeviceKey: "invalidDeviceKey"
         case .deviceKeyNotWritten: "deviceKeyNotWritten"
         case .database: "database"

@@ -1,3 +1,4 @@
+import AtomicFiles
 import DNSSD
 import Foundation
 import HAP
@@ -314,11 +315,7 @@ extension Hub {
         if let store = accessories.pairingStore { return store }
         let folder = configuration.controllerFolder
         do {
-            try FileManager.default.createDirectory(
-                atPath: folder,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+            try PrivateFolder.prepare(atPath: folder)
         } catch {
             throw .accessory(.store(.systemCallFailed(operation: "mkdir", code: EACCES)))
         }

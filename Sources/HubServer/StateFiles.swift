@@ -19,13 +19,9 @@ public struct HubStateFolder: Sendable {
     /// The client configuration for this hub (address and owner token).
     public var clientConfiguration: String { path + "/client.json" }
 
-    /// Creates the folder, readable only by its owner.
+    /// Creates the folder, readable only by its owner, or tightens one that others can read.
     public func create() throws {
-        try FileManager.default.createDirectory(
-            atPath: path,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        try PrivateFolder.prepare(atPath: path)
     }
 
     /// The owner's account: made on first start with its token in `owner.token`; afterwards read back.

@@ -20,13 +20,9 @@ struct StateFolder {
     var description: String { path + "/description.json" }
     var controlSocket: String { path + "/control.sock" }
 
-    /// Creates the folder, readable only by its owner.
+    /// Creates the folder, readable only by its owner, or tightens one that others can read.
     func create() throws {
-        try FileManager.default.createDirectory(
-            atPath: path,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        try PrivateFolder.prepare(atPath: path)
     }
 
     /// The stored setup code, or `nil` when none was stored yet.
