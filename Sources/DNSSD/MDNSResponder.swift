@@ -6,7 +6,8 @@ import NIOCore
 /// `register` probes the names (three probes 250 ms apart), renames the instance to `Name (2)`, `Name (3)`… on a
 /// conflict, then announces (twice, one second apart) and answers queries until `stop()` says goodbye. A conflicting
 /// answer heard after announcing sends it back to probing (RFC 6762 §9): it keeps its name if nobody defends the
-/// other data, else it takes the next free `Name (n)` and announces that.
+/// other data, else it takes the next free `Name (n)` and announces that. Records identical to ours, and our own
+/// messages heard back through multicast loopback, are no conflict.
 /// Answers go to the multicast group, except legacy unicast queries (source port not 5353), which are answered
 /// to the sender. The QU bit is honoured by answering on multicast too. IPv4 only.
 public actor MDNSResponder {
@@ -39,6 +40,7 @@ public actor MDNSResponder {
     private var baseName = ""
     private var renames = 0
     private var reprobeTask: Task<Void, Never>?
+    private var sent = SentMessageLog()
 
     /// Makes a responder for these interface addresses, whose sockets live on `group`'s event loops.
     public init(interfaces: [IPv4Address], group: any EventLoopGroup, logger: Logger? = nil) {
@@ -141,7 +143,7 @@ public actor MDNSResponder {
     public func stop() async {
         if phase == .announced, let records {
             announceTask?.cancel()
-            await transport?.sendMulticast(ServiceRecords.announcement(records.allRecords, goodbye: true))
+            await sendMulticast(ServiceRecords.announcement(records.allRecords, goodbye: true))
         }
         await shutDown()
     }
@@ -168,7 +170,7 @@ public actor MDNSResponder {
         conflictSeen = false
         lostTieBreak = false
         for index in 0..<Self.probeCount {
-            await transport?.sendMulticast(candidateRecords.probe(unicastResponseWanted: index == 0))
+            await sendMulticast(candidateRecords.probe(unicastResponseWanted: index == 0))
             try? await Task.sleep(for: Self.probeInterval)
             if conflictSeen { return .conflict }
             if lostTieBreak { return .deferred }
@@ -180,7 +182,7 @@ public actor MDNSResponder {
     private func announce(only subset: [DNSResourceRecord]? = nil) async {
         guard let records else { return }
         let message = ServiceRecords.announcement(subset ?? records.allRecords)
-        await transport?.sendMulticast(message)
+        await sendMulticast(message)
         announceTask?.cancel()
         announceTask = Task { [weak self] in
             try? await Task.sleep(for: Self.announcementInterval)
@@ -191,12 +193,21 @@ public actor MDNSResponder {
 
     private func sendIfAnnounced(_ message: DNSMessage) async {
         guard phase == .announced else { return }
-        await transport?.sendMulticast(message)
+        await sendMulticast(message)
+    }
+
+    /// Sends on every interface (or one), remembering the message so that hearing it back is no conflict.
+    private func sendMulticast(_ message: DNSMessage, on interface: IPv4Address? = nil) async {
+        guard let transport else { return }
+        sent.record(message, at: .now)
+        await transport.sendMulticast(message, on: interface)
     }
 
     private func handle(_ received: ReceivedMessage) async {
         guard let records else { return }
         let message = received.message
+        // Our own response, heard back through multicast loopback, is no conflict even if our records changed since.
+        if message.isResponse, sent.contains(message, at: .now) { return }
         switch phase {
         case .probing:
             if message.isResponse {
@@ -246,6 +257,6 @@ public actor MDNSResponder {
             try? await Task.sleep(for: .milliseconds(Int.random(in: 20...120)))
         }
         let response = DNSMessage(flags: flags, answers: answers, additionals: additionals)
-        await transport.sendMulticast(response, on: received.interface)
+        await sendMulticast(response, on: received.interface)
     }
 }

@@ -7,9 +7,21 @@ extension AccessoryServer {
     /// `POST /pair-setup`: one connection at a time runs pair-setup (hap-protocol.md §3, §12.2).
     func pairSetup(_ body: [UInt8], session: ConnectionSession, connection: ObjectIdentifier) async -> RouteOutcome {
         var session = session
+        let peerAddress = peer(of: connection)
         // hap-protocol.md §7.1: refused on a session that is already secured (ADK: 400).
-        guard !session.isVerified else { return RouteOutcome(response: Self.status(.badRequest), session: session) }
-        guard let request = try? TLV8(decoding: body), let verifier = pairSetupVerifier() else {
+        guard !session.isVerified else {
+            logger.debug("Refused pair-setup on an encrypted session with 400", metadata: ["peer": "\(peerAddress)"])
+            return RouteOutcome(response: Self.status(.badRequest), session: session)
+        }
+        guard let request = try? TLV8(decoding: body) else {
+            logger.debug(
+                "Refused a pair-setup body that is not valid TLV8 with 400",
+                metadata: ["peer": "\(peerAddress)"]
+            )
+            abandonPairSetup(&session, connection: connection)
+            return RouteOutcome(response: Self.status(.badRequest), session: session)
+        }
+        guard let verifier = pairSetupVerifier() else {
             abandonPairSetup(&session, connection: connection)
             return RouteOutcome(response: Self.status(.badRequest), session: session)
         }
@@ -39,6 +51,15 @@ extension AccessoryServer {
         }
         let (step, advanced) = await Self.run(machine, on: request)
         machine = advanced
+        if let code = step.reply[.error]?.first {
+            logger.debug(
+                "Refused a pair-setup step",
+                metadata: [
+                    "peer": "\(peerAddress)", "state": "\(step.reply[.state]?.first ?? 0)",
+                    "error": "\(PairingError(tlvErrorCode: code))",
+                ]
+            )
+        }
         var outcome = RouteOutcome(
             response: HTTPResponse(status: .ok, contentType: .pairingTLV8, body: step.reply.encoded()),
             session: session
@@ -51,7 +72,7 @@ extension AccessoryServer {
                 state.failedAttempts += 1
                 logger.notice(
                     "Pair-setup with a wrong setup code",
-                    metadata: ["failedAttempts": "\(state.failedAttempts)"]
+                    metadata: ["peer": "\(peerAddress)", "failedAttempts": "\(state.failedAttempts)"]
                 )
                 await persist()
             case .correctSetupCode:
@@ -108,6 +129,12 @@ extension AccessoryServer {
         var session = session
         // hap-protocol.md §4: pair-verify on an encrypted connection is rejected (ADK: 400).
         guard !session.isVerified, let request = try? TLV8(decoding: body) else {
+            logger.debug(
+                session.isVerified
+                    ? "Refused pair-verify on an encrypted session with 400"
+                    : "Refused a pair-verify body that is not valid TLV8 with 400",
+                metadata: ["peer": "\(peer(of: connection))"]
+            )
             session.pairVerify = nil
             return RouteOutcome(response: Self.status(.badRequest), session: session)
         }
@@ -123,27 +150,52 @@ extension AccessoryServer {
         case .reply(let body):
             reply = body
             outcome.session.pairVerify = machine
+            if let code = body[.error]?.first {
+                logger.debug(
+                    "Refused a pair-verify step",
+                    metadata: [
+                        "peer": "\(peer(of: connection))", "state": "\(body[.state]?.first ?? 0)",
+                        "error": "\(PairingError(tlvErrorCode: code))",
+                    ]
+                )
+            }
         case .replyAndEncrypt(let body, let keys, let controller):
             reply = body
             outcome.session.pairVerify = nil
             outcome.session.controllerID = controller.identifier
             outcome.sessionKeys = keys
             connections[connection]?.controllerID = controller.identifier
-        case .replyAndClose(let body, _):
+        case .replyAndClose(let body, let error):
             reply = body
             outcome.session.pairVerify = nil
+            logger.debug(
+                "Refused a pair-verify step",
+                metadata: [
+                    "peer": "\(peer(of: connection))", "state": "\(body[.state]?.first ?? 0)", "error": "\(error)",
+                ]
+            )
         }
         outcome.response = HTTPResponse(status: .ok, contentType: .pairingTLV8, body: reply.encoded())
         return outcome
     }
 
     /// `POST /pairings`: add, remove, list; removed controllers' sessions close after the reply (§6).
-    func pairings(_ body: [UInt8], session: ConnectionSession) async -> RouteOutcome {
+    func pairings(_ body: [UInt8], session: ConnectionSession, connection: ObjectIdentifier) async -> RouteOutcome {
         guard let controllerID = session.controllerID, let request = try? TLV8(decoding: body) else {
+            logger.debug(
+                "Refused a pairings body that is not valid TLV8 with 400",
+                metadata: ["peer": "\(peer(of: connection))"]
+            )
             return RouteOutcome(response: Self.status(.badRequest), session: session)
         }
         let wasPaired = state.pairings.isPaired
         let result = PairingsManagement.handle(request, from: controllerID, store: &state.pairings)
+        if let code = result.reply[.error]?.first {
+            logger.debug(
+                "Refused a pairings request",
+                metadata: ["peer": "\(peer(of: connection))", "error": "\(PairingError(tlvErrorCode: code))"]
+            )
+        }
         var outcome = RouteOutcome(
             response: HTTPResponse(status: .ok, contentType: .pairingTLV8, body: result.reply.encoded()),
             session: session

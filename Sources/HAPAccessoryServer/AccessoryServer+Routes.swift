@@ -83,6 +83,10 @@ extension AccessoryServer {
         if endpoint.needsVerifiedSession, !session.isVerified {
             // hap-protocol.md §7.2, §14 item 3: 470 with -70411 as ADK answers; HAP-python's 401 is not what the
             // spec's own implementation sends, and aiohomekit treats both as "not verified".
+            logger.debug(
+                "Refused a request before pair-verify with 470",
+                metadata: ["peer": "\(peer(of: connection))", "request": "\(request.method.rawValue) \(path)"]
+            )
             return RouteOutcome(
                 response: Self.json(.connectionAuthorizationRequired, status: .insufficientAuthorization),
                 session: session
@@ -94,7 +98,7 @@ extension AccessoryServer {
         case .pairVerify:
             return pairVerify(request.body, session: session, connection: connection)
         case .pairings:
-            return await pairings(request.body, session: session)
+            return await pairings(request.body, session: session, connection: connection)
         case .identify:
             return await identify(session: session)
         case .accessories:
@@ -109,6 +113,11 @@ extension AccessoryServer {
     }
 
     // MARK: - Helpers
+
+    /// The connection's peer as logs show it.
+    func peer(of connection: ObjectIdentifier) -> String {
+        connections[connection]?.handle.peer ?? "unknown peer"
+    }
 
     static func status(_ status: HTTPResponseStatus) -> HTTPResponse {
         HTTPResponse(status: status)

@@ -105,6 +105,7 @@ public actor AccessoryServer {
         database = await backend.database()
         let server = self
         let window = configuration.eventCoalescingWindow
+        let unverifiedTimeout = configuration.unverifiedTimeout
         let logger = self.logger
         let channel = try await ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 256)
@@ -112,7 +113,12 @@ public actor AccessoryServer {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let handler = HAPConnectionHandler(server: server, eventCoalescingWindow: window, logger: logger)
+                    let handler = HAPConnectionHandler(
+                        server: server,
+                        eventCoalescingWindow: window,
+                        unverifiedTimeout: unverifiedTimeout,
+                        logger: logger
+                    )
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
@@ -168,14 +174,28 @@ public actor AccessoryServer {
 
     // MARK: - Connections
 
-    /// Adds a new connection, closing the session idle longest when every slot is taken.
+    /// Adds a new connection; when every slot is taken, closes the connection idle longest that has not completed
+    /// pair-verify, or the verified session idle longest when there is none.
     func register(_ handle: ConnectionHandle) {
-        if connections.count >= configuration.maximumSessions,
-            let idlest = connections.min(by: { $0.value.lastRequest < $1.value.lastRequest })
-        {
-            // hap-protocol.md §7.9: close the session idle longest, only when its slot is needed (ADK).
-            logger.info("Closing the session idle longest to make room for a new one")
-            close(idlest.key)
+        if connections.count >= configuration.maximumSessions {
+            // hap-protocol.md §7.9: close the session idle longest, only when its slot is needed (ADK). Strangers go
+            // first (issue 20): a flood of unauthenticated connections must not drop a controller's event session.
+            let victim = connections.min { first, second in
+                let firstIsVerified = first.value.controllerID != nil
+                if firstIsVerified != (second.value.controllerID != nil) { return !firstIsVerified }
+                return first.value.lastRequest < second.value.lastRequest
+            }
+            if let victim {
+                if victim.value.controllerID == nil {
+                    logger.debug(
+                        "Closing the unverified connection idle longest to make room for a new one",
+                        metadata: ["peer": "\(victim.value.handle.peer)", "newPeer": "\(handle.peer)"]
+                    )
+                } else {
+                    logger.info("Closing the session idle longest to make room for a new one")
+                }
+                close(victim.key)
+            }
         }
         connections[handle.id] = ConnectionRecord(handle: handle, lastRequest: uptime())
     }

@@ -16,8 +16,15 @@ extension AccessoryServer {
         public var host: String
         /// The TCP port; 0 picks a free one (read it from ``AccessoryServer/port``).
         public var port: Int
-        /// Connections served at once, at least 16; one more closes the session idle longest.
+        /// Connections served at once, at least 16; one more closes the connection idle longest that has not
+        /// completed pair-verify, or the verified session idle longest when every connection is verified.
         public var maximumSessions: Int
+        /// How long a connection that has not completed pair-verify may take to complete its next request before it
+        /// is closed (at least the pair-setup timeout, 30 s, while it runs a pair-setup); a verified session has none.
+        ///
+        /// Controllers connect and verify at once; a stranger's idle connection or partial request is closed after
+        /// this. The default is ``defaultUnverifiedTimeout``.
+        public var unverifiedTimeout: Duration
         /// How long a connection's events are held back after an event message, to merge bursts; `.zero` sends each
         /// change at once.
         ///
@@ -36,6 +43,8 @@ extension AccessoryServer {
 
         /// The default for ``eventCoalescingWindow``.
         public static let defaultEventCoalescingWindow = Duration.milliseconds(250)
+        /// The default for ``unverifiedTimeout``: pair-verify takes milliseconds, a pair-setup request about a second.
+        public static let defaultUnverifiedTimeout = Duration.seconds(10)
 
         /// Makes a configuration.
         public init(
@@ -46,6 +55,7 @@ extension AccessoryServer {
             port: Int = 0,
             maximumSessions: Int = 17,
             eventCoalescingWindow: Duration = Self.defaultEventCoalescingWindow,
+            unverifiedTimeout: Duration = Self.defaultUnverifiedTimeout,
             setupCode: SetupCode? = nil
         ) {
             self.name = name
@@ -55,6 +65,7 @@ extension AccessoryServer {
             self.port = port
             self.maximumSessions = max(maximumSessions, Self.minimumSessions)
             self.eventCoalescingWindow = eventCoalescingWindow
+            self.unverifiedTimeout = unverifiedTimeout
             self.setupCode = setupCode
         }
     }

@@ -39,12 +39,23 @@ struct RouteOutcome: Sendable {
 /// The server's way to reach one connection from any thread: everything it does hops to the connection's loop.
 final class ConnectionHandle: Sendable {
     let eventLoop: any EventLoop
+    /// The peer's address and port as logs show it (`127.0.0.1:50123`, `[::1]:50123`).
+    let peer: String
     private let handler: NIOLoopBound<HAPConnectionHandler>
 
     /// Must be made on `eventLoop`.
-    init(handler: HAPConnectionHandler, eventLoop: any EventLoop) {
+    init(handler: HAPConnectionHandler, eventLoop: any EventLoop, peer: String) {
         self.eventLoop = eventLoop
+        self.peer = peer
         self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
+    }
+
+    /// `address` as logs show a peer: the IP address and port, or a placeholder when there is none.
+    static func peerDescription(_ address: SocketAddress?) -> String {
+        guard let address, let ip = address.ipAddress else { return "unknown peer" }
+        let port = address.port.map(String.init) ?? "?"
+        if case .v6 = address { return "[\(ip)]:\(port)" }
+        return "\(ip):\(port)"
     }
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }

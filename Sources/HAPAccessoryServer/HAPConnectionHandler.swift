@@ -7,7 +7,8 @@ import NIOCore
 /// Lives on its channel's event loop and never leaves it. Each request is handed to the ``AccessoryServer`` actor
 /// in a task that runs on that same loop (the actor's executor); the answer is written whole, and only then is the
 /// next request taken, so pipelined requests are answered in order (peers/README.md quirk 11) and an event never
-/// splits a response.
+/// splits a response. Until pair-verify succeeds, a connection that completes no request within the configured
+/// time (longer while it runs a pair-setup) is closed, so a partial request or an idle stranger cannot hold a slot.
 final class HAPConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -27,14 +28,20 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     private var coalescer: EventCoalescer
     private var eventTimer: Scheduled<Void>?
     private var requestTask: Task<Void, Never>?
+    /// Closes the connection unless it completes a request (or pair-verify) in time; `nil` once verified.
+    private var unverifiedTimer: Scheduled<Void>?
+    private let unverifiedTimeout: Duration
+    /// The peer's address and port, for logs.
+    private var peer = "unknown peer"
     /// Where each outgoing message is encoded before it is sealed; reused, unless a large one grew it.
     private var scratch: [UInt8] = []
     /// The largest scratch array kept after a message; a bigger one (an `/accessories` answer) is freed.
     private static let maximumScratchCapacity = 4096
 
-    init(server: AccessoryServer, eventCoalescingWindow: Duration, logger: Logger) {
+    init(server: AccessoryServer, eventCoalescingWindow: Duration, unverifiedTimeout: Duration, logger: Logger) {
         self.server = server
         self.logger = logger
+        self.unverifiedTimeout = unverifiedTimeout
         coalescer = EventCoalescer(window: eventCoalescingWindow)
     }
 
@@ -43,8 +50,10 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let handle = ConnectionHandle(handler: self, eventLoop: context.eventLoop)
+        peer = ConnectionHandle.peerDescription(context.channel.remoteAddress)
+        let handle = ConnectionHandle(handler: self, eventLoop: context.eventLoop, peer: peer)
         self.handle = handle
+        armUnverifiedTimer()
         // The server binds every connection to its own event loop, its executor: no hop to register.
         server.assumeIsolated { $0.register(handle) }
         context.fireChannelActive()
@@ -54,6 +63,8 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         isClosing = true
         requestTask?.cancel()
         eventTimer?.cancel()
+        unverifiedTimer?.cancel()
+        unverifiedTimer = nil
         if let handle {
             server.assumeIsolated { $0.unregister(handle) }
         }
@@ -75,7 +86,10 @@ final class HAPConnectionHandler: ChannelInboundHandler {
                 guard let plaintext = try cipher?.open(bytes) else { return }
                 parser.append(plaintext)
             } catch {
-                logger.debug("Closing a connection after a bad encrypted frame", metadata: ["error": "\(error)"])
+                logger.debug(
+                    "Closing a connection after a bad encrypted frame",
+                    metadata: ["peer": "\(peer)", "error": "\(error)"]
+                )
                 closeConnection()
                 return
             }
@@ -87,14 +101,17 @@ final class HAPConnectionHandler: ChannelInboundHandler {
                 queue.append(request)
             }
         } catch {
-            logger.debug("Closing a connection after a malformed request", metadata: ["error": "\(error)"])
+            logger.debug(
+                "Closing a connection after a malformed request",
+                metadata: ["peer": "\(peer)", "error": "\(error)"]
+            )
             parseError = error
         }
         startNextRequest()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("Connection error", metadata: ["error": "\(error)"])
+        logger.debug("Connection error", metadata: ["peer": "\(peer)", "error": "\(error)"])
         closeConnection()
     }
 
@@ -167,13 +184,42 @@ final class HAPConnectionHandler: ChannelInboundHandler {
             // hap-protocol.md §4: M4 goes in clear; encryption starts with the next byte in each direction. A
             // controller must wait for M4, so bytes already buffered are a protocol violation.
             cipher = SessionCipher(keys: keys, role: .accessory)
+            unverifiedTimer?.cancel()
+            unverifiedTimer = nil
             if parser.bufferedByteCount > 0 || !queue.isEmpty {
                 closeConnection()
                 return false
             }
         }
+        if cipher == nil { armUnverifiedTimer() }
         if coalescer.hasPending, !coalescer.isTimerArmed { sendEvents() }
         return !isClosing
+    }
+
+    /// (Re)starts the time an unverified connection has to complete its next request: the configured timeout, or
+    /// the pair-setup timeout while a pair-setup is under way (a person may be typing the code between M2 and M3).
+    private func armUnverifiedTimer() {
+        unverifiedTimer?.cancel()
+        unverifiedTimer = nil
+        guard cipher == nil, !isClosing, let context else { return }
+        var timeout = unverifiedTimeout
+        if session.pairSetup != nil { timeout = max(timeout, AccessoryServer.pairSetupTimeout) }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        unverifiedTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
+            bound.value.unverifiedTimerFired()
+        }
+    }
+
+    private func unverifiedTimerFired() {
+        unverifiedTimer = nil
+        guard cipher == nil, !isClosing else { return }
+        // A request being answered (SRP work) is not the peer's delay: give it the time again once answered.
+        if isBusy { return }
+        logger.debug(
+            "Closing a connection that completed no request before pair-verify in time",
+            metadata: ["peer": "\(peer)", "timeout": "\(unverifiedTimeout)"]
+        )
+        closeConnection()
     }
 
     /// Writes one whole message, sealed when the session is encrypted, and runs `completion` once it is out.

@@ -23,20 +23,48 @@ public struct AccessoryPairingClient: Sendable {
 
     /// Pairs with the accessory at `host`:`port` as `identity`, and returns its device ID and long-term key.
     ///
-    /// hap-protocol.md §3.2: peers disagree on SRP padding, so about 1 % of pair-setups with the right code fail
-    /// with Authentication at M4. That answer is retried once, on a new connection with fresh SRP keys, before it is
-    /// reported as ``HAPControllerError/wrongSetupCode``; each attempt counts toward the accessory's limit of 100.
+    /// hap-protocol.md §3.2: peers disagree on SRP padding, so a pair-setup with the right code can fail with
+    /// Authentication at M4 when A, B, S or K has a leading zero byte. Only then is it retried once, on a new
+    /// connection with fresh SRP keys; otherwise the code is wrong and ``HAPControllerError/wrongSetupCode`` is
+    /// thrown at once, since every attempt counts toward the accessory's limit of 100.
     public func pairSetup(
         host: String,
         port: Int,
         setupCode: SetupCode,
         identity: ControllerIdentity
     ) async throws(HAPControllerError) -> AccessoryPairing {
+        try await pairSetupAttempts(host: host, port: port, setupCode: setupCode, identity: identity).pairing
+    }
+
+    /// ``pairSetup(host:port:setupCode:identity:)``, also saying how many pair-setups it ran (1 or 2).
+    func pairSetupAttempts(
+        host: String,
+        port: Int,
+        setupCode: SetupCode,
+        identity: ControllerIdentity
+    ) async throws(HAPControllerError) -> (pairing: AccessoryPairing, attempts: Int) {
+        var retryAdvised = false
         do {
-            return try await pairSetupOnce(host: host, port: port, setupCode: setupCode, identity: identity)
-        } catch .wrongSetupCode {
-            logger.debug("Pair-setup M4 said Authentication; retrying once with fresh keys")
-            return try await pairSetupOnce(host: host, port: port, setupCode: setupCode, identity: identity)
+            let pairing = try await pairSetupOnce(
+                host: host,
+                port: port,
+                setupCode: setupCode,
+                identity: identity,
+                retryAdvised: &retryAdvised
+            )
+            return (pairing, 1)
+        } catch .wrongSetupCode where retryAdvised {
+            logger.debug(
+                "Pair-setup M4 said Authentication in an exchange where SRP padding matters; retrying once"
+            )
+            let pairing = try await pairSetupOnce(
+                host: host,
+                port: port,
+                setupCode: setupCode,
+                identity: identity,
+                retryAdvised: &retryAdvised
+            )
+            return (pairing, 2)
         }
     }
 
@@ -68,7 +96,8 @@ public struct AccessoryPairingClient: Sendable {
         host: String,
         port: Int,
         setupCode: SetupCode,
-        identity: ControllerIdentity
+        identity: ControllerIdentity,
+        retryAdvised: inout Bool
     ) async throws(HAPControllerError) -> AccessoryPairing {
         let connection = makeConnection(host: host, port: port)
         do throws(HAPControllerError) {
@@ -80,6 +109,7 @@ public struct AccessoryPairingClient: Sendable {
                 do {
                     step = try machine.receive(reply)
                 } catch {
+                    retryAdvised = machine.shouldRetry(after: error)
                     throw HAPControllerError.pairSetup(error)
                 }
                 switch step {

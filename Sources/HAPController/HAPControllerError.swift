@@ -2,7 +2,8 @@ import HAP
 
 /// Why a controller operation failed; lower-layer errors are kept as typed cases, never flattened to text.
 public enum HAPControllerError: Error, Equatable, Sendable {
-    /// Pair-setup was refused with Authentication twice (once more with fresh keys, hap-protocol.md §3.2).
+    /// Pair-setup was refused with Authentication at M4: the setup code is wrong (tried a second time with fresh
+    /// keys only when SRP padding could explain the refusal, hap-protocol.md §3.2).
     case wrongSetupCode
     /// Pair-setup answered Unavailable: another controller owns the accessory.
     case alreadyPaired

@@ -145,6 +145,63 @@ struct MDNSNetworkTests {
         }
     }
 
+    /// How long a responder listens to its own traffic in the tests below: past its second announcement (1 s).
+    static let ownTrafficWindow = Duration.milliseconds(2500)
+
+    @Test("a responder alone hears its own announcements and answers, and sees no conflict (issue 20)")
+    func aResponderAloneSeesNoConflict() async throws {
+        try await withLoopbackNamespace { _, group in
+            let logs = CapturedLogs()
+            let responder = MDNSResponder(interfaces: [Self.loopback], group: group, logger: logs.logger())
+            let registered = try await responder.register(Self.bridge(address: Self.loopback))
+            // hearth-sim updates the TXT record (c#) right after registering when its database changed at start:
+            // the first announcement, with the old TXT, comes back after the update.
+            var changed = registered.txt
+            changed[0].value = "2"
+            try await responder.updateTXT(changed)
+            // Its own answers to a browser's queries come back too.
+            let browser = MDNSBrowser(interfaces: [Self.loopback], group: group)
+            try await browser.start()
+            try await Task.sleep(for: Self.ownTrafficWindow)
+            #expect(!logs.all.contains { $0.contains("conflict") }, "\(logs.all)")
+            #expect(await responder.service?.name == "Hearth Bridge 1A2B")
+            await browser.stop()
+            await responder.stop()
+        }
+    }
+
+    @Test("a responder over veth with two interfaces sees no conflict from its own packets")
+    func aResponderOnTwoInterfacesSeesNoConflict() async throws {
+        try await withVethNamespaces { _, accessoryGroup, _, _ in
+            let address = try #require(IPv4Address("\(NetworkNamespace.subnet).1"))
+            let logs = CapturedLogs()
+            let responder = MDNSResponder(
+                interfaces: [address, Self.loopback],
+                group: accessoryGroup,
+                logger: logs.logger()
+            )
+            var service = Self.bridge(address: address)
+            service.addresses = [address, Self.loopback]
+            _ = try await responder.register(service)
+            try await Task.sleep(for: Self.ownTrafficWindow)
+            #expect(!logs.all.contains { $0.contains("conflict") }, "\(logs.all)")
+            await responder.stop()
+        }
+    }
+
+    @Test("another responder's record with other data under our name is still a conflict")
+    func aRealConflictIsStillLogged() async throws {
+        try await withLoopbackNamespace { _, group in
+            let logs = CapturedLogs()
+            let responder = MDNSResponder(interfaces: [Self.loopback], group: group, logger: logs.logger())
+            _ = try await responder.register(Self.bridge(port: 1111, address: Self.loopback))
+            try await Self.claimTheName(count: 1, interval: .milliseconds(1), group: group)
+            try await Task.sleep(for: .seconds(1))
+            #expect(logs.all.contains("mDNS conflict after announcing; probing again"), "\(logs.all)")
+            await responder.stop()
+        }
+    }
+
     @Test func aRawLegacyQueryGetsAUnicastAnswer() async throws {
         try await withLoopbackNamespace { _, group in
             let responder = MDNSResponder(interfaces: [Self.loopback], group: group)

@@ -49,6 +49,31 @@ import Testing
         #expect(records.conflicts(with: theirs))
     }
 
+    @Test("our own announcement heard back after a TXT update is recognised, another's record is not (issue 20)")
+    func recognisesOwnMessagesHeardBack() throws {
+        let records = ServiceRecords(service: Self.service)
+        let first = ServiceRecords.announcement(records.allRecords)
+        var updated = Self.service
+        updated.txt[0].value = "2"
+        let current = ServiceRecords(service: updated)
+        // The first announcement, heard back once the TXT changed, differs from our records now...
+        let heard = try DNSMessage(bytes: try first.encoded())
+        #expect(current.conflicts(with: heard))
+        // ...but it is the message we sent, and no conflict.
+        var log = SentMessageLog()
+        let start = ContinuousClock.now
+        log.record(first, at: start)
+        log.record(ServiceRecords.announcement([current.text]), at: start)
+        #expect(log.contains(heard, at: start + .milliseconds(5)))
+        var other = Self.service
+        other.port = 1234
+        let theirs = try DNSMessage(
+            bytes: try ServiceRecords.announcement(ServiceRecords(service: other).allRecords).encoded()
+        )
+        #expect(!log.contains(theirs, at: start + .milliseconds(5)))
+        #expect(!log.contains(heard, at: start + SentMessageLog.window + .seconds(1)))
+    }
+
     @Test func breaksProbeTiesByComparingRecords() {
         let records = ServiceRecords(service: Self.service)
         #expect(!records.losesTieBreak(against: records.probe(unicastResponseWanted: true)))

@@ -23,7 +23,7 @@ import Testing
     func thousandIdleConnections() async throws {
         let limit = try FileLimit.raise(atLeast: rlim_t(Self.idleCount) * 2 + 256)
         defer { limit.restore() }
-        let accessory = try await TestAccessory.start()
+        let accessory = try await TestAccessory.start(unverifiedTimeout: .seconds(600))
         defer { Task { await accessory.stop() } }
         let admin = TestAccessory.newController()
         let pairing = try await accessory.pair(admin)

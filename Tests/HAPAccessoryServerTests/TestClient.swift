@@ -44,6 +44,8 @@ final class TestClient {
     private var ready: [HTTPResponse] = []
     private var tickCounter = 0
     private(set) var isClosed = false
+    /// The client's own port, which the server sees as the peer's.
+    var localPort: Int? { channel.localAddress?.port }
     /// Events received while waiting for responses, oldest first.
     var events: [HTTPResponse] = []
 

@@ -18,12 +18,19 @@ struct TestAccessory {
         store: InMemoryAccessoryStateStore = InMemoryAccessoryStateStore(),
         eventCoalescingWindow: Duration = .zero,
         setupCode: String = setupCode,
-        maximumSessions: Int = 17
+        maximumSessions: Int = 17,
+        unverifiedTimeout: Duration = AccessoryServer.Configuration.defaultUnverifiedTimeout,
+        logs: CapturedLogs? = nil
     ) async throws -> TestAccessory {
         let backend = TestBackend()
         let uptime = ManualUptime()
-        var logger = Logger(label: "test.accessory-server")
-        logger.logLevel = .critical
+        var logger =
+            if let logs {
+                Logger(label: "test.accessory-server") { _ in logs.handler() }
+            } else {
+                Logger(label: "test.accessory-server")
+            }
+        logger.logLevel = logs == nil ? .critical : .debug
         let server = AccessoryServer(
             configuration: AccessoryServer.Configuration(
                 name: "Test Lamp",
@@ -33,6 +40,7 @@ struct TestAccessory {
                 port: 0,
                 maximumSessions: maximumSessions,
                 eventCoalescingWindow: eventCoalescingWindow,
+                unverifiedTimeout: unverifiedTimeout,
                 setupCode: try SetupCode(setupCode)
             ),
             backend: backend,

@@ -58,18 +58,31 @@ import Testing
         await client.close()
     }
 
-    @Test func aWrongCodeIsReportedOnlyAfterOneRetry() async throws {
+    @Test("a wrong setup code costs the accessory one of its 100 tries, not two (issue 20)")
+    func aWrongCodeCostsTheAccessoryOneTry() async throws {
         let bridge = try await SimulatedBridge.start()
         defer { Task { await bridge.stop() } }
-        await #expect(throws: HAPControllerError.wrongSetupCode) {
-            try await AccessoryPairingClient().pairSetup(
-                host: "127.0.0.1",
-                port: bridge.port,
-                setupCode: try SetupCode("111-22-333"),
-                identity: newIdentity()
-            )
+        // Our accessory never sends a B with a leading zero byte and the controller draws a until A, S and K have
+        // none, so padding never explains the refusal: each wrong code is reported at once.
+        for attempt in 1...3 {
+            await #expect(throws: HAPControllerError.wrongSetupCode) {
+                try await AccessoryPairingClient().pairSetup(
+                    host: "127.0.0.1",
+                    port: bridge.port,
+                    setupCode: try SetupCode("111-22-333"),
+                    identity: newIdentity()
+                )
+            }
+            #expect(await bridge.store.state?.failedAttempts == attempt)
         }
-        #expect(await bridge.store.state?.failedAttempts == 2)
+        // The right code still pairs, and resets the count.
+        _ = try await AccessoryPairingClient().pairSetup(
+            host: "127.0.0.1",
+            port: bridge.port,
+            setupCode: try SetupCode(SimulatedBridge.setupCode),
+            identity: newIdentity()
+        )
+        #expect(await bridge.store.state?.failedAttempts == 0)
     }
 
     @Test func aPairedAccessoryIsReportedAsPairedWithAnotherController() async throws {

@@ -25,8 +25,18 @@ public struct PairSetupController: Sendable {
     private var state = State.awaitingM2
     private let setupCode: String
     private let identity: ControllerIdentity
-    private let client: SRPClient
+    private var client: SRPClient
     private let isTransient: Bool
+    private let hasFixedPrivateKey: Bool
+    /// Fresh private keys tried at M2 before one whose S and K have no leading zero byte is given up on.
+    static let maximumKeyDraws = 16
+
+    /// Whether the two SRP padding conventions (hap-protocol.md §3.2) give different proofs in this exchange.
+    ///
+    /// Known once M2 has been answered. With a random private key, a is drawn again at M2 until A, S and K have no
+    /// leading zero byte, so only the accessory's B can make it true (about 1 in 256 against a peer that does not
+    /// avoid such a B, never against this project's accessory).
+    public private(set) var paddingMatters = false
 
     /// Makes the machine for one attempt.
     ///
@@ -43,6 +53,7 @@ public struct PairSetupController: Sendable {
         self.setupCode = setupCode
         self.identity = identity
         self.isTransient = isTransient
+        hasFixedPrivateKey = srpPrivateKey != nil
         if let srpPrivateKey {
             client = SRPClient(
                 username: PairSetupAccessory.username,
@@ -59,6 +70,15 @@ public struct PairSetupController: Sendable {
                 hash: .sha512
             )
         }
+    }
+
+    /// Whether `failure` from ``receive(_:)`` is worth one more pair-setup with fresh keys before the setup code is
+    /// called wrong.
+    ///
+    /// Only an Authentication error at M4 in an exchange where padding mattered: every other Authentication at M4
+    /// means a wrong code, and a retry would cost the accessory a second of its 100 tries.
+    public func shouldRetry(after failure: PairingFailure) -> Bool {
+        failure == .accessoryRefused(.authentication, state: 4) && paddingMatters
     }
 
     /// The first request: State 1, Method 0 (pair-setup without MFi authentication).
@@ -101,12 +121,25 @@ public struct PairSetupController: Sendable {
         } catch {
             throw .malformedResponse(error)
         }
-        let response: SRPClient.Response
+        var response: SRPClient.Response
         do {
             response = try client.respond(salt: salt, serverPublicKey: serverPublicKey)
+            // A is sent only now, so a key whose S or K would start with a zero byte can still be replaced.
+            var draws = 1
+            while !hasFixedPrivateKey, response.secretHasLeadingZero, draws < Self.maximumKeyDraws {
+                client = SRPClient(
+                    username: client.username,
+                    password: setupCode,
+                    group: client.group,
+                    hash: client.hash
+                )
+                response = try client.respond(salt: salt, serverPublicKey: serverPublicKey)
+                draws += 1
+            }
         } catch {
             throw .invalidAccessoryProof
         }
+        paddingMatters = response.paddingMatters
         state = .awaitingM4(response)
         var request = TLV8()
         request.append(.state, byte: 3)

@@ -75,7 +75,8 @@ public struct SRPClient: Sendable {
     public func respond(salt: [UInt8], serverPublicKey: [UInt8]) throws(SRPError) -> Response {
         let serverValue = try group.publicKeyValue(serverPublicKey)
         let secret = try premasterSecret(salt: salt, serverPublicKey: serverValue)
-        let sessionKey = hash.digest(secret.minimalBigEndianBytes)
+        let minimalSecret = secret.minimalBigEndianBytes
+        let sessionKey = hash.digest(minimalSecret)
         let proof = SRPFormulas.clientProof(
             group: group,
             hash: hash,
@@ -91,7 +92,17 @@ public struct SRPClient: Sendable {
             sessionKey: sessionKey,
             hash: hash
         )
-        return Response(proof: proof, sessionKey: SymmetricKey(data: sessionKey), expectedServerProof: serverProof)
+        // hap-protocol.md §3.2: PAD and MIN differ only for a value whose top byte is zero.
+        let secretHasLeadingZero = minimalSecret.count < group.byteCount || sessionKey.first == 0
+        let publicKeysHaveLeadingZero =
+            publicKey.first == 0 || serverPublicKey.count < group.byteCount || serverPublicKey.first == 0
+        return Response(
+            proof: proof,
+            sessionKey: SymmetricKey(data: sessionKey),
+            expectedServerProof: serverProof,
+            paddingMatters: secretHasLeadingZero || publicKeysHaveLeadingZero,
+            secretHasLeadingZero: secretHasLeadingZero
+        )
     }
 
     /// S = (B − k·v)^(a + u·x) mod N, with the exponent as a plain integer (not reduced).
@@ -120,6 +131,12 @@ extension SRPClient {
         public let sessionKey: SymmetricKey
         /// M2 as the accessory should send it.
         let expectedServerProof: [UInt8]
+        /// Whether the padding conventions of hap-protocol.md §3.2 give different proofs in this exchange: A, B
+        /// (as received or padded), S or K has a leading zero byte. When not, an Authentication error at M4 means
+        /// a wrong setup code; when so, it may be a peer that pads otherwise.
+        public let paddingMatters: Bool
+        /// Whether S or K has a leading zero byte: the part of ``paddingMatters`` a fresh private key changes.
+        let secretHasLeadingZero: Bool
 
         /// Whether the accessory's proof M2 (from pair-setup M4) is right; the time depends only on the lengths.
         public func verifyServerProof(_ serverProof: [UInt8]) -> Bool {
