@@ -222,11 +222,19 @@ import Testing
             )
             reply = try await api.call(.post, "/v1/invites/redeem", token: nil, body: #"{"code": "\#(code)"}"#)
             #expect(reply.status == 400 && reply.errorMessage.contains("name"))
+            // A name breaking a naming rule is refused before the invite is used up.
             reply = try await api.call(
                 .post,
                 "/v1/invites/redeem",
                 token: nil,
-                body: #"{"code": "\#(code)", "name": "Fay"}"#
+                body: #"{"code": "\#(code)", "name": "Fay\u001b[2J"}"#
+            )
+            #expect(reply.status == 400 && reply.errorCode == "invalidName", "\(reply.text)")
+            reply = try await api.call(
+                .post,
+                "/v1/invites/redeem",
+                token: nil,
+                body: #"{"code": "\#(code)", "name": "  Fay \t"}"#
             )
             #expect(reply.status == 201)
             #expect(reply["role"] as? String == "administrator")
