@@ -309,7 +309,10 @@ let package = Package(
         // The built `hearth hap` run as a program against HAP-python and hearth-sim inside network namespaces.
         .testTarget(
             name: "HearthCLITests",
-            dependencies: ["TestSupport"]
+            dependencies: [
+                "TestSupport", "HomeStore", "HomeGraph",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // HearthKit against a live HubServer on loopback, and the `hearth` app against a running `hearthd --demo`.
         .testTarget(

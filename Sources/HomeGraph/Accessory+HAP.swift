@@ -6,8 +6,10 @@ extension Accessory {
     /// Makes a graph accessory from one accessory of a HAP database, with fresh ids from `ids`.
     ///
     /// Manufacturer data and the name come from the Accessory Information service; each service is named by its
-    /// Configured Name or Name characteristic, else by the catalog's display name for its type. Ids are drawn in
-    /// order: the accessory, then each service followed by its characteristics.
+    /// Configured Name or Name characteristic, else by the catalog's display name for its type. Names are cleaned
+    /// (``Names/cleaned(_:)``), never refused: a name with nothing visible left falls back to the next source, and
+    /// the accessory's last to its primary service's name or "Accessory". Ids are drawn in order: the accessory,
+    /// then each service followed by its characteristics.
     public init(
         importing accessory: HAP.Accessory,
         name: String? = nil,
@@ -36,8 +38,8 @@ extension Accessory {
                 )
             }
             let serviceName =
-                Self.text(of: HAPTypes.configuredName, in: service) ?? Self.text(of: HAPTypes.name, in: service)
-                ?? catalog.service(for: service.type)?.displayName ?? "Service"
+                Self.name(of: HAPTypes.configuredName, in: service) ?? Self.name(of: HAPTypes.name, in: service)
+                ?? catalog.service(for: service.type).flatMap { Names.cleaned($0.displayName) } ?? "Service"
             services.append(
                 Service(
                     id: serviceID,
@@ -52,7 +54,8 @@ extension Accessory {
         let primaryName = services.first(where: \.isPrimary)?.name
         self.init(
             id: id,
-            name: name ?? text(HAPTypes.name) ?? primaryName ?? "Accessory",
+            name: name.flatMap(Names.cleaned) ?? information.flatMap { Self.name(of: HAPTypes.name, in: $0) }
+                ?? primaryName ?? "Accessory",
             roomID: roomID,
             category: category,
             manufacturer: text(HAPTypes.manufacturer) ?? "",
@@ -73,6 +76,14 @@ extension Accessory {
         }
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The string value of the characteristic of `type` in `service` cleaned into a name, if anything is left.
+    private static func name(of type: HAPUUID, in service: HAP.Service) -> String? {
+        guard case .string(let value)? = service.characteristics.first(where: { $0.type == type })?.value else {
+            return nil
+        }
+        return Names.cleaned(value)
     }
 }
 

@@ -45,7 +45,7 @@ extension Home {
 
     // MARK: Adding and removing
 
-    mutating func addAccessory(_ new: Accessory) throws(HomeGraphError) -> [HomeChange] {
+    mutating func addAccessory(_ new: Accessory, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange] {
         var accessory = new
         var seen: Set<UUID> = []
         let ids = [accessory.id] + accessory.services.flatMap { [$0.id] + $0.characteristics.map(\.id) }
@@ -53,7 +53,7 @@ extension Home {
             try checkNewID(id)
             guard seen.insert(id).inserted else { throw .idTaken(ObjectReference(.accessory, id)) }
         }
-        accessory.name = try uniqueName(accessory.name, for: accessory.id)
+        accessory.name = try uniqueName(accessory.name, for: accessory.id, check)
         _ = try roomIndex(accessory.roomID)
         if let bridgeID = accessory.bridgeID {
             guard bridgeID != accessory.id else { throw .invalidBridge(bridgeID) }
@@ -61,7 +61,7 @@ extension Home {
             guard !bridge.isBridged else { throw .invalidBridge(bridgeID) }
         }
         for index in accessory.services.indices {
-            accessory.services[index].name = try Names.trimmed(accessory.services[index].name)
+            accessory.services[index].name = try check.accepted(accessory.services[index].name)
         }
         accessories.append(accessory)
         return [.accessoryAdded(accessory)]
@@ -97,9 +97,13 @@ extension Home {
 
     // MARK: Changing
 
-    mutating func renameAccessory(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+    mutating func renameAccessory(
+        _ id: UUID,
+        to name: String,
+        _ check: NameCheck
+    ) throws(HomeGraphError) -> [HomeChange] {
         let index = try accessoryIndex(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         let old = accessories[index].name
         guard old != name else { return [] }
         accessories[index].name = name
@@ -122,9 +126,10 @@ extension Home {
         return [.accessoryReachabilityChanged(accessory: id, isReachable: isReachable)]
     }
 
-    mutating func renameService(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+    mutating func renameService(_ id: UUID, to name: String, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange]
+    {
         let path = try servicePath(id)
-        let name = try Names.trimmed(name)
+        let name = try check.accepted(name)
         let old = accessories[path.accessory].services[path.service].name
         guard old != name else { return [] }
         accessories[path.accessory].services[path.service].name = name

@@ -27,10 +27,11 @@ extension Home {
         id: UUID,
         name: String,
         kind: ActionSetKind,
-        actions: [Action]
+        actions: [Action],
+        _ check: NameCheck
     ) throws(HomeGraphError) -> [HomeChange] {
         try checkNewID(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         if kind.isBuiltIn, let existing = actionSets.first(where: { $0.kind == kind }) {
             throw .builtInActionSetExists(kind, existing: existing.id)
         }
@@ -39,9 +40,13 @@ extension Home {
         return [.actionSetAdded(actionSet)]
     }
 
-    mutating func renameActionSet(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+    mutating func renameActionSet(
+        _ id: UUID,
+        to name: String,
+        _ check: NameCheck
+    ) throws(HomeGraphError) -> [HomeChange] {
         let index = try actionSetIndex(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         let old = actionSets[index].name
         guard old != name else { return [] }
         actionSets[index].name = name
@@ -76,10 +81,10 @@ extension Home {
         return index
     }
 
-    mutating func addTrigger(_ new: Trigger) throws(HomeGraphError) -> [HomeChange] {
+    mutating func addTrigger(_ new: Trigger, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange] {
         var trigger = new
         try checkNewID(trigger.id)
-        trigger.name = try uniqueName(trigger.name, for: trigger.id)
+        trigger.name = try uniqueName(trigger.name, for: trigger.id, check)
         var unique: [UUID] = []
         for actionSetID in trigger.actionSetIDs where !unique.contains(actionSetID) {
             _ = try actionSetIndex(actionSetID)
@@ -90,9 +95,10 @@ extension Home {
         return [.triggerAdded(trigger)]
     }
 
-    mutating func renameTrigger(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+    mutating func renameTrigger(_ id: UUID, to name: String, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange]
+    {
         let index = try triggerIndex(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         let old = triggers[index].name
         guard old != name else { return [] }
         triggers[index].name = name

@@ -10,16 +10,16 @@ extension Home {
         return index
     }
 
-    mutating func addRoom(id: UUID, name: String) throws(HomeGraphError) -> [HomeChange] {
+    mutating func addRoom(id: UUID, name: String, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange] {
         try checkNewID(id)
-        let room = Room(id: id, name: try uniqueName(name, for: id))
+        let room = Room(id: id, name: try uniqueName(name, for: id, check))
         rooms.append(room)
         return [.roomAdded(room)]
     }
 
-    mutating func renameRoom(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+    mutating func renameRoom(_ id: UUID, to name: String, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange] {
         let index = try roomIndex(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         let old = index.map { rooms[$0].name } ?? roomForEntireHome.name
         guard old != name else { return [] }
         if let index { rooms[index].name = name } else { roomForEntireHome.name = name }
@@ -56,9 +56,14 @@ extension Home {
         guard try roomIndex(id) != nil else { throw .roomForEntireHome(id) }
     }
 
-    mutating func addZone(id: UUID, name: String, roomIDs: [UUID]) throws(HomeGraphError) -> [HomeChange] {
+    mutating func addZone(
+        id: UUID,
+        name: String,
+        roomIDs: [UUID],
+        _ check: NameCheck
+    ) throws(HomeGraphError) -> [HomeChange] {
         try checkNewID(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         var unique: [UUID] = []
         for roomID in roomIDs where !unique.contains(roomID) {
             try checkZoneableRoom(roomID)
@@ -69,9 +74,9 @@ extension Home {
         return [.zoneAdded(zone)]
     }
 
-    mutating func renameZone(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+    mutating func renameZone(_ id: UUID, to name: String, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange] {
         let index = try zoneIndex(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         let old = zones[index].name
         guard old != name else { return [] }
         zones[index].name = name

@@ -6,9 +6,14 @@ extension Home {
         return index
     }
 
-    mutating func addServiceGroup(id: UUID, name: String, serviceIDs: [UUID]) throws(HomeGraphError) -> [HomeChange] {
+    mutating func addServiceGroup(
+        id: UUID,
+        name: String,
+        serviceIDs: [UUID],
+        _ check: NameCheck
+    ) throws(HomeGraphError) -> [HomeChange] {
         try checkNewID(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         var unique: [UUID] = []
         for serviceID in serviceIDs where !unique.contains(serviceID) {
             _ = try servicePath(serviceID)
@@ -19,9 +24,13 @@ extension Home {
         return [.serviceGroupAdded(group)]
     }
 
-    mutating func renameServiceGroup(_ id: UUID, to name: String) throws(HomeGraphError) -> [HomeChange] {
+    mutating func renameServiceGroup(
+        _ id: UUID,
+        to name: String,
+        _ check: NameCheck
+    ) throws(HomeGraphError) -> [HomeChange] {
         let index = try serviceGroupIndex(id)
-        let name = try uniqueName(name, for: id)
+        let name = try uniqueName(name, for: id, check)
         let old = serviceGroups[index].name
         guard old != name else { return [] }
         serviceGroups[index].name = name

@@ -13,9 +13,14 @@ extension Home {
         }
     }
 
-    mutating func addUser(id: UUID, name: String, role: UserRole) throws(HomeGraphError) -> [HomeChange] {
+    mutating func addUser(
+        id: UUID,
+        name: String,
+        role: UserRole,
+        _ check: NameCheck
+    ) throws(HomeGraphError) -> [HomeChange] {
         try checkNewID(id)
-        let user = User(id: id, name: try Names.trimmed(name), role: role)
+        let user = User(id: id, name: try check.accepted(name), role: role)
         try checkRole(role, for: id)
         users.append(user)
         return [.userAdded(user)]

@@ -3,13 +3,15 @@ import HAP
 
 extension HomeGraph {
     /// Carries out one operation: checks everything first, then changes the graph and lists the changes.
-    mutating func perform(_ operation: HomeOperation) throws(HomeGraphError) -> Changes {
+    ///
+    /// `names` says whether names are checked as a new write's or only normalised, as a replayed one's.
+    mutating func perform(_ operation: HomeOperation, names check: NameCheck) throws(HomeGraphError) -> Changes {
         switch operation {
         case .addHome(let id, let name, let roomID, let timeZone):
-            return try addHome(id: id, name: name, roomForEntireHomeID: roomID, timeZoneIdentifier: timeZone)
+            return try addHome(id: id, name: name, roomForEntireHomeID: roomID, timeZoneIdentifier: timeZone, check)
         case .removeHome(let id): return try removeHome(id)
         case .setPrimaryHome(let id): return try setPrimaryHome(id)
-        case .renameHome(let id, let name): return try renameHome(id, name: name)
+        case .renameHome(let id, let name): return try renameHome(id, name: name, check)
         case .setLocation(let h, let location):
             return try modifyHome(h) { home throws(HomeGraphError) in
                 try home.setLocation(location)
@@ -21,11 +23,11 @@ extension HomeGraph {
 
         case .addRoom(let h, let id, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.addRoom(id: id, name: name)
+                try home.addRoom(id: id, name: name, check)
             }
         case .renameRoom(let h, let room, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.renameRoom(room, to: name)
+                try home.renameRoom(room, to: name, check)
             }
         case .removeRoom(let h, let room):
             return try modifyHome(h) { home throws(HomeGraphError) in
@@ -33,11 +35,11 @@ extension HomeGraph {
             }
         case .addZone(let h, let id, let name, let rooms):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.addZone(id: id, name: name, roomIDs: rooms)
+                try home.addZone(id: id, name: name, roomIDs: rooms, check)
             }
         case .renameZone(let h, let zone, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.renameZone(zone, to: name)
+                try home.renameZone(zone, to: name, check)
             }
         case .removeZone(let h, let zone):
             return try modifyHome(h) { home throws(HomeGraphError) in
@@ -52,11 +54,11 @@ extension HomeGraph {
 
         case .addAccessory(let h, let accessory):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.addAccessory(accessory)
+                try home.addAccessory(accessory, check)
             }
         case .renameAccessory(let h, let id, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.renameAccessory(id, to: name)
+                try home.renameAccessory(id, to: name, check)
             }
         case .moveAccessory(let h, let id, let room):
             return try modifyHome(h) { home throws(HomeGraphError) in
@@ -72,7 +74,7 @@ extension HomeGraph {
             }
         case .renameService(let h, let id, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.renameService(id, to: name)
+                try home.renameService(id, to: name, check)
             }
         case .updateCharacteristicValue(let h, let id, let value):
             return try modifyHome(h) { home throws(HomeGraphError) in
@@ -89,11 +91,11 @@ extension HomeGraph {
 
         case .addServiceGroup(let h, let id, let name, let services):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.addServiceGroup(id: id, name: name, serviceIDs: services)
+                try home.addServiceGroup(id: id, name: name, serviceIDs: services, check)
             }
         case .renameServiceGroup(let h, let id, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.renameServiceGroup(id, to: name)
+                try home.renameServiceGroup(id, to: name, check)
             }
         case .removeServiceGroup(let h, let id):
             return try modifyHome(h) { home throws(HomeGraphError) in
@@ -108,11 +110,11 @@ extension HomeGraph {
 
         case .addActionSet(let h, let id, let name, let kind, let actions):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.addActionSet(id: id, name: name, kind: kind, actions: actions)
+                try home.addActionSet(id: id, name: name, kind: kind, actions: actions, check)
             }
         case .renameActionSet(let h, let id, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.renameActionSet(id, to: name)
+                try home.renameActionSet(id, to: name, check)
             }
         case .removeActionSet(let h, let id):
             return try modifyHome(h) { home throws(HomeGraphError) in
@@ -125,11 +127,11 @@ extension HomeGraph {
 
         case .addTrigger(let h, let trigger):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.addTrigger(trigger)
+                try home.addTrigger(trigger, check)
             }
         case .renameTrigger(let h, let id, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.renameTrigger(id, to: name)
+                try home.renameTrigger(id, to: name, check)
             }
         case .removeTrigger(let h, let id):
             return try modifyHome(h) { home throws(HomeGraphError) in
@@ -142,7 +144,7 @@ extension HomeGraph {
 
         case .addUser(let h, let id, let name, let role):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.addUser(id: id, name: name, role: role)
+                try home.addUser(id: id, name: name, role: role, check)
             }
         case .removeUser(let h, let id):
             return try modifyHome(h) { home throws(HomeGraphError) in

@@ -6,23 +6,25 @@ extension HomeGraph {
         return index
     }
 
-    /// Throws when another home than `owner` has `name`; returns it trimmed.
-    func uniqueHomeName(_ name: String, for owner: UUID) throws(HomeGraphError) -> String {
-        let trimmed = try Names.trimmed(name)
-        let key = Names.key(trimmed)
+    /// Throws when `name` breaks a naming rule or another home than `owner` has it; returns it normalised.
+    func uniqueHomeName(_ name: String, for owner: UUID, _ check: NameCheck) throws(HomeGraphError) -> String {
+        let accepted = try check.accepted(name)
+        guard check == .strict else { return accepted }
+        let key = Names.key(accepted)
         if let other = homes.first(where: { $0.id != owner && Names.key($0.name) == key }) {
-            throw .nameTaken(name: trimmed, existing: ObjectReference(.home, other.id))
+            throw .nameTaken(name: accepted, existing: ObjectReference(.home, other.id))
         }
-        return trimmed
+        return accepted
     }
 
     mutating func addHome(
         id: UUID,
         name: String,
         roomForEntireHomeID: UUID,
-        timeZoneIdentifier: String
+        timeZoneIdentifier: String,
+        _ check: NameCheck
     ) throws(HomeGraphError) -> Changes {
-        let name = try uniqueHomeName(name, for: id)
+        let name = try uniqueHomeName(name, for: id, check)
         guard id != roomForEntireHomeID else { throw .idTaken(ObjectReference(.home, id)) }
         guard TimeZone(identifier: timeZoneIdentifier) != nil else { throw .invalidTimeZone(timeZoneIdentifier) }
         let home = Home(
@@ -63,9 +65,9 @@ extension HomeGraph {
         return changes
     }
 
-    mutating func renameHome(_ id: UUID, name: String) throws(HomeGraphError) -> Changes {
+    mutating func renameHome(_ id: UUID, name: String, _ check: NameCheck) throws(HomeGraphError) -> Changes {
         let index = try homeIndex(id)
-        let name = try uniqueHomeName(name, for: id)
+        let name = try uniqueHomeName(name, for: id, check)
         let old = homes[index].name
         guard old != name else { return [] }
         homes[index].name = name

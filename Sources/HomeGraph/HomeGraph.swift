@@ -40,7 +40,19 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     @discardableResult
     public mutating func apply(_ operation: HomeOperation) throws(HomeGraphError) -> [HomeEvent] {
         try checkNewIDsAcrossHomes(of: operation)
-        let changes = try perform(operation)
+        let changes = try perform(operation, names: .strict)
+        return record(changes)
+    }
+
+    /// Applies an operation read back from a log of operations `apply(_:)` accepted, as opening a store does.
+    ///
+    /// Names are normalised as `apply(_:)` normalises them, but no naming rule is checked: the rules may have
+    /// tightened since the operation was written (see ``Names``), and a store written then must still open. Every
+    /// other rule is checked as by `apply(_:)`.
+    @discardableResult
+    public mutating func replay(_ operation: HomeOperation) throws(HomeGraphError) -> [HomeEvent] {
+        try checkNewIDsAcrossHomes(of: operation)
+        let changes = try perform(operation, names: .replay)
         return record(changes)
     }
 

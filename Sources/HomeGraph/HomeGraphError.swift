@@ -7,8 +7,8 @@ public enum HomeGraphError: Error, Equatable, Sendable {
     case notFound(ObjectKind, UUID)
     /// Another object of the home (or another home) already has this name, compared without case or accents.
     case nameTaken(name: String, existing: ObjectReference)
-    /// The name is empty or only white space.
-    case invalidName(String)
+    /// The name (as given) breaks a naming rule: nothing visible, too long, a control or bidi control character.
+    case invalidName(String, NameProblem)
     /// A new object was given an id another object already has.
     case idTaken(ObjectReference)
     /// A characteristic value or access that HAP's checks refuse (out of range, read-only, no events).

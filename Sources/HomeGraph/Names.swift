@@ -1,21 +1,182 @@
 import Foundation
 
-/// How names are checked and compared: trimmed, then without case or accents.
-enum Names {
-    /// The name with white space trimmed from both ends, or an error when nothing is left.
-    static func trimmed(_ name: String) throws(HomeGraphError) -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw .invalidName(name) }
-        return trimmed
+/// How names are normalised, checked, cleaned and compared.
+///
+/// A name is normalised (NFC, trimmed, each run of white space one space) and then must have something visible,
+/// no control characters (C0, DEL, C1), no bidirectional override or isolate characters, and at most
+/// ``maximumLength`` characters. Two names clash when they are equal without case, accents and invisible
+/// (default-ignorable) characters such as U+200B, so `Dup\u{200B} Room` clashes with `Dup Room`.
+public enum Names {
+    /// The most characters (grapheme clusters) a name may have: HAP's default maximum length for strings.
+    public static let maximumLength = 64
+
+    /// `name` in Unicode NFC, trimmed, with each run of white space (tabs and new lines too) one space.
+    public static func normalized(_ name: String) -> String {
+        if isPlainASCII(name) { return name }
+        var result = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in name.precomposedStringWithCanonicalMapping.unicodeScalars {
+            if scalar.properties.isWhitespace {
+                pendingSpace = !result.isEmpty
+                continue
+            }
+            if pendingSpace {
+                result.append(" ")
+                pendingSpace = false
+            }
+            result.append(scalar)
+        }
+        return String(result)
     }
 
-    /// The form two trimmed names are compared in: "Küche" and "kuche" give the same key.
+    /// The first rule the normalised `name` breaks, or `nil` when it may be used.
+    public static func problem(with name: String) -> NameProblem? {
+        if isPlainASCII(name) {
+            return name.isEmpty ? .nothingVisible : name.utf8.count > maximumLength ? .tooLong(name.utf8.count) : nil
+        }
+        var hasVisible = false
+        for scalar in name.unicodeScalars {
+            if isControl(scalar) { return .controlCharacter(scalar.value) }
+            if isBidiControl(scalar) { return .bidiControl(scalar.value) }
+            if !hasVisible, isVisible(scalar) { hasVisible = true }
+        }
+        guard hasVisible else { return .nothingVisible }
+        let count = name.count
+        return count > maximumLength ? .tooLong(count) : nil
+    }
+
+    /// The normalised `name`, or the error naming the first rule it breaks.
+    public static func validated(_ name: String) throws(HomeGraphError) -> String {
+        let normalized = normalized(name)
+        if let problem = problem(with: normalized) { throw .invalidName(name, problem) }
+        return normalized
+    }
+
+    /// A name made from text an accessory gave, or `nil` when nothing visible is left in it.
     ///
-    /// Stored names are already trimmed, so this does not trim again: trimming is most of the cost of a rename.
-    static func key(_ trimmed: String) -> String {
+    /// Control and bidirectional control characters are dropped, the rest normalised and cut to
+    /// ``maximumLength`` characters. The result always passes ``validated(_:)``: an accessory's name is outside our
+    /// control, so it is cleaned, never refused.
+    public static func cleaned(_ text: String) -> String? {
+        var kept = String.UnicodeScalarView()
+        for scalar in normalized(text).unicodeScalars where !isControl(scalar) && !isBidiControl(scalar) {
+            kept.append(scalar)
+        }
+        var name = normalized(String(kept))
+        if name.count > maximumLength { name = normalized(String(name.prefix(maximumLength))) }
+        return problem(with: name) == nil ? name : nil
+    }
+
+    /// `base` with `number` after it ("Lamp 2"), `base` cut short when needed to stay within ``maximumLength``.
+    public static func numbered(_ base: String, _ number: Int) -> String {
+        let suffix = " \(number)"
+        let room = max(maximumLength - suffix.count, 1)
+        let cut = base.count > room ? String(base.prefix(room)) : base
+        return normalized(cut + suffix)
+    }
+
+    /// The form two normalised names are compared in: "Küche", "kuche" and "Ku\u{200B}che" give the same key.
+    ///
+    /// Stored names are already normalised, so this does not normalise again: that is most of the cost of a rename.
+    static func key(_ name: String) -> String {
         // ASCII has no accents, so folding is lower-casing; Swift does that far faster than Foundation folds.
-        if trimmed.utf8.allSatisfy({ $0 < 0x80 }) { return trimmed.lowercased() }
-        return trimmed.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        if name.utf8.allSatisfy({ $0 < 0x80 }) { return name.lowercased() }
+        var visible = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars where !scalar.properties.isDefaultIgnorableCodePoint {
+            visible.append(scalar)
+        }
+        return String(visible).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
+    // MARK: Characters
+
+    /// Printable ASCII with single inner spaces and none at the ends: already normalised, and every rule but the
+    /// length holds.
+    private static func isPlainASCII(_ name: String) -> Bool {
+        var previousWasSpace = true
+        for byte in name.utf8 {
+            if byte == 0x20 {
+                if previousWasSpace { return false }
+                previousWasSpace = true
+            } else if byte > 0x20 && byte < 0x7F {
+                previousWasSpace = false
+            } else {
+                return false
+            }
+        }
+        return !previousWasSpace || name.isEmpty
+    }
+
+    /// C0 controls, DEL and C1 controls (general category Cc).
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control
+    }
+
+    /// The bidirectional embedding, override and isolate characters: U+202A–U+202E and U+2066–U+2069.
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+
+    /// Whether the character leaves a mark: not white space, a control, a format or a default-ignorable character.
+    static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        if properties.isWhitespace || properties.isDefaultIgnorableCodePoint { return false }
+        switch properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator: return false
+        default: return true
+        }
+    }
+}
+
+/// The naming rule a name breaks; see ``Names``.
+public enum NameProblem: Error, Equatable, Sendable {
+    /// Nothing visible: empty, white space, or only invisible characters such as U+200B.
+    case nothingVisible
+    /// More than ``Names/maximumLength`` characters; carries how many.
+    case tooLong(Int)
+    /// A control character (C0, DEL or C1); carries its code point.
+    case controlCharacter(UInt32)
+    /// A bidirectional embedding, override or isolate character; carries its code point.
+    case bidiControl(UInt32)
+
+    /// The rule as a sentence for people, without a full stop.
+    public var sentence: String {
+        switch self {
+        case .nothingVisible:
+            "A name must have at least one visible character"
+        case .tooLong(let count):
+            "A name can be at most \(Names.maximumLength) characters (got \(count))"
+        case .controlCharacter(let value):
+            "A name cannot contain control characters (found \(Self.codePoint(value)))"
+        case .bidiControl(let value):
+            "A name cannot contain bidirectional override or isolate characters (found \(Self.codePoint(value)))"
+        }
+    }
+
+    /// `U+001B` for 0x1B.
+    private static func codePoint(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}
+
+/// How strictly an operation's names are checked.
+enum NameCheck {
+    /// A new write: every rule holds, and names that must be unique are.
+    case strict
+    /// An operation replayed from a store's log: it was accepted when written, and the rules may have tightened
+    /// since, so names are normalised as a new write's are but never refused.
+    case replay
+
+    /// The name as it is stored: normalised, and checked when strict.
+    func accepted(_ name: String) throws(HomeGraphError) -> String {
+        switch self {
+        case .strict:
+            return try Names.validated(name)
+        case .replay:
+            let normalized = Names.normalized(name)
+            return normalized.isEmpty ? name : normalized
+        }
     }
 }
 
@@ -31,14 +192,17 @@ extension Home {
         return objects
     }
 
-    /// The trimmed `name` when no object but `owner` has it already, or the error naming the one that does.
-    func uniqueName(_ name: String, for owner: UUID) throws(HomeGraphError) -> String {
-        let trimmed = try Names.trimmed(name)
-        let key = Names.key(trimmed)
+    /// The normalised `name` when no object but `owner` has it already, or the error naming the one that does.
+    ///
+    /// A replayed operation is not checked: the log may hold names that clash only under today's rules.
+    func uniqueName(_ name: String, for owner: UUID, _ check: NameCheck) throws(HomeGraphError) -> String {
+        let accepted = try check.accepted(name)
+        guard check == .strict else { return accepted }
+        let key = Names.key(accepted)
         for (reference, existing) in uniquelyNamedObjects where reference.id != owner && Names.key(existing) == key {
-            throw .nameTaken(name: trimmed, existing: reference)
+            throw .nameTaken(name: accepted, existing: reference)
         }
-        return trimmed
+        return accepted
     }
 
     /// The kind of the object with `id` anywhere in the home, the home itself included.

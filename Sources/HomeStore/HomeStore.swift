@@ -11,7 +11,8 @@ import HomeGraph
 /// snapshot is encoded and sealed off the actor, so the write that crossed the interval does not wait for it (a
 /// large graph takes tens of milliseconds), and it is stored in a transaction of its own when ready. Until then the
 /// operations stay in the log, so a crash at any point loses nothing. Opening reads the newest snapshot and
-/// replays the operations after it through `HomeGraph.apply(_:)`.
+/// replays the operations after it through `HomeGraph.replay(_:)`, which does not check names again: a store
+/// written before a naming rule tightened still opens, and only new writes are checked.
 public actor HomeStore {
     /// How many operations are logged between snapshots unless told otherwise.
     public static let defaultSnapshotInterval = 2000
@@ -328,7 +329,7 @@ public actor HomeStore {
                         record.sequence
                     )
                     do throws(HomeGraphError) {
-                        try graph.apply(operation)
+                        try graph.replay(operation)
                     } catch {
                         throw HomeStoreError.replayFailed(sequence: record.sequence, error)
                     }

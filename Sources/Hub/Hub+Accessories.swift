@@ -300,7 +300,7 @@ extension Hub {
                     // A name another object of the home has: number it, as the Home app does.
                     guard case .nameTaken = error, attempt < 1000 else { throw .rejected(error) }
                     attempt += 1
-                    accessory.name = "\(base) \(attempt)"
+                    accessory.name = Names.numbered(base, attempt)
                 }
             }
             if isServer { bridgeID = accessory.id }

@@ -93,7 +93,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         case .notFound(let kind, let id): "no \(kind.rawValue) with id \(id.uuidString)"
         case .nameTaken(let name, let existing):
             "the name '\(name)' is taken by the \(existing.kind.rawValue) \(existing.id.uuidString)"
-        case .invalidName(let name): "field 'name': '\(name)' is empty or only white space"
+        case .invalidName(_, let problem): problem.sentence
         case .idTaken(let reference): "the id \(reference.id.uuidString) is taken by a \(reference.kind.rawValue)"
         case .invalidValue(let valueError): "field 'value': \(valueError)"
         case .roomForEntireHome(let id): "the room for the entire home (\(id.uuidString)) cannot be removed or zoned"

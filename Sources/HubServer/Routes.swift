@@ -73,7 +73,11 @@ extension HubServer {
         let principal = await principal(of: request)
         if request.headers[.authorization] != nil, principal == nil { throw APIError.unauthorized }
         let body = try await JSONBody.decode(RedeemInviteBody.self, from: request)
-        let name = body.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        // The name is checked before the invite is taken, so a name the graph refuses does not use the code up.
+        let name = body.name.map(Names.normalized) ?? ""
+        if !name.isEmpty, let problem = Names.problem(with: name) {
+            throw APIError(HubError.rejected(.invalidName(body.name ?? "", problem)))
+        }
         if principal == nil, name.isEmpty {
             throw APIError.invalidRequest("field 'name' is required to make a new account")
         }

@@ -194,20 +194,32 @@ struct ErrorReply: Encodable {
 }
 
 /// Writes results to stdout and messages to stderr, unbuffered so that lines arrive as they happen.
+///
+/// Text reaches the terminal only through here, escaped (``Terminal/escaped(_:)``): names come from users and
+/// accessories, and a control or bidirectional control character in one must not drive the terminal.
 enum Output {
+    /// The most characters a table cell other than the last in its row shows; longer ones end in "…".
+    static let maximumCellWidth = 40
+
     /// Writes one line to stdout.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((Terminal.escaped(text) + "\n").utf8))
     }
 
     /// Writes text that already ends with a newline to stdout.
     static func text(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.write(Data(Terminal.escaped(text).utf8))
     }
 
     /// Writes one line to stderr.
     static func standardError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((Terminal.escaped(text) + "\n").utf8))
+    }
+
+    /// Writes one line of JSON text (from `JSONEncoder`) to stdout, with every character that could drive a
+    /// terminal written as a `\uXXXX` escape, so that it is still the same JSON.
+    static func jsonLine(_ json: String) {
+        FileHandle.standardOutput.write(Data((Terminal.jsonEscaped(json) + "\n").utf8))
     }
 
     /// Writes a value as one line of compact JSON with sorted keys.
@@ -215,12 +227,20 @@ enum Output {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return }
-        line(String(decoding: data, as: UTF8.self))
+        jsonLine(String(decoding: data, as: UTF8.self))
     }
 
     /// Lines of columns padded to the widest cell; the last column is not padded.
+    ///
+    /// Cells are escaped, and every cell but the last of its row is cut to ``maximumCellWidth`` characters, so
+    /// that one long name does not stretch every line.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { row in
+            row.enumerated().map { column, cell in
+                let escaped = Terminal.escaped(cell)
+                return column == row.count - 1 ? escaped : Terminal.truncated(escaped, to: maximumCellWidth)
+            }
+        }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in
@@ -229,6 +249,57 @@ enum Output {
             .joined(separator: "  ")
         }
         .joined(separator: "\n") + "\n"
+    }
+}
+
+/// Making text safe to write to a terminal.
+enum Terminal {
+    /// `text` with every control character but new line and tab (C0, DEL, C1) and every bidirectional embedding,
+    /// override or isolate character (U+202A–U+202E, U+2066–U+2069) written as `\u{…}`: `"\u{7}\u{1B}[31m"`.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// JSON text with each unsafe character written as a JSON `\uXXXX` escape.
+    ///
+    /// `JSONEncoder` escapes C0 controls itself, but writes DEL, C1 and bidirectional controls as they are; those
+    /// can only stand inside JSON strings, where the escape means the same character.
+    static func jsonEscaped(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: isUnsafe) else { return json }
+        var result = ""
+        for scalar in json.unicodeScalars {
+            if isUnsafe(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// `text` cut to `width` characters, its last one "…", when it is longer.
+    static func truncated(_ text: String, to width: Int) -> String {
+        guard text.count > width else { return text }
+        return String(text.prefix(width - 1)) + "…"
+    }
+
+    /// Whether writing the character could move the cursor, change colours or reorder what follows it.
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A, 0x09: false
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }
 

@@ -34,17 +34,10 @@ struct Hearth: AsyncParsableCommand {
             if code == .validationFailure {
                 let text = message(for: error)
                 let sentence = text.hasSuffix(".") ? text : text + "."
-                FileHandleOutput.standardError("error: \(sentence) Run the command with --help to see its usage.")
+                Output.standardError("error: \(sentence) Run the command with --help to see its usage.")
                 Foundation.exit(2)
             }
             exit(withError: error)
         }
-    }
-}
-
-/// Writes a line to standard error.
-enum FileHandleOutput {
-    static func standardError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }

@@ -10,11 +10,12 @@ import Testing
         let state: String
         let child: ChildProcess
 
-        init() throws {
-            state = NSTemporaryDirectory() + "hearth-home-\(UUID().uuidString)"
+        /// Starts `hearthd --demo` on `state`, a fresh folder unless given.
+        init(state: String? = nil) throws {
+            self.state = state ?? NSTemporaryDirectory() + "hearth-home-\(UUID().uuidString)"
             child = try ChildProcess(
                 BuiltProducts.path("hearthd"),
-                ["--demo", "--state", state, "--port", "0", "--no-user-config", "--log-level", "warning"],
+                ["--demo", "--state", self.state, "--port", "0", "--no-user-config", "--log-level", "warning"],
                 timeout: 300
             )
             while true {

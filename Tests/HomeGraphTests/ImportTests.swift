@@ -115,7 +115,7 @@ import Testing
         let cases: [(HomeGraphError, String, Int)] = [
             (.notFound(.room, id), "notFound", 404),
             (.nameTaken(name: "Kitchen", existing: ObjectReference(.room, id)), "nameTaken", 409),
-            (.invalidName(" "), "invalidName", 400),
+            (.invalidName(" ", .nothingVisible), "invalidName", 400),
             (.idTaken(ObjectReference(.zone, id)), "idTaken", 409),
             (.invalidValue(.notWritable(HAPUUID(apple: 0x11))), "invalidValue", 400),
             (.roomForEntireHome(id), "roomForEntireHome", 409),

@@ -60,7 +60,7 @@ import Testing
                 .addTrigger(home: home, trigger: Trigger(id: id, name: blank)),
                 .addUser(home: home, id: id, name: blank, role: .shared),
             ]
-            for operation in operations { fixture.expectFailure(operation, .invalidName(blank)) }
+            for operation in operations { fixture.expectFailure(operation, .invalidName(blank, .nothingVisible)) }
         }
     }
 

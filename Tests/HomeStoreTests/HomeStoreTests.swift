@@ -135,7 +135,7 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
         for operation in operations { try await store.apply(operation) }
         let before = await store.graph
         let sequence = await store.lastOperationSequence
-        await #expect(throws: HomeStoreError.rejected(.invalidName("  "))) {
+        await #expect(throws: HomeStoreError.rejected(.invalidName("  ", .nothingVisible))) {
             try await store.apply(.addRoom(home: home, id: UUID(), name: "  "))
         }
         let missing = UUID()

@@ -222,11 +222,19 @@ import Testing
             )
             reply = try await api.call(.post, "/v1/invites/redeem", token: nil, body: #"{"code": "\#(code)"}"#)
             #expect(reply.status == 400 && reply.errorMessage.contains("name"))
+            // A name breaking a naming rule is refused before the invite is used up.
             reply = try await api.call(
                 .post,
                 "/v1/invites/redeem",
                 token: nil,
-                body: #"{"code": "\#(code)", "name": "Fay"}"#
+                body: #"{"code": "\#(code)", "name": "Fay\u001b[2J"}"#
+            )
+            #expect(reply.status == 400 && reply.errorCode == "invalidName", "\(reply.text)")
+            reply = try await api.call(
+                .post,
+                "/v1/invites/redeem",
+                token: nil,
+                body: #"{"code": "\#(code)", "name": "  Fay \t"}"#
             )
             #expect(reply.status == 201)
             #expect(reply["role"] as? String == "administrator")
@@ -296,6 +304,17 @@ import Testing
             #expect(reply.status == 400 && reply.errorMessage.contains("'name' is required"))
             reply = try await api.call(.post, "/v1/homes", token: o, body: #"{"name": "   "}"#)
             #expect(reply.status == 400 && reply.errorCode == "invalidName")
+            // The message says which naming rule the name breaks.
+            let long = String(repeating: "a", count: 200)
+            reply = try await api.call(.post, "/v1/homes", token: o, body: #"{"name": "\#(long)"}"#)
+            #expect(reply.status == 400 && reply.errorCode == "invalidName")
+            #expect(reply.errorMessage == "A name can be at most 64 characters (got 200)", "\(reply.text)")
+            reply = try await api.call(.post, "/v1/homes", token: o, body: #"{"name": "Bell\u0007\u001b[31m"}"#)
+            #expect(reply.errorMessage == "A name cannot contain control characters (found U+0007)", "\(reply.text)")
+            reply = try await api.call(.post, "/v1/homes", token: o, body: #"{"name": "\u202eevil"}"#)
+            #expect(reply.errorMessage.contains("bidirectional override or isolate characters (found U+202E)"))
+            reply = try await api.call(.post, "/v1/homes", token: o, body: #"{"name": "\u200b\ufeff"}"#)
+            #expect(reply.errorMessage == "A name must have at least one visible character", "\(reply.text)")
             let onID = fixture.onCharacteristic.id.uuidString
             reply = try await api.call(
                 .post,

@@ -126,7 +126,7 @@ enum Printer {
     /// Writes `value` as one line of JSON.
     static func json(_ value: some Encodable) {
         guard let data = try? JSONEncoder.api.encode(value) else { return }
-        Output.line(String(decoding: data, as: UTF8.self))
+        Output.jsonLine(String(decoding: data, as: UTF8.self))
     }
 }
 
