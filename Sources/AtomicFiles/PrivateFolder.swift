@@ -48,7 +48,9 @@ public enum PrivateFolder {
     @discardableResult
     public static func prepare(atPath path: String) throws(PrivateFolderError) -> Outcome {
         var status = stat()
-        if lstat(path, &status) != 0 {
+        var created = false
+        // stat, not lstat: a state folder may be a link to a folder elsewhere (the folder is what is checked).
+        if stat(path, &status) != 0 {
             guard errno == ENOENT else {
                 throw failure(path, "cannot be examined (\(String(cString: strerror(errno))))")
             }
@@ -61,12 +63,12 @@ public enum PrivateFolder {
             } catch {
                 throw failure(path, "cannot be created (check that its parent folder exists and is writable)")
             }
-            // The process's umask may have taken bits the attributes asked for; 0700 exactly.
-            guard chmod(path, 0o700) == 0 else { throw failure(path, "cannot be made private (chmod failed)") }
-            return .created
+            guard stat(path, &status) == 0 else { throw failure(path, "vanished right after it was created") }
+            created = true
         }
         guard status.st_mode & S_IFMT == S_IFDIR else { throw failure(path, "exists and is not a folder") }
-        return try tighten(path, status, to: 0o700)
+        let outcome = try tighten(path, status, to: 0o700)
+        return created ? .created : outcome
     }
 
     /// Makes `path` a file only its owner can read and write: creates it empty 0600, or tightens it.

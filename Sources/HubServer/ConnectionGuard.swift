@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Guards one API connection: answers malformed or oversized HTTP with a status and closes, closes a connection
-/// that sends no complete request head in time, and tells the connection's `ConnectionRecord` what it saw.
+/// that sends no complete request head in time, and tells the connection's `ConnectionRecord` when it was active.
 ///
 /// It sits right after NIO's HTTP decoder, so it sees the decoder's errors before anything else does. Hummingbird
 /// neither answers them nor times out a connection before its first request head; this handler does both. It
@@ -19,10 +19,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let headTimeout: TimeAmount
     private let logger: Logger
     private var headTimer: Scheduled<Void>?
-    /// A response has started and not ended: an error response cannot be written now.
-    private var responseInProgress = false
-    /// The request being answered carried an `Authorization` header.
-    private var requestHadCredentials = false
+    /// Requests whose answer has not ended: an error answer cannot be written while one is owed.
+    private var unansweredRequests = 0
     private var closing = false
 
     /// Guards a connection; one with no complete request head `headTimeout` after it opened is closed.
@@ -72,11 +70,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             headTimer?.cancel()
             headTimer = nil
             record.noteRequest()
-            requestHadCredentials = head.headers.contains(name: "authorization")
-            if head.headers.contains(name: "upgrade") {
-                // A WebSocket upgrade: the hub checks the token before it upgrades, and refuses with a status
-                // and a close otherwise, so an upgrade that carries credentials counts as authenticated.
-                if requestHadCredentials { record.markAuthenticated() }
+            unansweredRequests += 1
+            if head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+                // The frames that follow an upgrade are not HTTP parts: leave before NIO swaps the handlers.
                 context.fireChannelRead(data)
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
                 return
@@ -86,15 +82,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .head(let head):
-            responseInProgress = true
-            if requestHadCredentials, head.status != .unauthorized { record.markAuthenticated() }
-        case .end:
-            responseInProgress = false
+        if case .end = unwrapOutboundIn(data) {
+            unansweredRequests = max(0, unansweredRequests - 1)
             record.noteActivity()
-        case .body:
-            break
         }
         context.write(data, promise: promise)
     }
@@ -132,7 +122,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         closing = true
         headTimer?.cancel()
         headTimer = nil
-        guard !responseInProgress else {
+        guard unansweredRequests == 0 else {
             context.close(promise: nil)
             return
         }

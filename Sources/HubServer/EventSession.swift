@@ -58,6 +58,7 @@ struct EventSession {
         case graceOver
         case revoked(String)
         case clientClosed
+        case overflowed
     }
 
     let server: HubServer
@@ -79,7 +80,11 @@ struct EventSession {
         let subscription = await hub.subscribe(
             as: caller,
             onEvent: { event in
-                if backlog.enqueue() { input.yield(.event(event)) }
+                switch backlog.enqueue() {
+                case .accepted: input.yield(.event(event))
+                case .overflowed: input.yield(.overflowed)
+                case .dropped: break
+                }
             },
             onEnd: {}
         )
@@ -168,7 +173,7 @@ struct EventSession {
             case .revoked(let reason):
                 try? await outbound.close(.policyViolation, reason: "access revoked: \(reason)")
                 return
-            case .clientClosed:
+            case .clientClosed, .overflowed:
                 return
             }
         }
@@ -269,23 +274,32 @@ final class EventBacklog: Sendable {
         self.logger = logger
     }
 
-    /// Counts one more waiting event; `false` (and the connection closed) when that passes the limit.
-    func enqueue() -> Bool {
-        let overflowedNow = state.withLockedValue { state -> Bool? in
-            guard !state.overflowed else { return nil }
+    /// What became of an event handed to the session.
+    enum Admission {
+        /// It waits in the session's inputs.
+        case accepted
+        /// It passed the limit: the connection is closed and the session must end.
+        case overflowed
+        /// The session has overflowed already; the event is dropped (the client resumes by sequence).
+        case dropped
+    }
+
+    /// Counts one more waiting event; past the limit the connection is closed.
+    func enqueue() -> Admission {
+        let admission = state.withLockedValue { state -> Admission in
+            guard !state.overflowed else { return .dropped }
             state.waiting += 1
-            guard state.waiting > limit else { return false }
+            guard state.waiting > limit else { return .accepted }
             state.overflowed = true
-            return true
+            return .overflowed
         }
-        guard let overflowedNow else { return false }
-        guard overflowedNow else { return true }
+        guard case .overflowed = admission else { return admission }
         logger.info(
             "closing an event connection whose client stopped reading; it resumes by sequence when it reconnects",
-            metadata: ["waiting": "\(limit)", "peer": "\(channel?.remoteAddress?.description ?? "?")"]
+            metadata: ["limit": "\(limit)", "peer": "\(channel?.remoteAddress?.description ?? "?")"]
         )
         channel?.close(promise: nil)
-        return false
+        return .overflowed
     }
 
     /// One waiting event was taken.

@@ -155,6 +155,9 @@ public struct HubServer: Sendable {
         guard header.hasPrefix(prefix) else { return nil }
         let token = header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
         guard !token.isEmpty else { return nil }
-        return await credentials.authenticate(token: token)
+        let principal = await credentials.authenticate(token: token)
+        // A connection that has shown a valid token is shed only after every anonymous one.
+        if principal != nil { CurrentConnection.record?.markAuthenticated() }
+        return principal
     }
 }

@@ -42,11 +42,54 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
+        let record = guarding?.connections.record(for: value.channel)
+        var logger = logger
+        if guarding != nil {
+            logger.handler = RefusedConnectionLogFilter(inner: logger.handler)
+        }
         await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
             await CurrentConnection.$channel.withValue(value.channel) {
-                await inner.handle(value: value, logger: logger)
+                await CurrentConnection.$record.withValue(record) {
+                    await inner.handle(value: value, logger: logger)
+                }
             }
         }
+    }
+}
+
+/// Logs a connection that was refused or shed before its first request (the guard closed it) at debug level,
+/// where Hummingbird's WebSocket channel logs "Error handling upgrade result" as an error for each.
+struct RefusedConnectionLogFilter: LogHandler {
+    /// The handler that logs.
+    var inner: any LogHandler
+
+    func log(event: LogEvent) {
+        var event = event
+        if event.level == .error, event.message.description == "Error handling upgrade result" {
+            event.level = .debug
+            guard inner.logLevel <= .debug else { return }
+        }
+        inner.log(event: event)
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+
+    var metadataProvider: Logger.MetadataProvider? {
+        get { inner.metadataProvider }
+        set { inner.metadataProvider = newValue }
     }
 }
 
@@ -55,4 +98,6 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
 enum CurrentConnection {
     /// The channel of the connection being served, set for the whole of its handling.
     @TaskLocal static var channel: (any Channel)?
+    /// The connection's record in the connection table, which learns when the connection authenticates.
+    @TaskLocal static var record: ConnectionRecord?
 }

@@ -75,19 +75,24 @@ final class OpenConnections: Sendable {
 
     /// Records a new connection and closes whatever must go to keep under the limit.
     func admit(_ record: ConnectionRecord) {
-        let (victims, warn, open) = state.withLockedValue {
-            state -> ([ConnectionRecord], Bool, Int) in
-            state.records[ObjectIdentifier(record)] = record
-            guard state.records.count > limit else { return ([], false, state.records.count) }
-            let excess = state.records.count - limit
-            let anonymous = state.records.values.filter { !$0.isAuthenticated }
-                .sorted { $0.lastActivity < $1.lastActivity }
-            var victims = Array(anonymous.prefix(excess))
-            if victims.count < excess, !victims.contains(where: { $0 === record }) { victims.append(record) }
-            for victim in victims { state.records[ObjectIdentifier(victim)] = nil }
+        let (victim, warn, open) = state.withLockedValue { state -> (ConnectionRecord?, Bool, Int) in
+            state.records[ObjectIdentifier(record.channel)] = record
+            guard state.records.count > limit else { return (nil, false, state.records.count) }
+            // One over the limit (each admission sheds at most one): the idlest anonymous connection goes, the
+            // new one itself when every other has authenticated. One pass, no sort.
+            var victim = record
+            var oldest = NIODeadline.distantFuture
+            for candidate in state.records.values where !candidate.isAuthenticated {
+                let activity = candidate.lastActivity
+                if activity < oldest {
+                    oldest = activity
+                    victim = candidate
+                }
+            }
+            state.records[ObjectIdentifier(victim.channel)] = nil
             let warn = !state.warned
             state.warned = true
-            return (victims, warn, state.records.count)
+            return (victim, warn, state.records.count)
         }
         if warn {
             logger.warning(
@@ -95,23 +100,28 @@ final class OpenConnections: Sendable {
                 metadata: ["limit": "\(limit)", "open": "\(open)"]
             )
         }
-        for victim in victims { victim.channel.close(promise: nil) }
+        victim?.channel.close(promise: nil)
+    }
+
+    /// The record of the connection on `channel`, while it is open.
+    func record(for channel: any Channel) -> ConnectionRecord? {
+        state.withLockedValue { $0.records[ObjectIdentifier(channel)] }
     }
 
     /// Forgets a connection that closed; the next time the limit is reached is logged again once the table has
     /// fallen below nine tenths of it.
     func remove(_ record: ConnectionRecord) {
         state.withLockedValue {
-            $0.records[ObjectIdentifier(record)] = nil
+            $0.records[ObjectIdentifier(record.channel)] = nil
             if $0.records.count < limit * 9 / 10 { $0.warned = false }
         }
     }
 
     /// The connection cap for this process: the open-file soft limit less a reserve for the store, accessory
-    /// connections and logs (a quarter of the limit, at most 256).
+    /// connections and logs (a quarter of the limit, at most 256), and at most 4,096: a home hub serves a household.
     static func defaultLimit() -> Int {
         let soft = OpenFileLimit.current().soft
-        return max(16, soft - min(256, soft / 4))
+        return min(4096, max(16, soft - min(256, soft / 4)))
     }
 }
 

@@ -78,6 +78,38 @@ public final class RawSocket: @unchecked Sendable {
         return (received, false)
     }
 
+    /// One whole HTTP/1.1 answer (its head and `Content-Length` bytes of body) as text, or `nil` when none came
+    /// within `timeout`; the connection stays open.
+    public func readHTTPResponse(timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while ContinuousClock.now < deadline {
+            let text = String(decoding: received, as: UTF8.self)
+            if let headEnd = text.range(of: "\r\n\r\n") {
+                let head = text[..<headEnd.lowerBound].lowercased()
+                let length =
+                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text[headEnd.upperBound...].utf8.count >= length { return text }
+            }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return nil }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        return nil
+    }
+
+    /// Whether the peer has closed the connection: the end of the stream is readable now (nothing else pending).
+    public var isClosedByPeer: Bool {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 0) > 0 else { return false }
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) <= 0
+    }
+
     /// The text of what the peer sent until it closed, or `nil` when it did not close within `timeout`.
     public func answerThenClose(timeout: Duration) -> String? {
         let (bytes, closed) = readUntilClosed(timeout: timeout)
