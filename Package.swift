@@ -186,6 +186,7 @@ let package = Package(
                 "HearthAPI",
                 "Hub",
                 "HomeGraph",
+                "HomeStore",
                 "HAP",
                 "HAPController",
                 "AtomicFiles",
