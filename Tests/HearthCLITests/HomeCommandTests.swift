@@ -194,7 +194,8 @@ import Testing
         let line = try watcher.receive()
         let event = try #require(line["event"] as? [String: Any], "\(line)")
         let change = try #require(event["change"] as? [String: Any])
-        let added = try #require((change["roomAdded"] as? [String: Any])?["_0"] as? [String: Any], "\(change)")
+        #expect(change["type"] as? String == "roomAdded", "\(change)")
+        let added = try #require(change["room"] as? [String: Any], "\(change)")
         #expect(added["name"] as? String == "Studio")
         #expect(watcher.waitForExit() == 0, "--count 1 ends after one change")
 
