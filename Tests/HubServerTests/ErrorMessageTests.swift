@@ -1,3 +1,4 @@
+import DNSSD
 import Foundation
 import HAP
 import HAPController
@@ -269,6 +270,36 @@ enum InternalShapes {
         for status in HAPStatus.allCases {
             #expect(InternalShapes.found(in: status.description) == nil, "\(status.description)")
             #expect(!status.description.contains("\(status.rawValue)"))
+        }
+    }
+
+    @Test func theLowerLayersErrorsThatProgramsPrintAreSentences() {
+        let messages: [String] =
+            [SetupCodeError.invalidFormat, .trivial, .outOfRange].map(\.description)
+            + [
+                SetupPayloadError.invalidScheme, .invalidLength(3), .invalidCharacter, .unsupportedVersion(2),
+                .unknownCategory(99), .invalidSetupCode(.trivial),
+            ].map(\.description)
+            + [
+                MDNSError.noInterfaces, .alreadyRegistered, .notRegistered, .tooManyConflicts,
+                .socketSetupFailed(interface: IPv4Address(127, 0, 0, 1), errorCode: EADDRNOTAVAIL),
+                .invalidService(.stringTooLong(length: 300)),
+            ].map(\.description)
+            + [
+                DatabaseError.noAccessories, .tooManyAccessories(count: 151, maximum: 150), .invalidAccessoryID(0),
+                .invalidInstanceID(accessoryID: 1, instanceID: 0), .missingAccessoryInformation(accessoryID: 2),
+                .unknownLinkedService(accessoryID: 1, serviceID: 10, linkedID: 99),
+                .inconsistentMetadata(CharacteristicID(accessoryID: 1, instanceID: 10)),
+                .invalidValue(CharacteristicID(accessoryID: 1, instanceID: 10), .notWhole(format: .int, value: 1.5)),
+            ].map(\.description)
+            + [
+                CatalogError.malformed("line 3"), .duplicateName("light"), .unknownService("toaster"),
+                .unknownCharacteristic("warmth"), .characteristicNotInService(service: "fan", characteristic: "hue"),
+                .undefinedCharacteristic(service: "fan", characteristic: "spin"),
+            ].map(\.description)
+        for message in messages {
+            #expect(InternalShapes.found(in: message) == nil, "\(message)")
+            #expect(message.contains(" "), "\(message)")
         }
     }
 
