@@ -187,6 +187,7 @@ let package = Package(
                 "HearthAPI",
                 "Hub",
                 "HomeGraph",
+                "HomeStore",
                 "HAP",
                 "HAPController",
                 "AtomicFiles",
@@ -376,7 +377,7 @@ let package = Package(
             name: "HubServerTests",
             dependencies: [
                 "TestFixtures", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "TestSupport", "Simulator",
-                "HAPAccessoryServer",
+                "HAPAccessoryServer", "AtomicFiles",
                 "HAPController",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -184,3 +184,18 @@ public enum DNSMessageError: Error, Equatable, Sendable {
     /// The message would be longer than 65,535 bytes, or its data longer than a 16-bit length allows.
     case messageTooLong
 }
+
+extension DNSMessageError: CustomStringConvertible {
+    /// A sentence for people.
+    public var description: String {
+        switch self {
+        case .truncated(let offset, let needed): "the DNS message ends at byte \(offset), \(needed) bytes short"
+        case .invalidLabel(let offset): "the DNS name at byte \(offset) has a label that is too long or malformed"
+        case .nameTooLong(let offset): "the DNS name at byte \(offset) is longer than 255 bytes"
+        case .invalidPointer(let offset): "the DNS name at byte \(offset) has a bad compression pointer"
+        case .invalidRecordData(let type, let offset): "the \(type) record at byte \(offset) has malformed data"
+        case .stringTooLong(let length): "a TXT string of \(length) bytes is longer than 255 bytes"
+        case .messageTooLong: "the DNS message would be longer than 65,535 bytes"
+        }
+    }
+}

@@ -4,6 +4,12 @@ import NIOPosix
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// Why the mDNS responder or browser could not do what it was asked.
@@ -232,6 +238,21 @@ private final class DatagramReceiver: ChannelInboundHandler, Sendable {
             continuation.yield(ReceivedMessage(message: message, source: envelope.remoteAddress, interface: interface))
         } catch {
             logger.trace("malformed mDNS packet dropped", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension MDNSError: CustomStringConvertible {
+    /// A sentence for people: what failed and, where it helps, what to do.
+    public var description: String {
+        switch self {
+        case .noInterfaces: "no interface address was given for mDNS"
+        case .socketSetupFailed(let interface, let code):
+            "the mDNS socket on \(interface) could not be set up (\(String(cString: strerror(code))))"
+        case .alreadyRegistered: "a service is already registered"
+        case .notRegistered: "no service is registered"
+        case .invalidService(let error): "the service cannot be advertised: \(error)"
+        case .tooManyConflicts: "another device kept claiming the service's name, even after renaming"
         }
     }
 }

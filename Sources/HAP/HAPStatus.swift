@@ -45,3 +45,24 @@ public enum HAPStatus: Int, Codable, Sendable, Error, CaseIterable {
     /// Whether this status reports success.
     public var isSuccess: Bool { self == .success }
 }
+
+extension HAPStatus: CustomStringConvertible {
+    /// A sentence for people, without the numeric code.
+    public var description: String {
+        switch self {
+        case .success: "the operation succeeded"
+        case .insufficientPrivileges: "the controller lacks the privileges for this"
+        case .serviceCommunicationFailure: "the accessory could not reach the device behind it"
+        case .resourceBusy: "the accessory is busy; try again"
+        case .readOnlyCharacteristic: "the characteristic is read-only"
+        case .writeOnlyCharacteristic: "the characteristic is write-only"
+        case .notificationNotSupported: "the characteristic does not send notifications"
+        case .outOfResources: "the accessory is out of resources"
+        case .operationTimedOut: "the operation timed out"
+        case .resourceDoesNotExist: "the characteristic does not exist"
+        case .invalidValueInRequest: "the value is not valid for the characteristic"
+        case .insufficientAuthorization: "the authorization data is missing or not valid"
+        case .notAllowedInCurrentState: "the operation is not allowed in the accessory's current state"
+        }
+    }
+}

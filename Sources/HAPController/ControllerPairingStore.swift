@@ -11,6 +11,17 @@ public enum ControllerStoreError: Error, Equatable, Sendable {
     case unreadable(file: String)
 }
 
+extension ControllerStoreError: CustomStringConvertible {
+    /// A sentence for people.
+    public var description: String {
+        switch self {
+        case .systemCallFailed(let operation, let code):
+            "\(operation) failed (\(String(cString: strerror(code))))"
+        case .unreadable(let file): "the file \(file) is not a pairing record this version can read"
+        }
+    }
+}
+
 /// An accessory this controller is paired with, as the store keeps it.
 public struct PairedAccessoryRecord: Sendable, Equatable, Codable {
     /// The accessory's device ID (`XX:XX:XX:XX:XX:XX`).

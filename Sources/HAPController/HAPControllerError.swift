@@ -50,9 +50,9 @@ extension HAPControllerError: CustomStringConvertible {
         case .pairingRefused(let error):
             "the accessory refused: \(error)"
         case .pairingFailed(let failure):
-            "pairing failed (\(failure)). Try again; reset the accessory if it keeps failing"
+            "pairing failed: \(failure). Try again; reset the accessory if it keeps failing"
         case .verificationFailed(let failure):
-            "the accessory did not accept this controller (\(failure)). Pair it again"
+            "the accessory did not accept this controller: \(failure). Pair it again"
         case .unreachable(let host, let port):
             "accessory unreachable at \(host):\(port). Check that it is powered and on the network"
         case .timedOut:
@@ -60,17 +60,17 @@ extension HAPControllerError: CustomStringConvertible {
         case .connectionClosed:
             "the accessory closed the connection. Try again"
         case .malformedResponse(let error):
-            "the accessory sent an invalid HTTP message (\(error)). Try again"
+            "the accessory sent an invalid HTTP message: \(error). Try again"
         case .sessionFailed(let error):
-            "the encrypted session failed (\(error)). Try again"
+            "the encrypted session failed: \(error). Try again"
         case .malformedBody:
             "the accessory sent a body that could not be read"
         case .unexpectedHTTPStatus(let code, let status):
-            "the accessory answered HTTP \(code)" + (status.map { " with status \($0.rawValue)" } ?? "")
+            "the accessory answered HTTP \(code)" + (status.map { ": \($0)" } ?? "")
         case .accessoryRefused(let status):
-            "the accessory refused with status \(status.rawValue)"
+            "the accessory refused: \(status)"
         case .unknownCharacteristic(let id):
-            "the accessory sent an event for \(id), which is not in its database"
+            "the accessory sent an event for characteristic \(id), which is not in its database"
         case .characteristicNotFound(let id):
             "no such characteristic" + (id.map { " \($0)" } ?? "") + ". List the accessories to see the ids"
         case .closed:

@@ -70,7 +70,7 @@ public struct HearthClient: Sendable {
             do {
                 data = try JSONEncoder.api.encode(body)
             } catch {
-                throw .invalidRequest("the request body could not be written: \(type(of: error))")
+                throw .invalidRequest("the request body could not be written as JSON")
             }
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: data))
@@ -105,7 +105,7 @@ public struct HearthClient: Sendable {
         do {
             return try JSONDecoder.api.decode(Response.self, from: data)
         } catch {
-            throw .malformedResponse(status: status, "\(Response.self): \(Self.describe(error))")
+            throw .malformedResponse(status: status, Self.describe(error))
         }
     }
 
@@ -128,8 +128,29 @@ public struct HearthClient: Sendable {
             @unknown default: return "not valid JSON"
             }
         }
-        if let clientError = error as? HTTPClientError { return String(describing: clientError) }
-        return String(describing: type(of: error))
+        if let clientError = error as? HTTPClientError {
+            switch clientError {
+            case .connectTimeout: return "the connection timed out"
+            case .readTimeout, .deadlineExceeded: return "no answer in time"
+            case .remoteConnectionClosed: return "the hub closed the connection"
+            case .alreadyShutdown: return "the client was shut down"
+            default: return "the request failed"
+            }
+        }
+        if error is CancellationError { return "the request was cancelled" }
+        // NIO's connection error (in NIOPosix, which HearthKit does not import) holds the system call's IOError.
+        if let ioError = systemError(in: error, depth: 3) { return String(cString: strerror(ioError.errnoCode)) }
+        return "the connection failed"
+    }
+
+    /// The first `IOError` in `value` or the values it holds, at most `depth` levels down.
+    private static func systemError(in value: Any, depth: Int) -> IOError? {
+        if let ioError = value as? IOError { return ioError }
+        guard depth > 0 else { return nil }
+        for child in Mirror(reflecting: value).children {
+            if let found = systemError(in: child.value, depth: depth - 1) { return found }
+        }
+        return nil
     }
 
     static func homePath(_ homeID: UUID) -> String { "/v1/homes/\(homeID.uuidString)" }

@@ -60,12 +60,6 @@ extension HomeChange {
         default: nil
         }
     }
-
-    /// The change's kind, as its JSON key (`roomAdded`, `characteristicValueChanged`, …).
-    public var kind: String {
-        let text = String(describing: self)
-        return String(text.prefix { $0 != "(" })
-    }
 }
 
 /// The state of a `HomeManager`'s event connection.

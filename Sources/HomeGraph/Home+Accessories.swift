@@ -151,7 +151,7 @@ extension Home {
             if isWrite { try hap.checkWritable(isTimedWrite: true, hasAuthorizationData: true) }
             return try hap.normalized(value)
         } catch {
-            throw .invalidValue(error)
+            throw .invalidValue(error, characteristicType: characteristic.type)
         }
     }
 
@@ -172,7 +172,11 @@ extension Home {
     mutating func setNotifications(of id: UUID, isEnabled: Bool) throws(HomeGraphError) -> [HomeChange] {
         let path = try characteristicPath(id)
         if isEnabled {
-            do { try self[path].hapCharacteristic.checkNotifiable() } catch { throw .invalidValue(error) }
+            do {
+                try self[path].hapCharacteristic.checkNotifiable()
+            } catch {
+                throw .invalidValue(error, characteristicType: self[path].type)
+            }
         }
         guard self[path].isNotificationEnabled != isEnabled else { return [] }
         self[path].isNotificationEnabled = isEnabled

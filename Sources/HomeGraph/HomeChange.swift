@@ -2,6 +2,8 @@ import Foundation
 import HAP
 
 /// One fine-grained change to a home, as an operation produced it; `HomeEvent` stamps it with home and sequence.
+///
+/// Its JSON is `{"type": "<kind>", …fields}` (HomeChange+Codable.swift, docs/api/openapi.yaml).
 public enum HomeChange: Sendable, Equatable, Codable {
     /// A home was added; it holds its room for the entire home.
     case homeAdded(Home)

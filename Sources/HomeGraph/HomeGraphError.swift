@@ -11,8 +11,9 @@ public enum HomeGraphError: Error, Equatable, Sendable {
     case invalidName(String, NameProblem)
     /// A new object was given an id another object already has.
     case idTaken(ObjectReference)
-    /// A characteristic value or access that HAP's checks refuse (out of range, read-only, no events).
-    case invalidValue(ValueError)
+    /// A characteristic value or access that HAP's checks refuse (out of range, read-only, no events), with the
+    /// characteristic's type so that a message can name it ("Brightness").
+    case invalidValue(ValueError, characteristicType: HAPUUID)
     /// The room for the entire home cannot be removed or put in a zone.
     case roomForEntireHome(UUID)
     /// The latitude or longitude is not finite or out of range.

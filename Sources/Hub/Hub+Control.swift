@@ -88,7 +88,9 @@ extension Hub {
                     throw .rejected(error)
                 }
                 guard characteristic.permissions.contains(.read) else {
-                    throw .rejected(.invalidValue(.notReadable(characteristic.type)))
+                    throw .rejected(
+                        .invalidValue(.notReadable(characteristic.type), characteristicType: characteristic.type)
+                    )
                 }
                 targets.append(target)
             } catch {

@@ -1,8 +1,10 @@
 import Foundation
+import HAP
 import HAPController
 import HTTPTypes
 import HearthAPI
 import HomeGraph
+import HomeStore
 import Hub
 import Hummingbird
 
@@ -29,7 +31,17 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
 
     /// No object of this kind with this id, or one the caller may not see.
     public static func notFound(_ kind: String, _ id: String) -> APIError {
-        APIError(.notFound, code: "notFound", message: "no \(kind) with id \(id)")
+        APIError(.notFound, code: "notFound", message: "no \(words(kind)) with id \(id)")
+    }
+
+    /// A kind of object in words: "actionSet" becomes "action set".
+    static func words(_ kind: String) -> String {
+        var text = ""
+        for character in kind {
+            if character.isUppercase, !text.isEmpty { text += " " }
+            text += character.lowercased()
+        }
+        return text
     }
 
     /// No valid bearer token.
@@ -60,15 +72,30 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     static func accessoryError(_ error: HAPControllerError) -> APIError? {
         switch error {
         case .wrongSetupCode:
-            APIError(.badRequest, code: "wrongSetupCode", message: "field 'setupCode': \(error)")
+            APIError(.badRequest, code: "wrongSetupCode", message: "field 'setupCode': \(error.description)")
         case .alreadyPaired:
-            APIError(.conflict, code: "alreadyPaired", message: "\(error)")
+            APIError(.conflict, code: "alreadyPaired", message: error.description)
         case .unreachable, .connectionClosed:
-            APIError(.badGateway, code: "accessoryUnreachable", message: "\(error)")
+            APIError(.badGateway, code: "accessoryUnreachable", message: error.description)
         case .timedOut:
-            APIError(.gatewayTimeout, code: "accessoryTimedOut", message: "\(error)")
+            APIError(.gatewayTimeout, code: "accessoryTimedOut", message: error.description)
         default:
             nil
+        }
+    }
+
+    /// A sentence for any error a program of Hearth prints: the API's sentence for the hub's, the store's and the
+    /// graph's errors, the error's own for the others that have one; never a Swift type or enum case.
+    public static func sentence(for error: any Error) -> String {
+        switch error {
+        case let error as APIError: error.message
+        case let error as HubError: APIError(error).message
+        case let error as HomeStoreError: message(for: error)
+        case let error as HomeGraphError: message(for: error)
+        case let error as CocoaError: error.localizedDescription
+        case let error as POSIXError: String(cString: strerror(error.code.rawValue))
+        case let error as any CustomStringConvertible: error.description
+        default: "an unexpected error occurred"
         }
     }
 
@@ -78,7 +105,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         case .rejected(let graphError): message(for: graphError)
         case .notPermitted(let reason): "not permitted: \(reason)"
         case .homeNotFound(let id): "no home with id \(id.uuidString)"
-        case .storage(let storeError): "the home store failed (\(storeError.code))"
+        case .storage(let storeError): message(for: storeError)
         case .accessory(let controllerError): "the accessory failed: \(controllerError)"
         case .accessoryNotFound(let deviceID): "no accessory with device id \(deviceID) is known"
         case .stopped: "the hub is shutting down"
@@ -90,12 +117,14 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     /// A sentence for a refusal of the home graph.
     static func message(for error: HomeGraphError) -> String {
         switch error {
-        case .notFound(let kind, let id): "no \(kind.rawValue) with id \(id.uuidString)"
+        case .notFound(let kind, let id): "no \(words(kind.rawValue)) with id \(id.uuidString)"
         case .nameTaken(let name, let existing):
-            "the name '\(name)' is taken by the \(existing.kind.rawValue) \(existing.id.uuidString)"
+            "the name '\(name)' is taken by the \(words(existing.kind.rawValue)) \(existing.id.uuidString)"
         case .invalidName(_, let problem): problem.sentence
-        case .idTaken(let reference): "the id \(reference.id.uuidString) is taken by a \(reference.kind.rawValue)"
-        case .invalidValue(let valueError): "field 'value': \(valueError)"
+        case .idTaken(let reference):
+            "the id \(reference.id.uuidString) is taken by a \(words(reference.kind.rawValue))"
+        case .invalidValue(let valueError, let type):
+            valueError.message(naming: ValueError.displayName(of: type))
         case .roomForEntireHome(let id): "the room for the entire home (\(id.uuidString)) cannot be removed or zoned"
         case .invalidLocation(let location):
             "field 'latitude'/'longitude': \(location.latitude), \(location.longitude) is not on Earth"
@@ -105,6 +134,30 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
             "field 'kind': the home already has a '\(kind.rawValue)' action set (\(existing.uuidString))"
         case .duplicateAction(let id): "field 'actions': two actions write characteristic \(id.uuidString)"
         case .invalidBridge(let id): "the accessory cannot sit behind bridge \(id.uuidString)"
+        }
+    }
+
+    /// A sentence for a failure of the home store; it never holds a key or a sealed payload.
+    static func message(for error: HomeStoreError) -> String {
+        switch error {
+        case .rejected(let graphError): message(for: graphError)
+        case .stateFolder(let path, let code):
+            "the state folder \(path) could not be used (\(String(cString: strerror(code))))"
+        case .invalidDeviceKey(let path): "the device key \(path) is not 32 bytes"
+        case .deviceKeyNotWritten: "a new device key could not be written"
+        case .database(_, let message): "the home database failed: \(message)"
+        case .newerSchema: "the home database was written by a newer Hearth"
+        case .sealFailed(let table, let sequence):
+            "row \(sequence) of the home database's \(table) table does not open under the device key"
+        case .unencodable: "the change could not be written (a value that JSON cannot hold)"
+        case .undecodable(let table, let sequence):
+            "row \(sequence) of the home database's \(table) table is unreadable"
+        case .missingOperation(let expected, let found):
+            "the home database's log misses change \(expected) (the next is \(found))"
+        case .replayFailed(let sequence, let graphError):
+            "change \(sequence) of the home database could not be replayed: \(message(for: graphError))"
+        case .notPrivate(let reason): "the state folder cannot be kept private: \(reason)"
+        case .closed: "the home store is closed"
         }
     }
 

@@ -32,6 +32,11 @@ enum JSONBody {
         do {
             original = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
+            // JSON has no limit on numbers, but a number beyond a double's range cannot be read: say that.
+            if let number = outOfRangeNumber(in: data) {
+                let field = number.field.map { "field '\($0)': " } ?? ""
+                throw .invalidRequest("\(field)the number \(number.text) is out of range")
+            }
             throw .invalidRequest("the body is not valid JSON")
         }
         let value: T
@@ -51,6 +56,44 @@ enum JSONBody {
         }
         return value
     }
+
+    /// The first number in `data` (outside strings) too large for a double, with the key of the field it is in.
+    ///
+    /// Only called for a body that failed to parse, so the scan costs nothing on the common path.
+    static func outOfRangeNumber(in data: Data) -> (field: String?, text: String)? {
+        let bytes = [UInt8](data)
+        var index = 0
+        var lastString: String?
+        var key: String?
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                lastString = String(decoding: bytes[(index + 1)..<min(end, bytes.count)], as: UTF8.self)
+                index = end + 1
+            case UInt8(ascii: ":"):
+                key = lastString
+                index += 1
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                var end = index + 1
+                while end < bytes.count, Self.numberBytes.contains(bytes[end]) { end += 1 }
+                let text = String(decoding: bytes[index..<end], as: UTF8.self)
+                if let number = Double(text), number.isInfinite {
+                    return (key, text.count > 40 ? String(text.prefix(40)) + "…" : text)
+                }
+                index = end
+            default:
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    private static let numberBytes = Set("0123456789+-.eE".utf8)
 
     /// The path of the first field of `original` missing from `written`, or `nil`.
     static func unknownField(in original: Any, comparedWith written: Any, path: String) -> String? {
@@ -89,12 +132,22 @@ enum JSONBody {
             return "field '\(fieldPath(context.codingPath))' must be \(typeName(type)), not null"
         case .dataCorrupted(let context):
             let path = fieldPath(context.codingPath)
-            return path.isEmpty
-                ? "the body is not valid: \(context.debugDescription)"
-                : "field '\(path)' is not valid: \(context.debugDescription)"
+            let reason = reason(context.debugDescription)
+            return path.isEmpty ? "the body is not valid: \(reason)" : "field '\(path)' is not valid: \(reason)"
         @unknown default:
             return "the body could not be read"
         }
+    }
+
+    /// The decoder's explanation in our words where Foundation's names a Swift type ("Cannot initialize UserRole
+    /// from invalid String value …").
+    static func reason(_ debugDescription: String) -> String {
+        if debugDescription.hasPrefix("Cannot initialize") { return "it is not one of the allowed values" }
+        if debugDescription.contains("UUID") { return "it must be an id (a UUID such as 0A1B2C3D-…)" }
+        if debugDescription.contains("date") || debugDescription.contains("Date") {
+            return "it must be a date and time such as 2026-01-31T07:00:00Z"
+        }
+        return debugDescription
     }
 
     static func fieldPath(_ path: [any CodingKey]) -> String {
@@ -117,7 +170,9 @@ enum JSONBody {
         case is Int.Type, is Int64.Type, is UInt64.Type, is UInt.Type: "an integer"
         case is [Any].Type: "an array"
         case is [String: Any].Type: "an object"
-        default: "of type \(type)"
+        case is UUID.Type: "an id (a UUID string)"
+        case is Date.Type: "a date and time"
+        default: "a value of another kind"
         }
     }
 

@@ -9,7 +9,7 @@ extension SimulatorError: CustomStringConvertible {
         case .notSettable(let accessory, let characteristic):
             "\"\(characteristic)\" of \"\(accessory)\" is not a value the world can change."
         case .invalidValue(let accessory, let characteristic, let error):
-            "the value does not fit \"\(characteristic)\" of \"\(accessory)\": \(error)."
+            "\"\(accessory)\": \(error.message(naming: characteristic))."
         case .unknownEvent(let accessory, let event, let known):
             "\"\(accessory)\" does not know the event \"\(event)\"; it knows: \(known.joined(separator: ", "))."
         case .notAButton(let accessory):
@@ -40,7 +40,7 @@ extension DescriptionError: CustomStringConvertible {
             "\(accessory), \(field): no characteristic \"\(name)\""
         case .characteristicNotInService(let accessory, let field, let characteristic, let service):
             "\(accessory), \(field): \(service) has no \(characteristic)"
-        case .invalidValue(let accessory, let field, let error): "\(accessory), \(field): invalid value (\(error))"
+        case .invalidValue(let accessory, let field, let error): "\(accessory), \(field): \(error)"
         case .outOfRange(let accessory, let field, let value, let allowed):
             "\(accessory), \(field): \(value) is outside \(allowed.lowerBound)...\(allowed.upperBound)"
         case .invalidCustomCharacteristic(let accessory, let field, let reason): "\(accessory), \(field): \(reason)"

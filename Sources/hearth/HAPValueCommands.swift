@@ -39,7 +39,7 @@ func characteristicIDs(
 /// Fails for the first unsuccessful status: 4 for missing privileges, 3 for an unknown id, 1 otherwise.
 func failOnStatuses(_ statuses: [(CharacteristicID, HAPStatus)], verb: String, options: HAPOptions) {
     guard let (id, status) = statuses.first(where: { !$0.1.isSuccess }) else { return }
-    let message = "the accessory refused to \(verb) \(id) with status \(status.rawValue) (\(status))"
+    let message = "the accessory refused to \(verb) characteristic \(id): \(status)"
     switch status {
     case .insufficientPrivileges, .insufficientAuthorization:
         options.fail(message + ". Use a controller with the right permissions", code: 4, kind: "notPermitted")

@@ -8,6 +8,7 @@ import Hub
 import HubServer
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// The hub daemon: keeps the home, serves the API, stops cleanly on SIGINT and SIGTERM.
@@ -63,6 +64,26 @@ struct Hearthd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        do {
+            try await serve()
+        } catch let error as CleanExit {
+            throw error
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            // Every failure is one sentence on stderr, never a Swift enum dump (issue 20).
+            FileHandle.standardError.write(Data("hearthd: \(Self.sentence(for: error)).\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    /// A sentence for a failure that ends hearthd.
+    static func sentence(for error: any Error) -> String {
+        if let error = error as? HearthdError { return error.description }
+        return APIError.sentence(for: error)
+    }
+
+    func serve() async throws {
         var logger = Logger(label: "hearthd")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         // Every connection is a file: a low soft limit would let idle connections lock clients out.
@@ -140,7 +161,7 @@ struct Hearthd: AsyncParsableCommand {
                 try client.write(toPath: stateFolder.clientConfiguration)
                 if writeUserConfig { try client.write(toPath: ClientConfiguration.userConfigurationPath) }
             } catch {
-                print("hearthd: could not write the client configuration: \(error)")
+                print("hearthd: could not write the client configuration: \(APIError.sentence(for: error))")
             }
             Self.printWelcome(
                 url: url,
@@ -163,6 +184,9 @@ struct Hearthd: AsyncParsableCommand {
         } catch {
             await hub.stop()
             await bridge?.stop()
+            if let systemError = HearthdError.systemError(in: error, depth: 3) {
+                throw HearthdError.cannotListen(host: address, port: port, errno: systemError.errnoCode)
+            }
             throw error
         }
         await hub.stop()
@@ -213,8 +237,11 @@ struct Hearthd: AsyncParsableCommand {
             )
         } catch {
             // The bridge keeps a pairing the hub lost (a state folder copied in part): serve the home without it.
-            logger.error("could not pair the demo bridge", metadata: ["error": "\(error)"])
-            print("hearthd: could not pair the demo bridge (\(error)); remove <state>/demo-bridge to start it afresh")
+            logger.error("could not pair the demo bridge", metadata: ["error": "\(APIError.sentence(for: error))"])
+            print(
+                "hearthd: could not pair the demo bridge (\(APIError.sentence(for: error))); "
+                    + "remove <state>/demo-bridge to start it afresh"
+            )
             return
         }
         try await DemoHome.furnish(added, home: homeID, in: hub, owner: owner)
@@ -273,5 +300,37 @@ struct Hearthd: AsyncParsableCommand {
             """
         )
         fflush(nil)
+    }
+}
+
+/// Why hearthd could not start or keep serving, for the one line it prints before exiting.
+enum HearthdError: Error, CustomStringConvertible {
+    /// The API's address and port could not be bound: `errno` says why (in use, not allowed, not this host's).
+    case cannotListen(host: String, port: Int, errno: Int32)
+
+    /// One sentence: what failed and what to do.
+    var description: String {
+        switch self {
+        case .cannotListen(let host, let port, let code):
+            let reason = String(cString: strerror(code)).lowercased()
+            let advice =
+                switch code {
+                case EADDRINUSE: "; stop the program that uses it, or give another port with --port"
+                case EACCES: "; ports below 1024 need privileges, so give another port with --port"
+                case EADDRNOTAVAIL: "; give an address of this machine with --address"
+                default: ""
+                }
+            return "could not listen on \(host):\(port) (\(reason))\(advice)"
+        }
+    }
+
+    /// The first `IOError` in `value` or the values it holds, at most `depth` levels down.
+    static func systemError(in value: Any, depth: Int) -> IOError? {
+        if let ioError = value as? IOError { return ioError }
+        guard depth > 0 else { return nil }
+        for child in Mirror(reflecting: value).children {
+            if let found = systemError(in: child.value, depth: depth - 1) { return found }
+        }
+        return nil
     }
 }

@@ -122,6 +122,20 @@ import Testing
         #expect((try result.json()["actionSets"] as? [Any])?.count == 2, "\(result)")
     }
 
+    @Test func aRefusedValueIsOneSentenceNamingTheCharacteristic() throws {
+        let hub = try DemoHub()
+        defer { hub.stop() }
+        let config = ["--config", hub.config]
+        var result = try Self.hearth(["accessory", "set", "Living Room Lamp", "brightness", "150"] + config)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.errors == "error: Brightness must be between 0 and 100 (got 150).\n", "\(result)")
+        #expect(result.output.isEmpty, "\(result)")
+        result = try Self.hearth(["accessory", "set", "Living Room Lamp", "brightness", "150", "--json"] + config)
+        let error = try result.json()["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "invalidValue", "\(result)")
+        #expect(error?["message"] as? String == "Brightness must be between 0 and 100 (got 150).", "\(result)")
+    }
+
     @Test func loginInvitesAndASharedUserIsNotPermittedToConfigure() throws {
         let hub = try DemoHub()
         defer { hub.stop() }
@@ -181,7 +195,8 @@ import Testing
         let line = try watcher.receive()
         let event = try #require(line["event"] as? [String: Any], "\(line)")
         let change = try #require(event["change"] as? [String: Any])
-        let added = try #require((change["roomAdded"] as? [String: Any])?["_0"] as? [String: Any], "\(change)")
+        #expect(change["type"] as? String == "roomAdded", "\(change)")
+        let added = try #require(change["room"] as? [String: Any], "\(change)")
         #expect(added["name"] as? String == "Studio")
         #expect(watcher.waitForExit() == 0, "--count 1 ends after one change")
 

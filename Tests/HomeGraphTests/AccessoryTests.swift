@@ -139,19 +139,22 @@ import enum HAP.ValueError
         let brightness = lamp.brightness.id
         fixture.expectFailure(
             .updateCharacteristicValue(home: home, characteristic: brightness, value: .int(101)),
-            .invalidValue(.aboveMaximum(value: 101, maximum: 100))
+            .invalidValue(.aboveMaximum(value: 101, minimum: 0, maximum: 100), characteristicType: lamp.brightness.type)
         )
         fixture.expectFailure(
             .writeCharacteristicValue(home: home, characteristic: brightness, value: .int(-1)),
-            .invalidValue(.belowMinimum(value: -1, minimum: 0))
+            .invalidValue(.belowMinimum(value: -1, minimum: 0, maximum: 100), characteristicType: lamp.brightness.type)
         )
         fixture.expectFailure(
             .writeCharacteristicValue(home: home, characteristic: brightness, value: .string("bright")),
-            .invalidValue(.typeMismatch(format: .int, value: .string("bright")))
+            .invalidValue(
+                .typeMismatch(format: .int, value: .string("bright")),
+                characteristicType: lamp.brightness.type
+            )
         )
         fixture.expectFailure(
             .updateCharacteristicValue(home: home, characteristic: lamp.temperature.id, value: .float(20.05)),
-            .invalidValue(.offStep(value: 20.05, base: -50, step: 0.1))
+            .invalidValue(.offStep(value: 20.05, base: -50, step: 0.1), characteristicType: lamp.temperature.type)
         )
         #expect(
             try fixture.changes(.writeCharacteristicValue(home: home, characteristic: brightness, value: .int(80)))
@@ -183,7 +186,7 @@ import enum HAP.ValueError
         let temperature = lamp.temperature
         fixture.expectFailure(
             .writeCharacteristicValue(home: fixture.homeID, characteristic: temperature.id, value: .float(21)),
-            .invalidValue(.notWritable(temperature.type))
+            .invalidValue(.notWritable(temperature.type), characteristicType: temperature.type)
         )
         try fixture.apply(
             .updateCharacteristicValue(home: fixture.homeID, characteristic: temperature.id, value: .float(21.5))
@@ -198,7 +201,7 @@ import enum HAP.ValueError
         try fixture.apply(.addAccessory(home: fixture.homeID, accessory: lamp))
         fixture.expectFailure(
             .setNotifications(home: fixture.homeID, characteristic: lamp.on.id, isEnabled: true),
-            .invalidValue(.notificationNotSupported(lamp.on.type))
+            .invalidValue(.notificationNotSupported(lamp.on.type), characteristicType: lamp.on.type)
         )
         let brightness = lamp.brightness.id
         #expect(

@@ -40,7 +40,7 @@ import Testing
                 name: "Bright",
                 actions: [Action(characteristicID: lamp.brightness.id, targetValue: .int(200))]
             ),
-            .invalidValue(.aboveMaximum(value: 200, maximum: 100))
+            .invalidValue(.aboveMaximum(value: 200, minimum: 0, maximum: 100), characteristicType: lamp.brightness.type)
         )
         fixture.expectFailure(
             .addActionSet(
@@ -49,7 +49,7 @@ import Testing
                 name: "Warm",
                 actions: [Action(characteristicID: lamp.temperature.id, targetValue: .float(25))]
             ),
-            .invalidValue(.notWritable(lamp.temperature.type))
+            .invalidValue(.notWritable(lamp.temperature.type), characteristicType: lamp.temperature.type)
         )
         let twice = [
             Action(characteristicID: lamp.on.id, targetValue: .bool(true)),

@@ -133,7 +133,12 @@ import Testing
             try fixture.graph.validatedWrite(.float(1), toCharacteristic: lamp.on.id, inHome: fixture.homeID)
                 == .bool(true)
         )
-        #expect(throws: HomeGraphError.invalidValue(.notWritable(lamp.temperature.type))) {
+        #expect(
+            throws: HomeGraphError.invalidValue(
+                .notWritable(lamp.temperature.type),
+                characteristicType: lamp.temperature.type
+            )
+        ) {
             try fixture.graph.validatedWrite(.float(1), toCharacteristic: lamp.temperature.id, inHome: fixture.homeID)
         }
         #expect(fixture.graph == before)

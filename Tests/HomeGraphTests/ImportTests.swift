@@ -90,12 +90,12 @@ import Testing
         let brightness = try #require(accessory.services[1].characteristics.first { $0.type == HAPUUID(apple: 0x08) })
         fixture.expectFailure(
             .writeCharacteristicValue(home: fixture.homeID, characteristic: brightness.id, value: .int(101)),
-            .invalidValue(.aboveMaximum(value: 101, maximum: 100))
+            .invalidValue(.aboveMaximum(value: 101, minimum: 0, maximum: 100), characteristicType: brightness.type)
         )
         let manufacturer = try #require(accessory.services[0].characteristics.first { $0.type == HAPUUID(apple: 0x20) })
         fixture.expectFailure(
             .writeCharacteristicValue(home: fixture.homeID, characteristic: manufacturer.id, value: .string("x")),
-            .invalidValue(.notWritable(HAPUUID(apple: 0x20)))
+            .invalidValue(.notWritable(HAPUUID(apple: 0x20)), characteristicType: HAPUUID(apple: 0x20))
         )
     }
 
@@ -117,7 +117,11 @@ import Testing
             (.nameTaken(name: "Kitchen", existing: ObjectReference(.room, id)), "nameTaken", 409),
             (.invalidName(" ", .nothingVisible), "invalidName", 400),
             (.idTaken(ObjectReference(.zone, id)), "idTaken", 409),
-            (.invalidValue(.notWritable(HAPUUID(apple: 0x11))), "invalidValue", 400),
+            (
+                .invalidValue(.notWritable(HAPUUID(apple: 0x11)), characteristicType: HAPUUID(apple: 0x11)),
+                "invalidValue",
+                400
+            ),
             (.roomForEntireHome(id), "roomForEntireHome", 409),
             (.invalidLocation(Location(latitude: 99, longitude: 0)), "invalidLocation", 400),
             (.invalidTimeZone("Nowhere"), "invalidTimeZone", 400),

@@ -359,7 +359,10 @@ import Testing
                 token: o,
                 body: #"{"value": 500}"#
             )
-            #expect(reply.status == 400 && reply.errorCode == "invalidValue" && reply.errorMessage.contains("value"))
+            #expect(
+                reply.status == 400 && reply.errorCode == "invalidValue"
+                    && reply.errorMessage == "Brightness must be between 0 and 100 (got 500)"
+            )
             reply = try await api.call(
                 .put,
                 "/v1/homes/{homeID}/characteristics",

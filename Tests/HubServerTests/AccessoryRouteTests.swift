@@ -297,10 +297,10 @@ import Testing
             let found = try await client.first(timeout: .seconds(30)) { message in
                 guard let event = message["event"] as? [String: Any],
                     let change = event["change"] as? [String: Any],
-                    let value = change["characteristicValueChanged"] as? [String: Any]
+                    change["type"] as? String == "characteristicValueChanged"
                 else { return false }
-                return value["characteristic"] as? String == on.characteristic.id.uuidString
-                    && value["value"] as? Bool == true
+                return change["characteristicID"] as? String == on.characteristic.id.uuidString
+                    && change["value"] as? Bool == true
             }
             #expect(found != nil, "events: \(client.events)")
             client.close()

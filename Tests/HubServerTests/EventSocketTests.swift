@@ -45,7 +45,7 @@ import Testing
                     try await guest.first { message in
                         let event = message["event"] as? [String: Any]
                         let change = event?["change"] as? [String: Any]
-                        return (change?["roomRenamed"] as? [String: Any])?["new"] as? String == name
+                        return change?["type"] as? String == "roomRenamed" && change?["new"] as? String == name
                     }
                 )
                 let event = try #require(arrival.message["event"] as? [String: Any])
@@ -114,10 +114,12 @@ import Testing
             try await Task.sleep(for: .milliseconds(300))
             let events = second.events
             #expect(events.map { $0["sequence"] as? Int } == [last + 1, last + 2, last + 3, last + 4])
-            let names = events.compactMap {
-                (($0["change"] as? [String: Any])?["roomAdded"] as? [String: Any]).flatMap {
-                    ($0["_0"] as? [String: Any])?["name"] as? String
+            // The change is in its documented wire form: {"type": "roomAdded", "room": {…}}.
+            let names = events.compactMap { event -> String? in
+                guard let change = event["change"] as? [String: Any], change["type"] as? String == "roomAdded" else {
+                    return nil
                 }
+                return (change["room"] as? [String: Any])?["name"] as? String
             }
             #expect(names == ["B", "C", "D", "E"])
         }
@@ -254,7 +256,8 @@ import Testing
             #expect(close?.closeCode == .policyViolation)
             // The last thing the user heard was their own removal.
             let change = client.events.last?["change"] as? [String: Any]
-            #expect(change?["userRemoved"] != nil)
+            #expect(change?["type"] as? String == "userRemoved")
+            #expect(change?["userID"] as? String == fixture.guest.id.uuidString)
             // And the socket cannot be reopened to see the home.
             let again = EventClient(port: api.port, token: fixture.guest.token)
             let hello = try #require(try await again.first { $0["hello"] != nil }?.message["hello"] as? [String: Any])

@@ -133,6 +133,40 @@ import Testing
         #expect(again.terminate() == 0)
     }
 
+    @Test func aPortInUseIsNamedWithItsAddressInOneSentence() throws {
+        // A listening socket of this test holds a loopback port.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(socket >= 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                Glibc.bind(socket, generic, length) == 0 && listen(socket, 1) == 0
+                    && getsockname(socket, generic, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let state = NSTemporaryDirectory() + "hearthd-port-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let child = try ChildProcess(
+            BuiltProducts.path("hearthd"),
+            ["--state", state, "--port", "\(port)", "--no-user-config", "--log-level", "critical"],
+            timeout: 120
+        )
+        #expect(child.waitForExit() == 1)
+        let errors = child.standardErrorText()
+        #expect(
+            errors
+                == "hearthd: could not listen on 127.0.0.1:\(port) (address already in use); stop the program that "
+                + "uses it, or give another port with --port.\n",
+            "\(errors)"
+        )
+    }
+
     func demoAccessories(_ url: String, homeID: String, token: String) async throws -> [[String: Any]] {
         let (_, body) = try await get(url + "/v1/homes/\(homeID)/accessories", token: token)
         return body["accessories"] as? [[String: Any]] ?? []

@@ -110,11 +110,11 @@ struct HubAccessoryTests {
             [(brightness.id, .int(150)), (temperature.id, .float(30)), (UUID(), .bool(true))],
             as: .user(guest)
         )
-        guard case .failure(.rejected(.invalidValue(.aboveMaximum))) = refused[brightness.id] else {
+        guard case .failure(.rejected(.invalidValue(.aboveMaximum, _))) = refused[brightness.id] else {
             Issue.record("out of range: \(String(describing: refused[brightness.id]))")
             return
         }
-        guard case .failure(.rejected(.invalidValue(.notWritable))) = refused[temperature.id] else {
+        guard case .failure(.rejected(.invalidValue(.notWritable, _))) = refused[temperature.id] else {
             Issue.record("read-only: \(String(describing: refused[temperature.id]))")
             return
         }

@@ -89,7 +89,7 @@ import Testing
             throws: SimulatorError.invalidValue(
                 accessory: "Hall",
                 characteristic: "temperature",
-                .aboveMaximum(value: 500, maximum: 100)
+                .aboveMaximum(value: 500, minimum: -270, maximum: 100)
             )
         ) {
             try await sim.simulator.set(accessory: "Hall", characteristic: "temperature", value: .float(500))

@@ -156,7 +156,7 @@ import Testing
                 == .invalidValue(
                     accessory: "X",
                     field: "accessories[0].services[0].characteristics.brightness.value",
-                    .aboveMaximum(value: 150, maximum: 100)
+                    .aboveMaximum(value: 150, minimum: 0, maximum: 100)
                 )
         )
         #expect(

@@ -88,3 +88,21 @@ public enum CatalogError: Error, Equatable, Sendable {
     /// The characteristic is neither required nor optional in the service.
     case characteristicNotInService(service: String, characteristic: String)
 }
+
+extension CatalogError: CustomStringConvertible {
+    /// A sentence for people.
+    public var description: String {
+        switch self {
+        case .malformed(let reason): "the type catalog is malformed: \(reason)"
+        case .duplicateType(let uuid):
+            "two entries of the type catalog share the type \(ValueError.displayName(of: uuid) ?? uuid.description)"
+        case .duplicateName(let name): "two entries of the type catalog share the name \"\(name)\""
+        case .undefinedCharacteristic(let service, let characteristic):
+            "the service \"\(service)\" lists \"\(characteristic)\", which the type catalog does not define"
+        case .unknownService(let name): "no service type is called \"\(name)\""
+        case .unknownCharacteristic(let name): "no characteristic type is called \"\(name)\""
+        case .characteristicNotInService(let service, let characteristic):
+            "the service \"\(service)\" has no characteristic \"\(characteristic)\""
+        }
+    }
+}

@@ -89,3 +89,23 @@ extension Characteristic {
         return true
     }
 }
+
+extension DatabaseError: CustomStringConvertible {
+    /// A sentence for people naming the accessory (`aid`) and characteristic (`aid.iid`) at fault.
+    public var description: String {
+        switch self {
+        case .noAccessories: "the accessory database has no accessory"
+        case .tooManyAccessories(let count, let maximum): "\(count) accessories; one server exposes at most \(maximum)"
+        case .invalidAccessoryID(let id): "accessory id \(id) is 0 or used twice"
+        case .invalidInstanceID(let accessoryID, let instanceID):
+            "instance id \(instanceID) of accessory \(accessoryID) is 0 or used twice"
+        case .missingAccessoryInformation(let accessoryID):
+            "accessory \(accessoryID) lacks the Accessory Information service"
+        case .unknownLinkedService(let accessoryID, let serviceID, let linkedID):
+            "service \(serviceID) of accessory \(accessoryID) links to \(linkedID), which is not one of its services"
+        case .inconsistentMetadata(let id):
+            "characteristic \(id) has a minimum above its maximum, a step that is not positive or a negative length"
+        case .invalidValue(let id, let error): "characteristic \(id): \(error)"
+        }
+    }
+}

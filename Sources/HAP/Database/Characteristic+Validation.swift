@@ -78,8 +78,12 @@ extension Characteristic {
     private func checkNumber(_ value: HAPValue) throws(ValueError) {
         guard let number = value.numericValue else { return }
         guard number.isFinite else { throw .notFinite(number) }
-        if let minValue, number < minValue { throw .belowMinimum(value: number, minimum: minValue) }
-        if let maxValue, number > maxValue { throw .aboveMaximum(value: number, maximum: maxValue) }
+        if let minValue, number < minValue {
+            throw .belowMinimum(value: number, minimum: minValue, maximum: maxValue)
+        }
+        if let maxValue, number > maxValue {
+            throw .aboveMaximum(value: number, minimum: minValue, maximum: maxValue)
+        }
         if let minStep, minStep > 0 {
             let base = minValue ?? 0
             let steps = (number - base) / minStep

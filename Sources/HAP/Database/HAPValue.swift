@@ -61,7 +61,7 @@ public enum HAPValue: Hashable, Sendable, Codable, CustomStringConvertible {
         } else {
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "A characteristic value must be a bool, number or string"
+                debugDescription: "a characteristic value must be true, false, a number or a string"
             )
         }
     }
@@ -76,7 +76,7 @@ public enum HAPValue: Hashable, Sendable, Codable, CustomStringConvertible {
             self = try raw.converted(to: format)
         } catch {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "Value does not fit \(format): \(error)")
+                .init(codingPath: decoder.codingPath, debugDescription: "\(error)")
             )
         }
     }

@@ -10,10 +10,10 @@ public enum ValueError: Error, Equatable, Sendable {
     case notFinite(Double)
     /// A `data` or `tlv8` string that is not base64.
     case invalidBase64(format: Format)
-    /// Below `minValue`.
-    case belowMinimum(value: Double, minimum: Double)
-    /// Above `maxValue`.
-    case aboveMaximum(value: Double, maximum: Double)
+    /// Below `minValue`; `maximum` is `maxValue`, if any, so the message can give the whole range.
+    case belowMinimum(value: Double, minimum: Double, maximum: Double?)
+    /// Above `maxValue`; `minimum` is `minValue`, if any, so the message can give the whole range.
+    case aboveMaximum(value: Double, minimum: Double?, maximum: Double)
     /// Not on the `minStep` grid that starts at `minValue` (or 0).
     case offStep(value: Double, base: Double, step: Double)
     /// A string longer than allowed, both in UTF-8 bytes.

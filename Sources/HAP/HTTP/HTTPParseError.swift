@@ -28,3 +28,19 @@ public enum HTTPParseError: Error, Hashable, Sendable {
         }
     }
 }
+
+extension HTTPParseError: CustomStringConvertible {
+    /// A sentence for people.
+    public var description: String {
+        switch self {
+        case .headersTooLarge(let limit): "the HTTP head is longer than \(limit) bytes"
+        case .bodyTooLarge(let length, let limit): "the HTTP body of \(length) bytes is longer than \(limit) bytes"
+        case .malformedRequestLine: "the HTTP request line is malformed"
+        case .malformedStatusLine: "the HTTP status line is malformed"
+        case .malformedHeader: "an HTTP header line is malformed"
+        case .invalidContentLength: "the HTTP Content-Length is not one decimal number"
+        case .unsupportedTransferEncoding: "an HTTP Transfer-Encoding was sent, which HAP does not use"
+        case .unsupportedVersion: "the HTTP version is not one HAP speaks"
+        }
+    }
+}

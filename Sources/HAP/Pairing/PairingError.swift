@@ -78,3 +78,20 @@ extension PairingError: CustomStringConvertible {
         }
     }
 }
+
+extension PairingFailure: CustomStringConvertible {
+    /// A sentence for people, without any key, proof or setup code.
+    public var description: String {
+        switch self {
+        case .accessoryRefused(let error, let state): "the accessory refused at step M\(state): \(error)"
+        case .malformedResponse(let error): "the accessory's answer could not be read (\(error))"
+        case .unexpectedState(let expected, let received):
+            "the accessory answered with step M\(received) where M\(expected) was expected"
+        case .invalidAccessoryProof: "the accessory's proof did not match, so it does not know the setup code"
+        case .decryptionFailed: "the accessory's encrypted answer did not open"
+        case .invalidSignature: "the accessory's signature did not verify"
+        case .unexpectedAccessory: "the accessory identified itself as another device than the one paired"
+        case .procedureFinished: "the pairing step came after the procedure had ended"
+        }
+    }
+}

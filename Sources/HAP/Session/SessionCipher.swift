@@ -8,6 +8,16 @@ public enum SessionCipherError: Error, Equatable, Sendable {
     case authenticationFailed
 }
 
+extension SessionCipherError: CustomStringConvertible {
+    /// A sentence for people.
+    public var description: String {
+        switch self {
+        case .invalidFrameLength(let length): "an encrypted frame announced \(length) bytes (1 to 1024 are allowed)"
+        case .authenticationFailed: "an encrypted frame did not authenticate"
+        }
+    }
+}
+
 /// Seals and opens the encrypted frames of a verified HAP session, one value per connection.
 ///
 /// hap-protocol.md §5: a frame is a 2-byte little-endian plaintext length (also the associated data), the

@@ -91,3 +91,14 @@ extension SetupCode: CustomStringConvertible {
     /// The dashed code, for showing to the user at start; never log it.
     public var description: String { formatted }
 }
+
+extension SetupCodeError: CustomStringConvertible {
+    /// A sentence for people; it never holds the code.
+    public var description: String {
+        switch self {
+        case .invalidFormat: "a setup code is eight digits, written XXX-XX-XXX"
+        case .trivial: "the code is too easy to guess (all digits equal, 123-45-678 or 876-54-321)"
+        case .outOfRange: "a setup code has eight digits, no more"
+        }
+    }
+}

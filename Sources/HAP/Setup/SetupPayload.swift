@@ -14,6 +14,20 @@ public enum SetupPayloadError: Error, Equatable, Sendable {
     case invalidSetupCode(SetupCodeError)
 }
 
+extension SetupPayloadError: CustomStringConvertible {
+    /// A sentence for people; it never holds the payload, which carries the setup code.
+    public var description: String {
+        switch self {
+        case .invalidScheme: "the text does not start with X-HM://"
+        case .invalidLength(let length): "X-HM:// is followed by \(length) characters, not 13"
+        case .invalidCharacter: "only digits and capital letters may follow X-HM://"
+        case .unsupportedVersion(let version): "payload version \(version) is not one this version reads"
+        case .unknownCategory(let category): "accessory category \(category) is not a known one"
+        case .invalidSetupCode(let error): "its setup code is not valid: \(error)"
+        }
+    }
+}
+
 /// What a QR code or NFC tag tells a controller: the setup code, setup ID, category and transports.
 ///
 /// hap-protocol.md §8.1: `X-HM://`, then 9 upper-case base-36 characters of a 45-bit number, then the 4-character

@@ -64,8 +64,10 @@ public struct SimulatorControlHandler: ControlHandler {
             }
         } catch let error as SimulatorError {
             return "error \(error)"
+        } catch let error as any CustomStringConvertible {
+            return "error \(error.description)"
         } catch {
-            return "error \(error)"
+            return "error the command failed"
         }
     }
 

@@ -71,7 +71,7 @@ import Testing
         database.accessories[0].services[1].characteristics[1].value = .int(150)
         let expected = DatabaseError.invalidValue(
             CharacteristicID(accessoryID: 1, instanceID: 10),
-            .aboveMaximum(value: 150, maximum: 100)
+            .aboveMaximum(value: 150, minimum: 0, maximum: 100)
         )
         #expect(throws: expected) { try database.validate() }
     }

@@ -39,9 +39,13 @@ import Testing
     }
 
     @Test func rejectsValuesOutsideMinimumAndMaximum() {
-        #expect(throws: ValueError.belowMinimum(value: -1, minimum: 0)) { try Self.brightness.validate(.int(-1)) }
-        #expect(throws: ValueError.aboveMaximum(value: 101, maximum: 100)) { try Self.brightness.validate(.int(101)) }
-        #expect(throws: ValueError.aboveMaximum(value: 38.1, maximum: 38)) {
+        #expect(throws: ValueError.belowMinimum(value: -1, minimum: 0, maximum: 100)) {
+            try Self.brightness.validate(.int(-1))
+        }
+        #expect(throws: ValueError.aboveMaximum(value: 101, minimum: 0, maximum: 100)) {
+            try Self.brightness.validate(.int(101))
+        }
+        #expect(throws: ValueError.aboveMaximum(value: 38.1, minimum: 10, maximum: 38)) {
             try Self.targetTemperature.validate(.float(38.1))
         }
     }
@@ -165,7 +169,7 @@ import Testing
         #expect(try Self.plain(.float).normalized(.int(21)) == .float(21))
         #expect(try Self.plain(.data).normalized(.string("AQID")) == .data([1, 2, 3]))
         #expect(try Self.brightness.normalized(.float(75)) == .int(75))
-        #expect(throws: ValueError.aboveMaximum(value: 101, maximum: 100)) {
+        #expect(throws: ValueError.aboveMaximum(value: 101, minimum: 0, maximum: 100)) {
             try Self.brightness.normalized(.uint(101))
         }
     }
@@ -202,7 +206,7 @@ import Testing
 
     @Test func mapsEachFailureToItsHAPStatus() {
         let type = HAPUUID(apple: 0x25)
-        #expect(ValueError.belowMinimum(value: 0, minimum: 1).hapStatus == .invalidValueInRequest)
+        #expect(ValueError.belowMinimum(value: 0, minimum: 1, maximum: nil).hapStatus == .invalidValueInRequest)
         #expect(ValueError.typeMismatch(format: .bool, value: .string("")).hapStatus == .invalidValueInRequest)
         #expect(ValueError.stringTooLong(length: 65, maximum: 64).hapStatus.rawValue == -70410)
         #expect(ValueError.notWritable(type).hapStatus.rawValue == -70404)
