@@ -31,6 +31,9 @@ public struct HubServer: Sendable {
         /// How many events an event connection may have waiting for a client that does not read before it is
         /// closed (the client resumes by sequence when it reconnects).
         public var maximumQueuedEvents: Int
+        /// The kernel's send buffer per connection in bytes (`SO_SNDBUF`); `nil` leaves it to the kernel's
+        /// autotuning, which lets a client that stops reading pin up to `tcp_wmem`'s maximum (4 MB here).
+        public var socketSendBufferSize: Int?
 
         /// Makes a configuration; by default `127.0.0.1:7878`, invites for 7 days, 10 s for a first request head,
         /// 75 s idle, connections capped below the open-file limit, 4,096 queued events per event connection.
@@ -42,7 +45,8 @@ public struct HubServer: Sendable {
             headTimeout: Duration = .seconds(10),
             idleTimeout: Duration = .seconds(75),
             maximumConnections: Int? = nil,
-            maximumQueuedEvents: Int = 4096
+            maximumQueuedEvents: Int = 4096,
+            socketSendBufferSize: Int? = nil
         ) {
             self.host = host
             self.port = port
@@ -52,6 +56,7 @@ public struct HubServer: Sendable {
             self.idleTimeout = idleTimeout
             self.maximumConnections = maximumConnections
             self.maximumQueuedEvents = maximumQueuedEvents
+            self.socketSendBufferSize = socketSendBufferSize
         }
     }
 
@@ -117,7 +122,8 @@ public struct HubServer: Sendable {
                 limit: configuration.maximumConnections ?? OpenConnections.defaultLimit(),
                 logger: logger
             ),
-            headTimeout: TimeAmount(configuration.headTimeout)
+            headTimeout: TimeAmount(configuration.headTimeout),
+            sendBufferSize: configuration.socketSendBufferSize
         )
         let http1 = HTTP1Channel.Configuration(
             idleTimeout: TimeAmount(configuration.idleTimeout),

@@ -19,6 +19,8 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
         let connections: OpenConnections
         /// How long a new connection may take to send its first complete request head.
         let headTimeout: TimeAmount
+        /// The kernel's send buffer per connection (`SO_SNDBUF`), when set.
+        var sendBufferSize: Int? = nil
     }
 
     let inner: Inner
@@ -29,6 +31,9 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
         guard let guarding else { return inner.setup(channel: channel, logger: logger) }
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let record = ConnectionRecord(channel: channel)
+            if let size = guarding.sendBufferSize {
+                try channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
+            }
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try operations.addHandler(

@@ -58,6 +58,9 @@ struct Serve: AsyncParsableCommand {
         AccessoryServer.Configuration.defaultEventCoalescingWindow.components.attoseconds / 1_000_000_000_000_000
     )
 
+    @Option(help: "Seconds a connection that has not completed pair-verify may go without a whole request.")
+    var unverifiedTimeout = Int(AccessoryServer.Configuration.defaultUnverifiedTimeout.components.seconds)
+
     @Flag(help: "Log every request.")
     var verbose = false
 
@@ -81,6 +84,7 @@ struct Serve: AsyncParsableCommand {
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535.") }
         guard coalesceMilliseconds >= 0 else { throw ValidationError("--coalesce-milliseconds must be >= 0.") }
+        guard unverifiedTimeout >= 1 else { throw ValidationError("--unverified-timeout must be at least 1 second.") }
     }
 
     func run() async throws {
@@ -119,6 +123,7 @@ struct Serve: AsyncParsableCommand {
             host: bindHost,
             port: port,
             eventCoalescingWindow: .milliseconds(coalesceMilliseconds),
+            unverifiedTimeout: .seconds(unverifiedTimeout),
             setupCode: code
         )
         // hearth-sim is little besides this server: let it give freed heap pages back after rare large work.

@@ -23,7 +23,7 @@ struct HearthSimInteropTests {
             inAccessoryNamespace: true,
             BuiltProducts.path("hearth-sim"),
             [
-                "serve", "--state", state, "--port", "\(port)", "--setup-code", setupCode, "--interface",
+                "serve", "--unverified-timeout", "600", "--state", state, "--port", "\(port)", "--setup-code", setupCode, "--interface",
                 network.accessoryAddress, "--json",
             ] + accessories
         )
