@@ -289,6 +289,7 @@ let package = Package(
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport",
             exclude: ["README.md"]
         ),
@@ -330,7 +331,7 @@ let package = Package(
         .testTarget(
             name: "HAPAccessoryServerTests",
             dependencies: [
-                "HAPAccessoryServer", "HAP",
+                "HAPAccessoryServer", "HAP", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import TestSupport
 import Testing
 
 @testable import DNSSD
@@ -163,7 +164,7 @@ struct MDNSNetworkTests {
             let browser = MDNSBrowser(interfaces: [Self.loopback], group: group)
             try await browser.start()
             try await Task.sleep(for: Self.ownTrafficWindow)
-            #expect(!logs.all.contains { $0.contains("conflict") }, "\(logs.all)")
+            #expect(!logs.messages.contains { $0.contains("conflict") }, "\(logs.messages)")
             #expect(await responder.service?.name == "Hearth Bridge 1A2B")
             await browser.stop()
             await responder.stop()
@@ -184,7 +185,7 @@ struct MDNSNetworkTests {
             service.addresses = [address, Self.loopback]
             _ = try await responder.register(service)
             try await Task.sleep(for: Self.ownTrafficWindow)
-            #expect(!logs.all.contains { $0.contains("conflict") }, "\(logs.all)")
+            #expect(!logs.messages.contains { $0.contains("conflict") }, "\(logs.messages)")
             await responder.stop()
         }
     }
@@ -197,7 +198,7 @@ struct MDNSNetworkTests {
             _ = try await responder.register(Self.bridge(port: 1111, address: Self.loopback))
             try await Self.claimTheName(count: 1, interval: .milliseconds(1), group: group)
             try await Task.sleep(for: .seconds(1))
-            #expect(logs.all.contains("mDNS conflict after announcing; probing again"), "\(logs.all)")
+            #expect(logs.messages.contains("mDNS conflict after announcing; probing again"), "\(logs.messages)")
             await responder.stop()
         }
     }

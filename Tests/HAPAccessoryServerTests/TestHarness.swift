@@ -3,6 +3,7 @@ import Foundation
 import HAP
 import HAPAccessoryServer
 import Logging
+import TestSupport
 
 /// A running server on 127.0.0.1, port 0, with the test backend, an in-memory store and a clock the test moves.
 struct TestAccessory {
