@@ -71,7 +71,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             headTimer = nil
             record.noteRequest()
             unansweredRequests += 1
-            if head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+            if head.headers.contains(name: "upgrade"),
+                head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" })
+            {
                 // The frames that follow an upgrade are not HTTP parts: leave before NIO swaps the handlers.
                 context.fireChannelRead(data)
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)

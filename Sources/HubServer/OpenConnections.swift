@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -10,42 +11,45 @@ import NIOCore
 /// One open API connection as the shedding policy sees it: whether it has authenticated, and when it was last
 /// active.
 final class ConnectionRecord: Sendable {
-    private struct State {
-        var authenticated = false
-        var hasSentHead = false
-        var lastActivity: NIODeadline
-    }
-
     /// The connection.
     let channel: any Channel
-    private let state: NIOLockedValueBox<State>
+    private let authenticated = Synchronization.Atomic<Bool>(false)
+    private let sentHead = Synchronization.Atomic<Bool>(false)
+    /// Uptime nanoseconds of the last activity: atomics, so a request costs no lock.
+    private let lastActivityNanoseconds: Synchronization.Atomic<Int64>
 
     /// Records `channel`, active now.
     init(channel: any Channel) {
         self.channel = channel
-        self.state = NIOLockedValueBox(State(lastActivity: .now()))
+        self.lastActivityNanoseconds = Synchronization.Atomic(NIODeadline.now().uptimeNanoseconds.clampedToInt64)
     }
 
-    /// Whether a request on the connection carried credentials the hub accepted.
-    var isAuthenticated: Bool { state.withLockedValue { $0.authenticated } }
+    /// Whether a request on the connection carried a token the hub accepted.
+    var isAuthenticated: Bool { authenticated.load(ordering: .relaxed) }
     /// Whether the connection has sent at least one complete request head.
-    var hasSentHead: Bool { state.withLockedValue { $0.hasSentHead } }
-    /// When the connection last started a request or finished an answer.
-    var lastActivity: NIODeadline { state.withLockedValue { $0.lastActivity } }
+    var hasSentHead: Bool { sentHead.load(ordering: .relaxed) }
+    /// When the connection last started a request or finished an answer, in uptime nanoseconds.
+    var lastActivity: Int64 { lastActivityNanoseconds.load(ordering: .relaxed) }
 
     /// A request head arrived.
     func noteRequest() {
-        state.withLockedValue {
-            $0.hasSentHead = true
-            $0.lastActivity = .now()
-        }
+        sentHead.store(true, ordering: .relaxed)
+        noteActivity()
     }
 
     /// An answer was finished.
-    func noteActivity() { state.withLockedValue { $0.lastActivity = .now() } }
+    func noteActivity() {
+        lastActivityNanoseconds.store(NIODeadline.now().uptimeNanoseconds.clampedToInt64, ordering: .relaxed)
+    }
 
-    /// A request on the connection carried credentials the hub accepted.
-    func markAuthenticated() { state.withLockedValue { $0.authenticated = true } }
+    /// A request on the connection carried a token the hub accepted.
+    func markAuthenticated() {
+        if !authenticated.load(ordering: .relaxed) { authenticated.store(true, ordering: .relaxed) }
+    }
+}
+
+extension UInt64 {
+    fileprivate var clampedToInt64: Int64 { Int64(clamping: self) }
 }
 
 /// The API's open connections, kept under a cap below the process's open-file limit.
@@ -81,7 +85,7 @@ final class OpenConnections: Sendable {
             // One over the limit (each admission sheds at most one): the idlest anonymous connection goes, the
             // new one itself when every other has authenticated. One pass, no sort.
             var victim = record
-            var oldest = NIODeadline.distantFuture
+            var oldest = Int64.max
             for candidate in state.records.values where !candidate.isAuthenticated {
                 let activity = candidate.lastActivity
                 if activity < oldest {
