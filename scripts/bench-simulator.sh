@@ -10,6 +10,7 @@
 # neither namespace has a route anywhere else, and nothing is advertised over mDNS. Needs root (ip netns).
 #
 # Usage: scripts/bench-simulator.sh [OUTDIR]     environment: COUNT=20000 SECONDS_MAX=30 SESSIONS=8 SKIP_BUILD=1
+#        SIM=PATH (another hearth-sim build, e.g. an older commit's, for a before/after pair)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:-$ROOT/.build/bench-simulator/$(date +%Y%m%d-%H%M%S)}"
@@ -26,7 +27,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     (cd "$ROOT/Benchmarks" && swift build -c release --product HAPLoad)
 fi
 PY="$ROOT/.venv/bin/python"
-SIM="$ROOT/.build/release/hearth-sim"
+SIM="${SIM:-$ROOT/.build/release/hearth-sim}"
 LOAD="$ROOT/Benchmarks/.build/release/HAPLoad"
 BRIDGE="$ROOT/Benchmarks/peers/pyhap_lights.py"
 
