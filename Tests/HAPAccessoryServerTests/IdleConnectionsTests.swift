@@ -18,6 +18,8 @@ import Testing
     static let memoryMarginKilobytes = 10 * 1024
     /// How much a second round may add to the first: allocator noise, not a copy of what each connection held.
     static let repeatMarginKilobytes = 2 * 1024
+    /// Whether this process runs the test alone, so that its resident memory is the server's (scripts/test.sh).
+    static let measuresMemory = ProcessInfo.processInfo.environment["HEARTH_MEMORY_TESTS"] == "1"
 
     @Test("1,000 idle connections: the server keeps serving a paired controller and its memory comes back")
     func thousandIdleConnections() async throws {
@@ -43,6 +45,10 @@ import Testing
             "IdleConnections: VmRSS \(baseline) kB before, \(first) kB with \(Self.idleCount) idle, "
                 + "\(afterFirst) kB after; second round \(second) kB with, \(afterSecond) kB after"
         )
+        // The process's resident memory is the server's only when this test runs alone: in a full run a hundred
+        // other tests allocate beside it (up to 100 MB between two rounds). scripts/test.sh runs it alone first
+        // with HEARTH_MEMORY_TESTS=1, and the memory is checked there.
+        guard Self.measuresMemory else { return }
         #expect(
             afterFirst <= baseline + Self.memoryMarginKilobytes,
             "VmRSS \(baseline) kB before, \(afterFirst) kB after"
