@@ -257,15 +257,6 @@ let package = Package(
             dependencies: ["HomeStore", "HomeGraph", "HAP", "Hub"],
             path: "Tests/StoreTorture"
         ),
-        // The hub's benchmarks for issue 7 (build with -c release): value updates, configuration, open time, memory.
-        .executableTarget(
-            name: "hearth-hub-bench",
-            dependencies: [
-                "Hub", "HomeGraph", "HAP", "HAPController", "HAPAccessoryServer", "Simulator",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/HubBench"
-        ),
         // A hub in a child process for the namespace test: browses one interface, pairs, reports change events.
         .executableTarget(
             name: "hearth-hub-probe",
