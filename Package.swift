@@ -299,11 +299,12 @@ let package = Package(
             name: "HearthSimTests",
             dependencies: ["TestSupport"]
         ),
-        // The built `hearth hap` run as a program against HAP-python and hearth-sim inside network namespaces.
+        // The built `hearth hap` run as a program against HAP-python and hearth-sim inside network namespaces, and
+        // the `hearth` module's argument reading and tree drawing.
         .testTarget(
             name: "HearthCLITests",
             dependencies: [
-                "TestSupport", "HomeStore", "HomeGraph",
+                "hearth", "HAP", "HAPController", "TestSupport", "HomeStore", "HomeGraph",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
