@@ -62,6 +62,8 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // A QR code encoder for setup payloads and its drawing on a terminal; no dependencies.
+        .target(name: "SetupQR", exclude: ["README.md"]),
         // glibc's malloc_trim, so the accessory server can give freed heap pages back after rare large work.
         .target(name: "CMallocTrim", exclude: ["README.md"]),
         // Durable file replacement (temporary file, fsync, rename, fsync folder), mode 0600, for keys and state.
@@ -122,6 +124,7 @@ let package = Package(
                 "HAPAccessoryServer",
                 "DNSSD",
                 "Simulator",
+                "SetupQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -380,6 +383,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "SetupQRTests",
+            dependencies: ["SetupQR"]
         ),
         .testTarget(
             name: "HAPTests",
