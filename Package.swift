@@ -62,6 +62,8 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // A QR code encoder for setup payloads and its drawing on a terminal; no dependencies.
+        .target(name: "SetupQR", exclude: ["README.md"]),
         // glibc's malloc_trim, so the accessory server can give freed heap pages back after rare large work.
         .target(name: "CMallocTrim", exclude: ["README.md"]),
         // Durable file replacement (temporary file, fsync, rename, fsync folder), mode 0600, for keys and state.
@@ -122,6 +124,7 @@ let package = Package(
                 "HAPAccessoryServer",
                 "DNSSD",
                 "Simulator",
+                "SetupQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -257,15 +260,6 @@ let package = Package(
             dependencies: ["HomeStore", "HomeGraph", "HAP", "Hub"],
             path: "Tests/StoreTorture"
         ),
-        // The hub's benchmarks for issue 7 (build with -c release): value updates, configuration, open time, memory.
-        .executableTarget(
-            name: "hearth-hub-bench",
-            dependencies: [
-                "Hub", "HomeGraph", "HAP", "HAPController", "HAPAccessoryServer", "Simulator",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/HubBench"
-        ),
         // A hub in a child process for the namespace test: browses one interface, pairs, reports change events.
         .executableTarget(
             name: "hearth-hub-probe",
@@ -308,11 +302,12 @@ let package = Package(
             name: "HearthSimTests",
             dependencies: ["TestSupport"]
         ),
-        // The built `hearth hap` run as a program against HAP-python and hearth-sim inside network namespaces.
+        // The built `hearth hap` run as a program against HAP-python and hearth-sim inside network namespaces, and
+        // the `hearth` module's argument reading and tree drawing.
         .testTarget(
             name: "HearthCLITests",
             dependencies: [
-                "TestSupport", "HomeStore", "HomeGraph",
+                "hearth", "HAP", "HAPController", "TestSupport", "HomeStore", "HomeGraph",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -388,6 +383,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "SetupQRTests",
+            dependencies: ["SetupQR"]
         ),
         .testTarget(
             name: "HAPTests",

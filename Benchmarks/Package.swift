@@ -78,6 +78,20 @@ let package = Package(
             ],
             path: "HubAPILoad"
         ),
+        // The hub's benchmarks for issue 7 (build with -c release): value updates, configuration, open time, memory.
+        .executableTarget(
+            name: "hearth-hub-bench",
+            dependencies: [
+                .product(name: "Hub", package: "Hearth"),
+                .product(name: "HomeGraph", package: "Hearth"),
+                .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPController", package: "Hearth"),
+                .product(name: "HAPAccessoryServer", package: "Hearth"),
+                .product(name: "Simulator", package: "Hearth"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "HubBench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

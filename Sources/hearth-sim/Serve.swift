@@ -5,6 +5,7 @@ import HAP
 import HAPAccessoryServer
 import Logging
 import NIOPosix
+import SetupQR
 import Simulator
 
 #if canImport(FoundationEssentials)

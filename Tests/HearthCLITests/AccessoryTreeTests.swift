@@ -1,6 +1,6 @@
 import HAP
-import HAPController
 import Testing
+import hearth
 
 @Suite struct AccessoryTreeTests {
     static let database = AccessoryDatabase(accessories: [

@@ -1,5 +1,6 @@
 import Foundation
 import HAP
+import HAPController
 
 /// Why a command-line argument naming an accessory, a characteristic or a value could not be read.
 public enum CommandLineArgumentError: Error, Equatable, Sendable, CustomStringConvertible {

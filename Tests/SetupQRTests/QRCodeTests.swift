@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HAP
+@testable import SetupQR
 
 /// ISO/IEC 18004:2015 symbols for the setup payload of hap-protocol.md §8.1.
 struct QRCodeTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HAP
+@testable import SetupQR
 
 /// ISO/IEC 18004:2015 §7.5.2: Reed–Solomon error correction over GF(256).
 struct QRCodeReedSolomonTests {

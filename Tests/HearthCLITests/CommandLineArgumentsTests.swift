@@ -1,6 +1,7 @@
 import HAP
 import HAPController
 import Testing
+import hearth
 
 @Suite struct CommandLineArgumentsTests {
     @Test func readsDeviceIDsAndAddresses() throws {

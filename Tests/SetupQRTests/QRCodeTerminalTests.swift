@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HAP
+@testable import SetupQR
 
 struct QRCodeTerminalTests {
     let code: QRCode
