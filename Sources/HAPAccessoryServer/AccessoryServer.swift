@@ -175,14 +175,19 @@ public actor AccessoryServer {
     // MARK: - Connections
 
     /// Adds a new connection; when every slot is taken, closes the connection idle longest that has not completed
-    /// pair-verify, or the verified session idle longest when there is none.
+    /// pair-verify and runs no pair-setup, else the pair-setup's, else the verified session idle longest.
     func register(_ handle: ConnectionHandle) {
         if connections.count >= configuration.maximumSessions {
             // hap-protocol.md §7.9: close the session idle longest, only when its slot is needed (ADK). Strangers go
             // first (issue 20): a flood of unauthenticated connections must not drop a controller's event session.
+            // Then the connection of a pair-setup under way (a person may be typing the code), then verified ones.
+            let pairing = pairSetupOwner?.connection
+            func rank(_ id: ObjectIdentifier, _ record: ConnectionRecord) -> Int {
+                record.controllerID != nil ? 2 : id == pairing ? 1 : 0
+            }
             let victim = connections.min { first, second in
-                let firstIsVerified = first.value.controllerID != nil
-                if firstIsVerified != (second.value.controllerID != nil) { return !firstIsVerified }
+                let (firstRank, secondRank) = (rank(first.key, first.value), rank(second.key, second.value))
+                if firstRank != secondRank { return firstRank < secondRank }
                 return first.value.lastRequest < second.value.lastRequest
             }
             if let victim {

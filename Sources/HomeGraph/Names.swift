@@ -9,6 +9,9 @@ import Foundation
 public enum Names {
     /// The most characters (grapheme clusters) a name may have: HAP's default maximum length for strings.
     public static let maximumLength = 64
+    /// The most Unicode code points a name may have: sixteen a character (room for 64 emoji family sequences with
+    /// skin tones), so that one character cannot carry a hundred thousand combining marks.
+    public static let maximumCodePoints = 16 * maximumLength
 
     /// `name` in Unicode NFC, trimmed, with each run of white space (tabs and new lines too) one space.
     public static func normalized(_ name: String) -> String {
@@ -42,7 +45,9 @@ public enum Names {
         }
         guard hasVisible else { return .nothingVisible }
         let count = name.count
-        return count > maximumLength ? .tooLong(count) : nil
+        if count > maximumLength { return .tooLong(count) }
+        let codePoints = name.unicodeScalars.count
+        return codePoints > maximumCodePoints ? .tooManyCodePoints(codePoints) : nil
     }
 
     /// The normalised `name`, or the error naming the first rule it breaks.
@@ -64,6 +69,11 @@ public enum Names {
         }
         var name = normalized(String(kept))
         if name.count > maximumLength { name = normalized(String(name.prefix(maximumLength))) }
+        if name.unicodeScalars.count > maximumCodePoints {
+            var cut = String.UnicodeScalarView()
+            cut.append(contentsOf: name.unicodeScalars.prefix(maximumCodePoints))
+            name = normalized(String(cut))
+        }
         return problem(with: name) == nil ? name : nil
     }
 
@@ -85,7 +95,8 @@ public enum Names {
         for scalar in name.unicodeScalars where !scalar.properties.isDefaultIgnorableCodePoint {
             visible.append(scalar)
         }
-        return String(visible).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        // Normalised again: an invisible character between two spaces, or at an end, leaves spaces to collapse.
+        return normalized(String(visible)).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
     // MARK: Characters
@@ -134,6 +145,8 @@ public enum NameProblem: Error, Equatable, Sendable {
     case nothingVisible
     /// More than ``Names/maximumLength`` characters; carries how many.
     case tooLong(Int)
+    /// More than ``Names/maximumCodePoints`` code points (characters heavy with combining marks); carries how many.
+    case tooManyCodePoints(Int)
     /// A control character (C0, DEL or C1); carries its code point.
     case controlCharacter(UInt32)
     /// A bidirectional embedding, override or isolate character; carries its code point.
@@ -146,6 +159,8 @@ public enum NameProblem: Error, Equatable, Sendable {
             "A name must have at least one visible character"
         case .tooLong(let count):
             "A name can be at most \(Names.maximumLength) characters (got \(count))"
+        case .tooManyCodePoints(let count):
+            "A name can hold at most \(Names.maximumCodePoints) Unicode code points, accents and marks included (got \(count))"
         case .controlCharacter(let value):
             "A name cannot contain control characters (found \(Self.codePoint(value)))"
         case .bidiControl(let value):

@@ -10,6 +10,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// The hub daemon: keeps the home, serves the API, stops cleanly on SIGINT and SIGTERM.
 @main
@@ -141,7 +142,10 @@ struct Hearthd: AsyncParsableCommand {
             )
         }
         let welcomeIDs = demoIDs
+        // Whether the server has started listening: an I/O error before it is a failure to listen, one after is not.
+        let serving = Mutex(false)
         let app = server.makeApplication { channel in
+            serving.withLock { $0 = true }
             let port = channel.localAddress?.port ?? 0
             let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
             let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
@@ -184,7 +188,7 @@ struct Hearthd: AsyncParsableCommand {
         } catch {
             await hub.stop()
             await bridge?.stop()
-            if let systemError = HearthdError.systemError(in: error, depth: 3) {
+            if !serving.withLock({ $0 }), let systemError = HearthdError.systemError(in: error, depth: 3) {
                 throw HearthdError.cannotListen(host: address, port: port, errno: systemError.errnoCode)
             }
             throw error

@@ -36,6 +36,32 @@ import Testing
         await watcher.close()
     }
 
+    @Test("a pair-setup under way survives a flood: strangers with no pair-setup go first")
+    func aPairSetupUnderWaySurvivesAFlood() async throws {
+        let accessory = try await TestAccessory.start(unverifiedTimeout: .seconds(600))
+        defer { Task { await accessory.stop() } }
+        let setup = try await accessory.connect()
+        var controller = PairSetupController(
+            setupCode: TestAccessory.setupCode,
+            identity: TestAccessory.newController()
+        )
+        let m2 = try await setup.tlv("/pair-setup", controller.start())
+        guard case .send(let m3) = try controller.receive(m2) else { throw TestClientError.unexpected("M2") }
+        // The person types the code: the pair-setup's connection is now the one idle longest.
+        accessory.uptime.advance(by: .seconds(5))
+        let maximum = accessory.server.configuration.maximumSessions
+        let strangers = try await IdleConnectionsTests.openIdleConnections(40, port: accessory.port)
+        try await accessory.waitForSessionCount(maximum, timeout: .seconds(20))
+        try await IdleConnectionsTests.waitUntil(timeout: .seconds(20)) {
+            strangers.filter(\.isActive).count == maximum - 1
+        }
+        #expect(!setup.isClosed)
+        let m4 = try await setup.tlv("/pair-setup", m3)
+        #expect(m4[.error] == nil, "the pair-setup goes on after the flood")
+        for channel in strangers { try? await channel.close() }
+        await setup.close()
+    }
+
     @Test("when every slot is verified, the session idle longest makes room")
     func aVerifiedSessionIsClosedOnlyWhenNoStrangerIsLeft() async throws {
         let accessory = try await TestAccessory.start(unverifiedTimeout: .seconds(600))

@@ -118,6 +118,8 @@ import Testing
         let room = try fixture.addRoom("Dup Room")
         for name in [
             "Dup\u{200B} Room", "D\u{200C}up Room", "\u{FEFF}Dup Room", "Dup R\u{2060}oom", "Dup\u{200D} ROOM",
+            // An invisible character between spaces or at an end leaves spaces that must not tell names apart.
+            "Dup \u{200B} Room", "\u{200B} Dup Room", "Dup Room \u{2060}", "Dup \u{3164} Room",
         ] {
             fixture.expectFailure(
                 .addRoom(home: fixture.homeID, id: fixture.ids.makeID(), name: name),
@@ -133,6 +135,23 @@ import Testing
             .addHome(id: fixture.ids.makeID(), name: "Maple\u{200B} Street", roomForEntireHomeID: fixture.ids.makeID()),
             .nameTaken(name: "Maple\u{200B} Street", existing: ObjectReference(.home, fixture.homeID))
         )
+    }
+
+    @Test func oneCharacterCannotCarryThousandsOfMarks() throws {
+        var fixture = try Fixture()
+        // NFC composes the first mark with the "a": 1,100 code points remain, in one character.
+        let heavy = "a" + String(repeating: "\u{301}", count: 1100)
+        #expect(heavy.count == 1)
+        fixture.expectFailure(
+            .addRoom(home: fixture.homeID, id: fixture.ids.makeID(), name: heavy),
+            .invalidName(heavy, .tooManyCodePoints(1100))
+        )
+        #expect(
+            NameProblem.tooManyCodePoints(1100).sentence
+                == "A name can hold at most 1024 Unicode code points, accents and marks included (got 1100)"
+        )
+        let cleaned = try #require(Names.cleaned(heavy))
+        #expect(cleaned.unicodeScalars.count <= Names.maximumCodePoints && Names.problem(with: cleaned) == nil)
     }
 
     @Test func eachRefusalIsASentenceNamingTheRule() {

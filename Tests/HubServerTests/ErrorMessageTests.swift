@@ -190,6 +190,7 @@ enum InternalShapes {
             .nameTaken(name: "Kitchen", existing: ObjectReference(.serviceGroup, id)),
             .invalidName(" ", .nothingVisible),
             .invalidName(String(repeating: "a", count: 65), .tooLong(65)),
+            .invalidName("a" + String(repeating: "\u{301}", count: 1100), .tooManyCodePoints(1100)),
             .invalidName("a\u{7}", .controlCharacter(7)),
             .invalidName("a\u{202E}", .bidiControl(0x202E)),
             .idTaken(ObjectReference(.zone, id)),
