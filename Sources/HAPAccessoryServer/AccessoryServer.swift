@@ -4,6 +4,7 @@ import HAP
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -59,6 +60,25 @@ public actor AccessoryServer {
     var connections: [ObjectIdentifier: ConnectionRecord] = [:]
     private var closedByServer: Set<ObjectIdentifier> = []
     var pairSetupOwner: (connection: ObjectIdentifier, since: Duration)?
+    /// ``unverifiedTimeout`` in nanoseconds, read by each connection when it arms its timer.
+    private nonisolated let unverifiedTimeoutNanoseconds: Synchronization.Atomic<Int64>
+
+    /// How long a connection that has not completed pair-verify may go without a whole request; starts as the
+    /// configuration's and applies to each timer armed after ``setUnverifiedTimeout(_:)``.
+    public nonisolated var unverifiedTimeout: Duration {
+        .nanoseconds(unverifiedTimeoutNanoseconds.load(ordering: .relaxed))
+    }
+
+    /// Changes ``unverifiedTimeout`` while serving (a tester tightens it after pairing, for example).
+    public nonisolated func setUnverifiedTimeout(_ timeout: Duration) {
+        unverifiedTimeoutNanoseconds.store(Self.nanoseconds(timeout), ordering: .relaxed)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow
+            ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
     private var serverChannel: (any Channel)?
     private var backendTask: Task<Void, Never>?
 
@@ -88,6 +108,7 @@ public actor AccessoryServer {
         uptime: (@Sendable () -> Duration)? = nil
     ) {
         self.configuration = configuration
+        self.unverifiedTimeoutNanoseconds = Synchronization.Atomic(Self.nanoseconds(configuration.unverifiedTimeout))
         self.backend = backend
         self.store = store
         self.logger = logger
@@ -105,7 +126,6 @@ public actor AccessoryServer {
         database = await backend.database()
         let server = self
         let window = configuration.eventCoalescingWindow
-        let unverifiedTimeout = configuration.unverifiedTimeout
         let logger = self.logger
         let channel = try await ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 256)
@@ -116,7 +136,6 @@ public actor AccessoryServer {
                     let handler = HAPConnectionHandler(
                         server: server,
                         eventCoalescingWindow: window,
-                        unverifiedTimeout: unverifiedTimeout,
                         logger: logger
                     )
                     try channel.pipeline.syncOperations.addHandler(handler)

@@ -30,7 +30,6 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     private var requestTask: Task<Void, Never>?
     /// Closes the connection unless it completes a request (or pair-verify) in time; `nil` once verified.
     private var unverifiedTimer: Scheduled<Void>?
-    private let unverifiedTimeout: Duration
     /// The peer's address and port, for logs.
     private var peer = "unknown peer"
     /// Where each outgoing message is encoded before it is sealed; reused, unless a large one grew it.
@@ -38,10 +37,9 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     /// The largest scratch array kept after a message; a bigger one (an `/accessories` answer) is freed.
     private static let maximumScratchCapacity = 4096
 
-    init(server: AccessoryServer, eventCoalescingWindow: Duration, unverifiedTimeout: Duration, logger: Logger) {
+    init(server: AccessoryServer, eventCoalescingWindow: Duration, logger: Logger) {
         self.server = server
         self.logger = logger
-        self.unverifiedTimeout = unverifiedTimeout
         coalescer = EventCoalescer(window: eventCoalescingWindow)
     }
 
@@ -202,7 +200,7 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         unverifiedTimer?.cancel()
         unverifiedTimer = nil
         guard cipher == nil, !isClosing, let context else { return }
-        var timeout = unverifiedTimeout
+        var timeout = server.unverifiedTimeout
         if session.pairSetup != nil { timeout = max(timeout, AccessoryServer.pairSetupTimeout) }
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         unverifiedTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
@@ -217,7 +215,7 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         if isBusy { return }
         logger.debug(
             "Closing a connection that completed no request before pair-verify in time",
-            metadata: ["peer": "\(peer)", "timeout": "\(unverifiedTimeout)"]
+            metadata: ["peer": "\(peer)", "timeout": "\(server.unverifiedTimeout)"]
         )
         closeConnection()
     }
