@@ -18,45 +18,6 @@ public struct ConnectionTimeouts: Sendable, Equatable {
     }
 }
 
-/// What a connection reports besides answers.
-enum ConnectionEvent: Sendable {
-    /// A session is ready: verified (or, for a plain connection, the TCP connection is open).
-    case connected
-    /// An `EVENT/1.0` message received on a verified session.
-    case event(HTTPResponse)
-    /// An established session ended: the accessory closed it, it failed, or a request timed out.
-    case disconnected
-    /// A connection could not be made or verified; reported on ``AccessoryConnection/eventLoop`` before the
-    /// request that tried it hears of it.
-    case unreachable
-}
-
-/// Hands received bytes and the channel's end to the connection, on the channel's event loop (the actor's executor).
-private final class ConnectionInbound: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private weak var connection: AccessoryConnection?
-    private let generation: Int
-
-    init(connection: AccessoryConnection, generation: Int) {
-        self.connection = connection
-        self.generation = generation
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection?.receiveOnLoop(unwrapInboundIn(data), generation: generation)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        let generation = generation
-        connection?.assumeIsolated { $0.channelClosed(generation: generation) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
-}
-
 /// One TCP connection to an accessory at a time: connect, pair-verify, session cipher, HTTP/1.1.
 ///
 /// Requests wait in a queue and go out one at a time (hap-protocol.md §7.9: peers do not pipeline). A request that
@@ -503,7 +464,7 @@ actor AccessoryConnection {
     ///
     /// What `assumeIsolated` does, checked by the loop rather than the executor, without the allocation its
     /// closure costs for every read: the cast drops only the `isolated` of a closure that captures nothing.
-    nonisolated fileprivate func receiveOnLoop(_ buffer: ByteBuffer, generation: Int) {
+    nonisolated func receiveOnLoop(_ buffer: ByteBuffer, generation: Int) {
         eventLoop.preconditionInEventLoop()
         let isolatedReceive: (isolated AccessoryConnection, ByteBuffer, Int) -> Void = {
             $0.receive($1, generation: $2)
@@ -551,7 +512,7 @@ actor AccessoryConnection {
         }
     }
 
-    fileprivate func channelClosed(generation: Int) {
+    func channelClosed(generation: Int) {
         guard generation == self.generation, channel != nil else { return }
         dropChannel(failing: .connectionClosed)
     }

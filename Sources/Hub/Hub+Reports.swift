@@ -1,0 +1,200 @@
+import AtomicFiles
+import DNSSD
+import Foundation
+import HAP
+import HAPController
+import HomeGraph
+import Logging
+
+/// What paired accessories report to the hub: values (group-committed), reachability, database changes and
+/// advertisements.
+extension Hub {
+    /// One event of a link: values go to the group commit, database changes are followed.
+    func accessoryEvent(_ event: AccessoryEvent, key: String) async {
+        switch event {
+        case .valuesChanged(let changes):
+            report(changes, key: key)
+        case .databaseChanged(let database):
+            await follow(database, key: key)
+        case .invalidEvent(let error):
+            logger.debug("an accessory sent an unusable event", metadata: ["device": "\(key)", "error": "\(error)"])
+        }
+    }
+
+    /// Queues value updates from the accessory server `key` for the next group commit.
+    func report(_ changes: [CharacteristicValueChange], key: String) {
+        guard let link = accessories.links[key] else { return }
+        for change in changes {
+            guard let value = change.value, let id = link.index[change.id] else { continue }
+            accessories.pendingReports.append(
+                .updateCharacteristicValue(home: link.homeID, characteristic: id, value: value)
+            )
+        }
+        scheduleFlush()
+    }
+
+    /// Applies value updates from an accessory server as its events would: in the next group commit.
+    ///
+    /// For bridges to other systems and for benchmarks; links call the same path. Unknown ids are ignored.
+    public func accessoryReported(deviceID: String, changes: [CharacteristicValueChange]) {
+        report(changes, key: deviceKey(deviceID))
+    }
+
+    /// Waits until every report queued so far is committed.
+    public func commitReports() async {
+        while accessories.flush != nil || !accessories.pendingReports.isEmpty {
+            if let flush = accessories.flush {
+                await flush.value
+            } else {
+                scheduleFlush()
+            }
+        }
+    }
+
+    private func scheduleFlush() {
+        guard accessories.flush == nil, !accessories.pendingReports.isEmpty, !isStopped else { return }
+        let window = configuration.reportWindow
+        accessories.flush = Task { [weak self] in
+            if window > .zero { try? await Task.sleep(for: window) }
+            await self?.flushReports()
+        }
+    }
+
+    private func flushReports() async {
+        let batch = accessories.pendingReports
+        accessories.pendingReports = []
+        do {
+            try await applyReports(batch)
+        } catch {
+            logger.error(
+                "saving value reports failed",
+                metadata: ["count": "\(batch.count)", "error": "\(error.code)"]
+            )
+        }
+        accessories.flush = nil
+        scheduleFlush()
+    }
+
+    /// A link's reachability: every accessory of the server follows it; on reconnect the database is read again.
+    func reachabilityChanged(_ reachable: Bool, key: String) async {
+        guard let link = accessories.links[key], link.isReachable != reachable else { return }
+        accessories.links[key]?.isReachable = reachable
+        for accessory in graph.accessories(ofDevice: key, inHome: link.homeID) {
+            accessories.pendingReports.append(
+                .setReachability(home: link.homeID, accessory: accessory.id, isReachable: reachable)
+            )
+        }
+        scheduleFlush()
+        guard reachable else { return }
+        // Back after a loss (or a restart): the accessory may have changed while we could not see its c#.
+        do {
+            let database = try await link.paired.reloadDatabase()
+            await follow(database, key: key)
+        } catch {
+            logger.debug("reading the database after a reconnect failed", metadata: ["device": "\(key)"])
+        }
+    }
+
+    /// Makes the graph follow an accessory server's database: bridged accessories added and removed (existing
+    /// ones keep their ids), values brought up to date.
+    func follow(_ database: AccessoryDatabase, key: String) async {
+        guard let link = accessories.links[key] else { return }
+        let homeID = link.homeID
+        let current = graph.accessories(ofDevice: key, inHome: homeID)
+        guard let server = current.first(where: { $0.bridgeID == nil }) else { return }
+        let byInstance = Dictionary(
+            current.map { ($0.accessoryInstanceID, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let present = Set(database.accessories.map(\.accessoryID))
+        var operations: [HomeOperation] = []
+        for accessory in current where accessory.bridgeID != nil && !present.contains(accessory.accessoryInstanceID) {
+            operations.append(.removeAccessory(home: homeID, accessory: accessory.id))
+        }
+        let added = AccessoryDatabase(
+            accessories: database.accessories.filter { byInstance[$0.accessoryID] == nil && $0.accessoryID != 1 }
+        )
+        if !added.accessories.isEmpty {
+            do {
+                operations += try importOperations(
+                    added,
+                    home: homeID,
+                    room: server.roomID,
+                    deviceID: key,
+                    category: nil,
+                    bridge: server,
+                    after: operations
+                )
+            } catch {
+                logger.error("could not import accessories added to a bridge", metadata: ["error": "\(error.code)"])
+            }
+        }
+        for hapAccessory in database.accessories {
+            guard let known = byInstance[hapAccessory.accessoryID] else { continue }
+            for service in hapAccessory.services {
+                for characteristic in service.characteristics {
+                    guard let value = characteristic.value,
+                        let graphCharacteristic = known.characteristics.first(where: {
+                            $0.instanceID == characteristic.instanceID
+                        }),
+                        graphCharacteristic.value != value
+                    else { continue }
+                    operations.append(
+                        .updateCharacteristicValue(home: homeID, characteristic: graphCharacteristic.id, value: value)
+                    )
+                }
+            }
+        }
+        do { try await applyReports(operations) } catch { logger.error("following a database change failed") }
+        accessories.links[key]?.index = graph.characteristicIndex(ofDevice: key, inHome: homeID)
+        let newIDs = Set(
+            operations.compactMap { operation -> UUID? in
+                guard case .addAccessory(_, let accessory) = operation else { return nil }
+                return accessory.id
+            }
+        )
+        if !newIDs.isEmpty { await subscribeNotifying(key: key, onlyEnabled: false, accessoryIDs: newIDs) }
+    }
+
+    /// What the browser (or another source of advertisements) says about an accessory server.
+    ///
+    /// A new address moves the link there; a new configuration number (`c#`) reads the database again, and the
+    /// graph follows it. Browsing calls this; a caller that learns of an advertisement another way may too.
+    public func noteAdvertisement(deviceID: String, host: String?, port: Int?, configurationNumber: Int) async {
+        let key = deviceKey(deviceID)
+        guard let link = accessories.links[key] else { return }
+        if let host, let port { await link.paired.noteAddress(host: host, port: port) }
+        let previous = link.configurationNumber
+        guard previous != configurationNumber else { return }
+        accessories.links[key]?.configurationNumber = configurationNumber
+        await link.paired.noteConfigurationNumber(configurationNumber)
+        if let store = accessories.pairingStore {
+            do { try await store.save(await link.paired.currentRecord) } catch {
+                logger.warning("could not save an accessory's new address", metadata: ["device": "\(key)"])
+            }
+        }
+        // With a known previous number the client reads the database and reports it as an event; without one
+        // it only notes the number, so read it here.
+        guard previous == nil else { return }
+        do {
+            let database = try await link.paired.reloadDatabase()
+            await follow(database, key: key)
+        } catch {
+            logger.debug("reading a changed database failed", metadata: ["device": "\(key)"])
+        }
+    }
+
+    func browsed(_ event: AccessoryBrowseEvent) async {
+        switch event {
+        case .found(let accessory), .updated(let accessory):
+            await noteAdvertisement(
+                deviceID: accessory.deviceID,
+                host: accessory.host,
+                port: accessory.port,
+                configurationNumber: accessory.configurationNumber
+            )
+        case .removed:
+            break
+        }
+    }
+}
