@@ -71,14 +71,9 @@ public actor AccessoryServer {
 
     /// Changes ``unverifiedTimeout`` while serving (a tester tightens it after pairing, for example).
     public nonisolated func setUnverifiedTimeout(_ timeout: Duration) {
-        unverifiedTimeoutNanoseconds.store(Self.nanoseconds(timeout), ordering: .relaxed)
+        unverifiedTimeoutNanoseconds.store(TimeAmount(timeout).nanoseconds, ordering: .relaxed)
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow
-            ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
     private var serverChannel: (any Channel)?
     private var backendTask: Task<Void, Never>?
 
@@ -108,7 +103,9 @@ public actor AccessoryServer {
         uptime: (@Sendable () -> Duration)? = nil
     ) {
         self.configuration = configuration
-        self.unverifiedTimeoutNanoseconds = Synchronization.Atomic(Self.nanoseconds(configuration.unverifiedTimeout))
+        self.unverifiedTimeoutNanoseconds = Synchronization.Atomic(
+            TimeAmount(configuration.unverifiedTimeout).nanoseconds
+        )
         self.backend = backend
         self.store = store
         self.logger = logger

@@ -203,7 +203,7 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         var timeout = server.unverifiedTimeout
         if session.pairSetup != nil { timeout = max(timeout, AccessoryServer.pairSetupTimeout) }
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        unverifiedTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
+        unverifiedTimer = context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             bound.value.unverifiedTimerFired()
         }
     }
@@ -261,7 +261,7 @@ final class HAPConnectionHandler: ChannelInboundHandler {
             sendEvents()
         case .sendAfter(let delay):
             let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            eventTimer = context.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(delay))) {
+            eventTimer = context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
                 bound.value.eventTimer = nil
                 bound.value.sendEvents()
             }
@@ -288,10 +288,5 @@ final class HAPConnectionHandler: ChannelInboundHandler {
 
     private static func now() -> Duration {
         .nanoseconds(Int64(clamping: NIODeadline.now().uptimeNanoseconds))
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
     }
 }

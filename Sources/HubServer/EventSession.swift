@@ -4,9 +4,9 @@ import HomeGraph
 import Hub
 import HummingbirdWebSocket
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
+import Synchronization
 
 /// The open event connections by user and token, so that revoking access closes them at once.
 public actor ConnectionRegistry {
@@ -257,15 +257,12 @@ struct EventSession {
 /// events. Past `limit` waiting events the connection is closed at once (a close frame would wait behind the full
 /// socket too), and the client, when it comes back, resumes by sequence and misses nothing.
 final class EventBacklog: Sendable {
-    private struct State {
-        var waiting = 0
-        var overflowed = false
-    }
-
     private let limit: Int
     private let channel: (any Channel)?
     private let logger: Logger
-    private let state = NIOLockedValueBox(State())
+    /// Atomics, not a lock: the hub counts every event of every session here.
+    private let waiting = Synchronization.Atomic<Int>(0)
+    private let overflowed = Synchronization.Atomic<Bool>(false)
 
     /// Counts up to `limit` waiting events for the connection on `channel`.
     init(limit: Int, channel: (any Channel)?, logger: Logger) {
@@ -286,13 +283,11 @@ final class EventBacklog: Sendable {
 
     /// Counts one more waiting event; past the limit the connection is closed.
     func enqueue() -> Admission {
-        let admission = state.withLockedValue { state -> Admission in
-            guard !state.overflowed else { return .dropped }
-            state.waiting += 1
-            guard state.waiting > limit else { return .accepted }
-            state.overflowed = true
-            return .overflowed
-        }
+        guard !overflowed.load(ordering: .relaxed) else { return .dropped }
+        guard waiting.add(1, ordering: .relaxed).newValue > limit else { return .accepted }
+        let admission: Admission =
+            overflowed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+            ? .overflowed : .dropped
         guard case .overflowed = admission else { return admission }
         logger.info(
             "closing an event connection whose client stopped reading; it resumes by sequence when it reconnects",
@@ -303,5 +298,5 @@ final class EventBacklog: Sendable {
     }
 
     /// One waiting event was taken.
-    func dequeue() { state.withLockedValue { $0.waiting -= 1 } }
+    func dequeue() { waiting.subtract(1, ordering: .relaxed) }
 }
