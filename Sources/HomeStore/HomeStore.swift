@@ -2,42 +2,54 @@ import AtomicFiles
 import Foundation
 import GRDB
 import HomeGraph
+import Synchronization
 
-/// The home graph on disk: every acknowledged operation is one sealed row, with a sealed snapshot now and then.
+/// The home graph on disk: a durable log of the operations its owner applied, with a sealed snapshot now and then.
 ///
-/// `apply(_:)` checks the operation on the graph in memory, then writes it in one SQLite transaction (WAL,
-/// `synchronous = FULL`) before it returns: an operation it acknowledged survives a kill -9 or a power cut.
-/// After every `snapshotInterval` operations the whole graph is written too and the older rows are deleted; the
-/// snapshot is encoded and sealed off the actor, so the write that crossed the interval does not wait for it (a
-/// large graph takes tens of milliseconds), and it is stored in a transaction of its own when ready. Until then the
-/// operations stay in the log, so a crash at any point loses nothing. Opening reads the newest snapshot and
-/// replays the operations after it through `HomeGraph.replay(_:)`, which does not check names again: a store
-/// written before a naming rule tightened still opens, and only new writes are checked.
-public actor HomeStore {
+/// The store does not apply operations: its owner (the hub) applies them to its graph, then hands the operations
+/// that changed something to `append(_:resulting:)` with the graph they produced. `append` writes them in one
+/// SQLite transaction (WAL, `synchronous = FULL`) before it returns, so an operation it acknowledged survives a
+/// kill -9 or a power cut. After every `snapshotInterval` operations the graph last given is written too and the
+/// older rows are deleted; the snapshot is encoded and sealed on another thread, so the append that crossed the
+/// interval does not wait for it (a large graph takes tens of milliseconds), and it is stored in a transaction of
+/// its own when ready. Until then the operations stay in the log, so a crash at any point loses nothing. Opening
+/// reads the newest snapshot and replays the operations after it through `HomeGraph.replay(_:)`, which does not
+/// check names again: a store written before a naming rule tightened still opens, and only new writes are checked.
+///
+/// One owner appends at a time (the hub's actor); the store's own state sits behind a lock, so the background
+/// snapshot and readers of `graph` may run on any thread.
+public final class HomeStore: Sendable {
     /// How many operations are logged between snapshots unless told otherwise.
     public static let defaultSnapshotInterval = 2000
 
-    /// The graph as of the last acknowledged operation.
-    public private(set) var graph: HomeGraph
+    /// The graph as of the last acknowledged operation: read at opening, then as given to `append`.
+    public var graph: HomeGraph { state.withLock { $0.graph } }
     /// The number of the last operation written, 0 before any; it only grows.
-    public private(set) var lastOperationSequence: Int64
+    public var lastOperationSequence: Int64 { state.withLock { $0.lastOperationSequence } }
+    /// Why the last background snapshot could not be stored, or `nil` once one was; the operations stay in the log
+    /// meanwhile, so nothing is lost, but the log grows and opening replays more.
+    public var lastSnapshotError: HomeStoreError? { state.withLock { $0.lastSnapshotError } }
 
     private let database: DatabaseQueue
     private let deviceKey: DeviceKey
     private let snapshotInterval: Int
     private let historyLimit: Int
-    private var lastSnapshotSequence: Int64
-    private var isClosed = false
-    /// The snapshot being encoded off the actor, if one is.
-    private var pendingSnapshot: Task<Void, Never>?
-    /// No background snapshot starts before this operation number: a failed one waits a whole interval.
-    private var nextSnapshotAttempt: Int64 = 0
+    private let state: Mutex<State>
 
-    /// Why the last background snapshot could not be stored, or `nil` once one was; the operations stay in the log
-    /// meanwhile, so nothing is lost, but the log grows and opening replays more.
-    public private(set) var lastSnapshotError: HomeStoreError?
+    /// What changes as operations are appended.
+    private struct State {
+        var graph: HomeGraph
+        var lastOperationSequence: Int64
+        var lastSnapshotSequence: Int64
+        var isClosed = false
+        /// The snapshot being encoded on another thread, if one is.
+        var pendingSnapshot: Task<Void, Never>?
+        /// No background snapshot starts before this operation number: a failed one waits a whole interval.
+        var nextSnapshotAttempt: Int64 = 0
+        var lastSnapshotError: HomeStoreError?
+    }
 
-    /// Opens (creating on first start) the store in `folder`: `device.key` and `home.sqlite`.
+    /// Opens (creating on first start) the store in `folder`: `device.key` and `home.sqlite`, and reads the graph.
     ///
     /// A new store starts with an empty graph that keeps `historyLimit` changes per home.
     public init(
@@ -74,79 +86,63 @@ public actor HomeStore {
         self.deviceKey = deviceKey
         self.snapshotInterval = snapshotInterval
         self.historyLimit = historyLimit
-        graph = loaded.graph
-        lastOperationSequence = loaded.lastOperationSequence
-        lastSnapshotSequence = loaded.lastSnapshotSequence
+        state = Mutex(
+            State(
+                graph: loaded.graph,
+                lastOperationSequence: loaded.lastOperationSequence,
+                lastSnapshotSequence: loaded.lastSnapshotSequence
+            )
+        )
     }
 
     /// Reads the graph from disk again, as a restart would, and makes it the current one.
     @discardableResult
     public func reload() throws(HomeStoreError) -> HomeGraph {
-        guard !isClosed else { throw .closed }
-        let loaded = try Self.load(from: database, key: deviceKey, historyLimit: historyLimit)
-        graph = loaded.graph
-        lastOperationSequence = loaded.lastOperationSequence
-        lastSnapshotSequence = loaded.lastSnapshotSequence
-        return graph
-    }
-
-    /// Applies `operation` to the graph and writes it durably, or throws and changes nothing.
-    ///
-    /// An operation that changes nothing is not written. When writing fails, the graph is read back from disk,
-    /// so it never holds an operation that was not acknowledged.
-    @discardableResult
-    public func apply(_ operation: HomeOperation) throws(HomeStoreError) -> [HomeEvent] {
-        guard !isClosed else { throw .closed }
-        let events: [HomeEvent]
-        do {
-            // HomeGraph.apply changes nothing when it throws, so the graph is updated in place without a copy.
-            events = try graph.apply(operation)
-        } catch {
-            throw .rejected(error)
+        try state.withLock { state throws(HomeStoreError) in
+            guard !state.isClosed else { throw .closed }
+            return try reload(&state)
         }
-        guard !events.isEmpty else { return events }
-        try persistOrRollBack([operation])
-        return events
     }
 
-    /// Applies each operation in turn and writes those that changed the graph in one transaction (one sync).
+    /// Writes `operations`, already applied in order by the owner and producing `graph`, in one transaction (one
+    /// sync), or throws and writes none of them.
     ///
-    /// For a stream of value updates this is group commit: the batch is acknowledged, or on a write failure
-    /// thrown away, as a whole. An operation the graph refuses is skipped and reported in its place in the
-    /// result; the others still apply.
-    public func apply(
-        contentsOf operations: [HomeOperation]
-    ) throws(HomeStoreError) -> [Result<[HomeEvent], HomeGraphError>] {
-        guard !isClosed else { throw .closed }
-        var results: [Result<[HomeEvent], HomeGraphError>] = []
-        results.reserveCapacity(operations.count)
-        var written: [HomeOperation] = []
-        for operation in operations {
-            do throws(HomeGraphError) {
-                let events = try graph.apply(operation)
-                if !events.isEmpty { written.append(operation) }
-                results.append(.success(events))
+    /// For a stream of value updates this is group commit: the batch is acknowledged, or on a write failure thrown
+    /// away, as a whole. Give only operations that changed the graph. `graph` is kept for the next snapshot. When
+    /// writing fails, the store reads the disk back: its `graph` is then the acknowledged one, for the owner to
+    /// take.
+    public func append(_ operations: [HomeOperation], resulting graph: HomeGraph) throws(HomeStoreError) {
+        try state.withLock { state throws(HomeStoreError) in
+            guard !state.isClosed else { throw .closed }
+            guard !operations.isEmpty else { return }
+            do throws(HomeStoreError) {
+                try persist(operations, state: &state)
             } catch {
-                results.append(.failure(error))
+                // The disk is the truth: read it back (a failed commit may still have landed). If even reading
+                // fails, the store is unusable until it is opened again.
+                do { _ = try reload(&state) } catch { state.isClosed = true }
+                throw error
+            }
+            state.graph = graph
+            if state.lastOperationSequence - state.lastSnapshotSequence >= Int64(snapshotInterval) {
+                startSnapshot(&state)
             }
         }
-        if !written.isEmpty { try persistOrRollBack(written) }
-        return results
     }
 
-    /// Writes a snapshot of the graph now if operations were logged since the last one, so the next open has
-    /// nothing to replay; `close()` does this.
+    /// Writes a snapshot of the graph last given now if operations were logged since the last one, so the next
+    /// open has nothing to replay; `close()` does this.
     public func snapshot() async throws(HomeStoreError) {
-        await pendingSnapshot?.value
-        guard !isClosed else { throw .closed }
-        let last = lastOperationSequence
-        guard last > lastSnapshotSequence else { return }
-        try store(Self.sealedSnapshot(of: graph, at: last, key: deviceKey))
+        await waitForPendingSnapshot()
+        try state.withLock { state throws(HomeStoreError) in
+            guard !state.isClosed else { throw .closed }
+            try snapshotNow(&state)
+        }
     }
 
     /// Waits for a snapshot being encoded in the background to be stored, if one is.
     public func waitForPendingSnapshot() async {
-        await pendingSnapshot?.value
+        await state.withLock { $0.pendingSnapshot }?.value
     }
 
     /// Takes a last snapshot (unless `snapshot` is false or nothing was logged since) and closes the database.
@@ -154,15 +150,33 @@ public actor HomeStore {
     /// A snapshot being encoded in the background is stored first. Later calls throw `.closed`. A failed snapshot
     /// loses nothing: the operations stay in the log.
     public func close(snapshot takesSnapshot: Bool = true) async throws(HomeStoreError) {
-        await pendingSnapshot?.value
-        guard !isClosed else { return }
-        var snapshotError: HomeStoreError?
-        if takesSnapshot {
-            do { try await snapshot() } catch { snapshotError = error }
+        await waitForPendingSnapshot()
+        try state.withLock { state throws(HomeStoreError) in
+            guard !state.isClosed else { return }
+            var snapshotError: HomeStoreError?
+            if takesSnapshot {
+                do throws(HomeStoreError) { try snapshotNow(&state) } catch { snapshotError = error }
+            }
+            state.isClosed = true
+            try Self.databaseCall { try database.close() }
+            if let snapshotError { throw snapshotError }
         }
-        isClosed = true
-        try Self.databaseCall { try database.close() }
-        if let snapshotError { throw snapshotError }
+    }
+
+    /// Reads the graph from disk into `state`.
+    private func reload(_ state: inout State) throws(HomeStoreError) -> HomeGraph {
+        let loaded = try Self.load(from: database, key: deviceKey, historyLimit: historyLimit)
+        state.graph = loaded.graph
+        state.lastOperationSequence = loaded.lastOperationSequence
+        state.lastSnapshotSequence = loaded.lastSnapshotSequence
+        return loaded.graph
+    }
+
+    /// Seals and stores a snapshot of `state.graph` on this thread, if operations were logged since the last one.
+    private func snapshotNow(_ state: inout State) throws(HomeStoreError) {
+        let last = state.lastOperationSequence
+        guard last > state.lastSnapshotSequence else { return }
+        try store(Self.sealedSnapshot(of: state.graph, at: last, key: deviceKey), state: &state)
     }
 
     // MARK: Snapshots
@@ -179,7 +193,7 @@ public actor HomeStore {
     }
 
     /// Writes `snapshot` and deletes the operations and snapshots it makes unnecessary, in one transaction.
-    private func store(_ snapshot: SnapshotRecord) throws(HomeStoreError) {
+    private func store(_ snapshot: SnapshotRecord, state: inout State) throws(HomeStoreError) {
         let last = snapshot.sequence
         try Self.databaseCall {
             try database.write { db in
@@ -188,22 +202,22 @@ public actor HomeStore {
                 try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < last).deleteAll(db)
             }
         }
-        lastSnapshotSequence = max(lastSnapshotSequence, last)
-        lastSnapshotError = nil
+        state.lastSnapshotSequence = max(state.lastSnapshotSequence, last)
+        state.lastSnapshotError = nil
     }
 
-    /// Encodes and seals the graph as of the last operation on another thread, then stores it here; one at a time.
+    /// Encodes and seals the graph last given on another thread, then stores it under the lock; one at a time.
     ///
-    /// The store's transaction (the snapshot's insert and the deletions) runs on the actor, so a write that comes
+    /// The store's transaction (the snapshot's insert and the deletions) holds the lock, so an append that comes
     /// meanwhile waits for that, not for the encoding.
-    private func startSnapshot() {
-        guard pendingSnapshot == nil, lastOperationSequence >= nextSnapshotAttempt else { return }
-        let (graph, sequence, key) = (graph, lastOperationSequence, deviceKey)
-        pendingSnapshot = Task.detached(priority: .utility) { [weak self] in
+    private func startSnapshot(_ state: inout State) {
+        guard state.pendingSnapshot == nil, state.lastOperationSequence >= state.nextSnapshotAttempt else { return }
+        let (graph, sequence, key) = (state.graph, state.lastOperationSequence, deviceKey)
+        state.pendingSnapshot = Task.detached(priority: .utility) { [weak self] in
             let sealed = Result { () throws(HomeStoreError) in
                 try Self.sealedSnapshot(of: graph, at: sequence, key: key)
             }
-            await self?.finishSnapshot(sealed, at: sequence)
+            self?.finishSnapshot(sealed, at: sequence)
         }
     }
 
@@ -212,37 +226,26 @@ public actor HomeStore {
     /// A failure keeps the operations in the log, is kept in `lastSnapshotError`, and the next attempt waits a
     /// whole interval.
     private func finishSnapshot(_ sealed: Result<SnapshotRecord, HomeStoreError>, at sequence: Int64) {
-        pendingSnapshot = nil
-        guard !isClosed, sequence > lastSnapshotSequence else { return }
-        do {
-            try store(sealed.get())
-        } catch {
-            lastSnapshotError = error
-            nextSnapshotAttempt = sequence + Int64(snapshotInterval)
+        state.withLock { state in
+            state.pendingSnapshot = nil
+            guard !state.isClosed, sequence > state.lastSnapshotSequence else { return }
+            do throws(HomeStoreError) {
+                try store(sealed.get(), state: &state)
+            } catch {
+                state.lastSnapshotError = error
+                state.nextSnapshotAttempt = sequence + Int64(snapshotInterval)
+            }
         }
     }
 
     // MARK: Writing
 
-    /// Writes operations already applied to `graph`; on failure reads the graph back from disk and rethrows.
-    private func persistOrRollBack(_ operations: [HomeOperation]) throws(HomeStoreError) {
-        do {
-            try persist(operations)
-        } catch {
-            // If even reading fails the store is unusable until it is opened again.
-            do {
-                try reload()
-            } catch {
-                isClosed = true
-            }
-            throw error
-        }
-    }
-
-    private func persist(_ operations: [HomeOperation]) throws(HomeStoreError) {
+    /// Seals `operations` with the next numbers and writes them in one transaction; on failure nothing is written
+    /// and the numbering is unchanged.
+    private func persist(_ operations: [HomeOperation], state: inout State) throws(HomeStoreError) {
         var records: [OperationRecord] = []
         records.reserveCapacity(operations.count)
-        var sequence = lastOperationSequence
+        var sequence = state.lastOperationSequence
         for operation in operations {
             sequence += 1
             let table = OperationRecord.databaseTableName
@@ -261,8 +264,7 @@ public actor HomeStore {
                 for record in records { try insert.execute(arguments: [record.sequence, record.payload]) }
             }
         }
-        lastOperationSequence = sequence
-        if sequence - lastSnapshotSequence >= Int64(snapshotInterval) { startSnapshot() }
+        state.lastOperationSequence = sequence
     }
 
     private static func encode(_ value: some Encodable, table: String, sequence: Int64) throws(HomeStoreError) -> Data {

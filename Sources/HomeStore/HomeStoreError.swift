@@ -1,10 +1,8 @@
 import AtomicFiles
 import HomeGraph
 
-/// Why the store refused an operation or could not open; no message ever holds a key or a sealed payload.
+/// Why the store could not open, read or write; no message ever holds a key or a sealed payload.
 public enum HomeStoreError: Error, Equatable, Sendable {
-    /// The graph refused the operation; nothing was written and the graph is unchanged.
-    case rejected(HomeGraphError)
     /// The state folder could not be created or the device key could not be read (errno).
     case stateFolder(path: String, code: Int32)
     /// The device key file exists but is not 32 bytes.
@@ -33,7 +31,6 @@ public enum HomeStoreError: Error, Equatable, Sendable {
     /// The stable API error code (docs/style.md §4).
     public var code: String {
         switch self {
-        case .rejected(let error): error.code
         case .stateFolder, .notPrivate: "stateFolder"
         case .invalidDeviceKey: "invalidDeviceKey"
         case .deviceKeyNotWritten: "deviceKeyNotWritten"

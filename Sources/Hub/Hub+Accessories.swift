@@ -29,7 +29,7 @@ extension Hub {
         }
         for record in records {
             let key = deviceKey(record.deviceID)
-            guard let homeID = graph.homeID(holdingDevice: key) else {
+            guard let homeID = currentGraph.homeID(holdingDevice: key) else {
                 // Paired, but the hub stopped before the accessory reached the graph: give the accessory back.
                 logger.warning("a paired accessory is in no home; removing the pairing", metadata: ["device": "\(key)"])
                 forgetOrphan(record, identity: identity, store: store)
@@ -78,7 +78,7 @@ extension Hub {
         accessories.flush = nil
         let pending = accessories.pendingReports
         accessories.pendingReports = []
-        do { try await applyReports(pending) } catch { logger.error("the last value reports were not saved") }
+        do { try applyReports(pending) } catch { logger.error("the last value reports were not saved") }
     }
 
     /// The device IDs of the accessory servers the hub keeps links to.
@@ -89,8 +89,8 @@ extension Hub {
     /// The unpaired accessories the browser sees nearby, for owners and administrators of any home.
     public func discoveredAccessories(as caller: HubCaller) async throws(HubError) -> [DiscoveredAccessory] {
         if case .user = caller {
-            let mayConfigure = graph.homes(visibleTo: caller).contains { home in
-                graph.role(of: caller, inHome: home.id)?.mayConfigure == true
+            let mayConfigure = currentGraph.homes(visibleTo: caller).contains { home in
+                currentGraph.role(of: caller, inHome: home.id)?.mayConfigure == true
             }
             guard mayConfigure else { throw .notPermitted("only owners and administrators add accessories") }
         }
@@ -149,7 +149,7 @@ extension Hub {
         advertised: DiscoveredAccessory?
     ) async throws(HubError) -> [HomeAccessory] {
         guard !isStopped else { throw .stopped }
-        guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         let room = roomID ?? home.roomForEntireHome.id
         guard home.allRooms.contains(where: { $0.id == room }) else { throw .rejected(.notFound(.room, room)) }
         let store = try pairingStore()
@@ -170,7 +170,7 @@ extension Hub {
         var record = PairedAccessoryRecord(pairing: pairing, host: host, port: port)
         record.configurationNumber = advertised?.configurationNumber
         let paired = makeClient(record, identity: identity)
-        if let existingHome = graph.homeID(holdingDevice: key) {
+        if let existingHome = currentGraph.homeID(holdingDevice: key) {
             // Paired again (the accessory was reset, or lost our pairing): the accessories it already has keep
             // their ids, in the home they are in.
             guard existingHome == homeID else {
@@ -195,7 +195,7 @@ extension Hub {
                 deviceID: key,
                 category: advertised?.category
             )
-            try await applyAll(operations)
+            try commit(operations, .allOrNothing)
         } catch {
             // Undo the pairing, so the accessory can be paired again and nothing is left behind.
             do { try await paired.unpair() } catch { await paired.close() }
@@ -208,7 +208,7 @@ extension Hub {
         accessories.links[key]?.configurationNumber = advertised?.configurationNumber
         await subscribeNotifying(key: key, onlyEnabled: false)
         logger.info("paired an accessory", metadata: ["device": "\(key)"])
-        return graph.accessories(ofDevice: key, inHome: homeID)
+        return currentGraph.accessories(ofDevice: key, inHome: homeID)
     }
 
     /// Takes a new pairing of an accessory server whose accessories are already in the graph: the old link goes,
@@ -241,7 +241,7 @@ extension Hub {
             throw .accessory(error)
         }
         install(paired, key: key, homeID: homeID, isReachable: true)
-        for accessory in graph.accessories(ofDevice: key, inHome: homeID) {
+        for accessory in currentGraph.accessories(ofDevice: key, inHome: homeID) {
             accessories.pendingReports.append(
                 .setReachability(home: homeID, accessory: accessory.id, isReachable: true)
             )
@@ -250,7 +250,7 @@ extension Hub {
         await follow(database, key: key)
         await subscribeNotifying(key: key, onlyEnabled: true)
         logger.info("paired an accessory again", metadata: ["device": "\(key)"])
-        return graph.accessories(ofDevice: key, inHome: homeID)
+        return currentGraph.accessories(ofDevice: key, inHome: homeID)
     }
 
     /// The `addAccessory` operations for a database: the server's own accessory first, then each bridged one.
@@ -266,7 +266,7 @@ extension Hub {
         let catalog: TypeCatalog
         do { catalog = try TypeCatalog.shared() } catch { throw .internalError("the type catalog could not be read") }
         let deviceID = try? DeviceID(key)
-        var trial = graph
+        var trial = currentGraph
         for operation in earlier { _ = try? trial.apply(operation) }
         var operations: [HomeOperation] = []
         var bridgeID = bridge?.id
@@ -342,7 +342,7 @@ extension Hub {
         }
         var link = AccessoryLink(paired: paired, homeID: homeID)
         link.isReachable = isReachable
-        link.index = graph.characteristicIndex(ofDevice: key, inHome: homeID)
+        link.index = currentGraph.characteristicIndex(ofDevice: key, inHome: homeID)
         let events = paired.events
         let reachability = paired.reachability
         link.tasks.append(
@@ -384,7 +384,7 @@ extension Hub {
     func subscribeNotifying(key: String, onlyEnabled: Bool, accessoryIDs: Set<UUID>? = nil) async {
         guard let link = accessories.links[key] else { return }
         var wanted: [(CharacteristicID, UUID)] = []
-        for accessory in graph.accessories(ofDevice: key, inHome: link.homeID)
+        for accessory in currentGraph.accessories(ofDevice: key, inHome: link.homeID)
         where accessoryIDs?.contains(accessory.id) ?? true {
             for characteristic in accessory.characteristics where characteristic.permissions.contains(.notify) {
                 guard !onlyEnabled || characteristic.isNotificationEnabled else { continue }
@@ -408,7 +408,7 @@ extension Hub {
             guard statuses[id]?.isSuccess == true else { return nil }
             return .setNotifications(home: link.homeID, characteristic: characteristic, isEnabled: true)
         }
-        do { try await applyReports(operations) } catch { logger.error("saving notification settings failed") }
+        do { try applyReports(operations) } catch { logger.error("saving notification settings failed") }
     }
 
     private func forgetOrphan(

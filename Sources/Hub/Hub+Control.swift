@@ -32,7 +32,7 @@ extension Hub {
             do throws(HubError) {
                 let sent: HAPValue
                 do {
-                    sent = try graph.validatedWrite(value, toCharacteristic: characteristic, inHome: homeID)
+                    sent = try currentGraph.validatedWrite(value, toCharacteristic: characteristic, inHome: homeID)
                 } catch {
                     throw .rejected(error)
                 }
@@ -58,7 +58,7 @@ extension Hub {
         let operations = accepted.map { id, value in
             HomeOperation.writeCharacteristicValue(home: homeID, characteristic: id, value: value)
         }
-        let applied = try await applyReports(operations)
+        let applied = try applyReports(operations)
         for ((id, value), result) in zip(accepted, applied) {
             switch result {
             case .success: results[id] = .success(value)
@@ -83,7 +83,7 @@ extension Hub {
                 let target = try resolve(id, inHome: homeID)
                 let characteristic: HomeCharacteristic
                 do {
-                    characteristic = try graph.characteristic(withID: id, inHome: homeID).characteristic
+                    characteristic = try currentGraph.characteristic(withID: id, inHome: homeID).characteristic
                 } catch {
                     throw .rejected(error)
                 }
@@ -122,7 +122,7 @@ extension Hub {
                 results[target.characteristic] = .failure(error)
             }
         }
-        try await applyReports(operations)
+        try applyReports(operations)
         return results
     }
 
@@ -134,7 +134,7 @@ extension Hub {
         as caller: HubCaller
     ) async throws(HubError) -> [UUID: Result<HAPValue, HubError>] {
         try authorize(.control, inHome: homeID, as: caller)
-        guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         guard let actionSet = home.actionSets.first(where: { $0.id == actionSetID }) else {
             throw .rejected(.notFound(.actionSet, actionSetID))
         }
@@ -165,11 +165,11 @@ extension Hub {
     ) async throws(HubError) {
         try authorize(.control, inHome: homeID, as: caller)
         let operation = HomeOperation.setNotifications(home: homeID, characteristic: id, isEnabled: isEnabled)
-        var trial = graph
+        var trial = currentGraph
         do { _ = try trial.apply(operation) } catch { throw .rejected(error) }
         // An accessory with no HAP device (one a bridge to another system reports for) has nothing to subscribe.
-        if let found = try? graph.characteristic(withID: id, inHome: homeID), found.accessory.deviceID == nil {
-            try await apply(operation)
+        if let found = try? currentGraph.characteristic(withID: id, inHome: homeID), found.accessory.deviceID == nil {
+            try commit([operation], .allOrNothing)
             return
         }
         let target = try resolve(id, inHome: homeID)
@@ -184,7 +184,7 @@ extension Hub {
         }
         let status = statuses[target.hapID] ?? .resourceDoesNotExist
         guard status.isSuccess else { throw .accessory(.accessoryRefused(status)) }
-        try await apply(operation)
+        try commit([operation], .allOrNothing)
     }
 
     /// Removes a paired accessory from `homeID` (configure right): unpairs it, then removes it and, for a bridge,
@@ -200,7 +200,7 @@ extension Hub {
     ) async throws(HubError) -> AccessoryRemoval {
         try authorize(.configure, inHome: homeID, as: caller)
         guard !isStopped else { throw .stopped }
-        guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         guard let accessory = home.accessories.first(where: { $0.id == accessoryID }) else {
             throw .rejected(.notFound(.accessory, accessoryID))
         }
@@ -224,7 +224,8 @@ extension Hub {
                 logger.error("could not forget a removed accessory's pairing", metadata: ["device": "\(key)"])
             }
         }
-        let events = try await apply(.removeAccessory(home: homeID, accessory: accessoryID))
+        let events = try commit([.removeAccessory(home: homeID, accessory: accessoryID)], .allOrNothing)
+            .flatMap { (try? $0.get()) ?? [] }
         let removed = events.compactMap { event -> UUID? in
             guard case .accessoryRemoved(let id) = event.change else { return nil }
             return id
@@ -243,7 +244,7 @@ extension Hub {
     /// The link and HAP id of a characteristic of `homeID`.
     private func resolve(_ id: UUID, inHome homeID: UUID) throws(HubError) -> Target {
         let found: (characteristic: HomeCharacteristic, accessory: HomeAccessory)
-        do { found = try graph.characteristic(withID: id, inHome: homeID) } catch { throw .rejected(error) }
+        do { found = try currentGraph.characteristic(withID: id, inHome: homeID) } catch { throw .rejected(error) }
         guard let deviceID = found.accessory.deviceID else { throw .accessoryNotFound(found.accessory.name) }
         let key = deviceKey(deviceID.description)
         guard accessories.links[key] != nil else { throw .accessoryNotFound(key) }
@@ -259,7 +260,7 @@ extension Hub {
 
     /// The link of an accessory of `homeID`, and the accessory.
     private func linked(_ id: UUID, inHome homeID: UUID) throws(HubError) -> (AccessoryLink, HomeAccessory) {
-        guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         guard let accessory = home.accessories.first(where: { $0.id == id }) else {
             throw .rejected(.notFound(.accessory, id))
         }

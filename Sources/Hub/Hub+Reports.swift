@@ -64,7 +64,7 @@ extension Hub {
         let batch = accessories.pendingReports
         accessories.pendingReports = []
         do {
-            try await applyReports(batch)
+            try applyReports(batch)
         } catch {
             logger.error(
                 "saving value reports failed",
@@ -79,7 +79,7 @@ extension Hub {
     func reachabilityChanged(_ reachable: Bool, key: String) async {
         guard let link = accessories.links[key], link.isReachable != reachable else { return }
         accessories.links[key]?.isReachable = reachable
-        for accessory in graph.accessories(ofDevice: key, inHome: link.homeID) {
+        for accessory in currentGraph.accessories(ofDevice: key, inHome: link.homeID) {
             accessories.pendingReports.append(
                 .setReachability(home: link.homeID, accessory: accessory.id, isReachable: reachable)
             )
@@ -100,7 +100,7 @@ extension Hub {
     func follow(_ database: AccessoryDatabase, key: String) async {
         guard let link = accessories.links[key] else { return }
         let homeID = link.homeID
-        let current = graph.accessories(ofDevice: key, inHome: homeID)
+        let current = currentGraph.accessories(ofDevice: key, inHome: homeID)
         guard let server = current.first(where: { $0.bridgeID == nil }) else { return }
         let byInstance = Dictionary(
             current.map { ($0.accessoryInstanceID, $0) },
@@ -145,8 +145,8 @@ extension Hub {
                 }
             }
         }
-        do { try await applyReports(operations) } catch { logger.error("following a database change failed") }
-        accessories.links[key]?.index = graph.characteristicIndex(ofDevice: key, inHome: homeID)
+        do { try applyReports(operations) } catch { logger.error("following a database change failed") }
+        accessories.links[key]?.index = currentGraph.characteristicIndex(ofDevice: key, inHome: homeID)
         let newIDs = Set(
             operations.compactMap { operation -> UUID? in
                 guard case .addAccessory(_, let accessory) = operation else { return nil }

@@ -7,12 +7,14 @@ import HomeStore
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The keeper of the common home: the only writer of the home graph, which checks every caller's rights.
 ///
 /// Every API call and every automation goes through `perform(_:as:)` or one of the accessory calls; the hub
-/// checks the caller's role in the home, applies the operation through the store (acknowledged = on disk) and
-/// hands the resulting change events, in sequence order per home, to every subscriber allowed to see them.
+/// checks the caller's role in the home, applies the operations to the graph it owns, appends them to the store's
+/// log (acknowledged = on disk) and hands the resulting change events, in sequence order per home, to every
+/// subscriber allowed to see them.
 public actor Hub {
     /// Where the hub keeps its state and what it talks to.
     public struct Configuration: Sendable {
@@ -62,12 +64,18 @@ public actor Hub {
 
     /// The configuration the hub was started with.
     public nonisolated let configuration: Configuration
-    /// The home graph as of the last acknowledged operation.
-    public var graph: HomeGraph { currentGraph }
+    /// The home graph as of the last acknowledged operation; read without waiting for the hub (a write in
+    /// progress, its disk sync included, does not hold readers up).
+    public nonisolated var graph: HomeGraph { acknowledged.withLock { $0 } }
 
+    /// The durable log of the graph's operations.
     let store: HomeStore
     let logger: Logger
-    private var currentGraph: HomeGraph
+    /// The home graph; the hub is its only writer (`commit(_:_:)`), and it holds only acknowledged operations
+    /// between the hub's turns.
+    private(set) var currentGraph: HomeGraph
+    /// `currentGraph` as readers see it, set after each commit.
+    private let acknowledged: Mutex<HomeGraph>
     private var subscribers: [HubSubscription: Subscriber] = [:]
     /// Per home, the last sequence handed to subscribers and events that arrived ahead of a missing one.
     private var published: [UUID: UInt64] = [:]
@@ -87,8 +95,9 @@ public actor Hub {
             throw HubError(error)
         }
         self.store = store
-        let graph = await store.graph
+        let graph = store.graph
         currentGraph = graph
+        acknowledged = Mutex(graph)
         published = graph.lastSequences
     }
 
@@ -97,8 +106,18 @@ public actor Hub {
     /// Applies `operation` for `caller` after checking their rights, and returns its change events.
     @discardableResult
     public func perform(_ operation: HomeOperation, as caller: HubCaller) async throws(HubError) -> [HomeEvent] {
-        try authorize(operation, as: caller)
-        return try await apply(operation)
+        try await perform([operation], as: caller)
+    }
+
+    /// Applies `operations` for `caller` as one batch, whole or not at all, after checking their rights, and
+    /// returns their change events in order.
+    ///
+    /// A request that changes several fields (a name and a room, say) is one batch: when one operation is refused
+    /// nothing of the batch is applied or written.
+    @discardableResult
+    public func perform(_ operations: [HomeOperation], as caller: HubCaller) async throws(HubError) -> [HomeEvent] {
+        for operation in operations { try authorize(operation, as: caller) }
+        return try commit(operations, .allOrNothing).flatMap { (try? $0.get()) ?? [] }
     }
 
     /// Adds a home whose owner is `caller` (a person) and returns it; the first home becomes primary.
@@ -119,7 +138,7 @@ public actor Hub {
         if case .user(let userID) = caller {
             operations.append(.addUser(home: homeID, id: userID, name: ownerName, role: .owner))
         }
-        try await applyAll(operations)
+        try commit(operations, .allOrNothing)
         guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         return home
     }
@@ -170,69 +189,64 @@ public actor Hub {
         try Self.check(level, role: role)
     }
 
-    /// Applies one operation durably and publishes its events.
-    @discardableResult
-    func apply(_ operation: HomeOperation) async throws(HubError) -> [HomeEvent] {
-        guard !isStopped else { throw .stopped }
-        let events: [HomeEvent]
-        do {
-            events = try await store.apply(operation)
-        } catch {
-            throw HubError(error)
-        }
-        let before = currentGraph
-        currentGraph = await store.graph
-        publish(events, before: before)
-        return events
+    /// How a batch of operations meets a refusal.
+    enum CommitMode {
+        /// A refused operation throws, and nothing of the batch is applied or written (a request).
+        case allOrNothing
+        /// A refused operation is reported in its place and the others still apply (accessory reports).
+        case skipRefused
     }
 
-    /// Applies operations in one transaction, all or nothing: when one is refused none is kept.
-    func applyAll(_ operations: [HomeOperation]) async throws(HubError) {
+    /// The one way the home graph changes: applies `operations` in order, writes those that changed it to the
+    /// store in one transaction (acknowledged = on disk), then publishes their events; each operation's result in
+    /// order.
+    ///
+    /// Nothing suspends between applying and writing, so no other call of the hub sees a change that is not on
+    /// disk. When the write fails the graph is what the store read back from disk, and the error is thrown.
+    @discardableResult
+    func commit(
+        _ operations: [HomeOperation],
+        _ mode: CommitMode
+    ) throws(HubError) -> [Result<[HomeEvent], HomeGraphError>] {
         guard !isStopped else { throw .stopped }
-        // Checked on a copy first, so the store only ever sees a batch that applies whole.
-        var trial = currentGraph
-        for operation in operations {
-            do { try trial.apply(operation) } catch { throw .rejected(error) }
-        }
-        let results: [Result<[HomeEvent], HomeGraphError>]
-        do {
-            results = try await store.apply(contentsOf: operations)
-        } catch {
-            throw HubError(error)
-        }
         let before = currentGraph
-        currentGraph = await store.graph
-        for result in results {
-            switch result {
-            case .success(let events): publish(events, before: before)
-            // Another operation got in between the trial and the store; what applied is kept and published.
-            case .failure(let error):
-                logger.warning(
-                    "an operation of a batch was refused after its trial",
-                    metadata: ["code": "\(error.code)"]
-                )
+        var results: [Result<[HomeEvent], HomeGraphError>] = []
+        results.reserveCapacity(operations.count)
+        var written: [HomeOperation] = []
+        for operation in operations {
+            do throws(HomeGraphError) {
+                // HomeGraph.apply changes nothing when it throws.
+                let events = try currentGraph.apply(operation)
+                if !events.isEmpty { written.append(operation) }
+                results.append(.success(events))
+            } catch {
+                guard mode == .skipRefused else {
+                    currentGraph = before
+                    throw .rejected(error)
+                }
+                results.append(.failure(error))
             }
         }
+        guard !written.isEmpty else { return results }
+        do {
+            try store.append(written, resulting: currentGraph)
+        } catch {
+            currentGraph = store.graph
+            acknowledged.withLock { $0 = currentGraph }
+            throw HubError(error)
+        }
+        acknowledged.withLock { $0 = currentGraph }
+        for case .success(let events) in results { publish(events, before: before) }
+        return results
     }
 
     /// Applies value reports from accessories in one transaction (group commit); refused ones are skipped.
     ///
     /// Returns each operation's result in order (empty when stopped or given nothing).
     @discardableResult
-    func applyReports(
-        _ operations: [HomeOperation]
-    ) async throws(HubError) -> [Result<[HomeEvent], HomeGraphError>] {
+    func applyReports(_ operations: [HomeOperation]) throws(HubError) -> [Result<[HomeEvent], HomeGraphError>] {
         guard !isStopped, !operations.isEmpty else { return [] }
-        let results: [Result<[HomeEvent], HomeGraphError>]
-        do {
-            results = try await store.apply(contentsOf: operations)
-        } catch {
-            throw HubError(error)
-        }
-        let before = currentGraph
-        currentGraph = await store.graph
-        for case .success(let events) in results { publish(events, before: before) }
-        return results
+        return try commit(operations, .skipRefused)
     }
 
     // MARK: Change events

@@ -53,8 +53,8 @@ public enum HubError: Error, Equatable, Sendable {
         }
     }
 
-    /// Wraps a store error, unwrapping the graph's refusals.
+    /// Wraps a store error.
     init(_ error: HomeStoreError) {
-        if case .rejected(let graphError) = error { self = .rejected(graphError) } else { self = .storage(error) }
+        self = .storage(error)
     }
 }

@@ -140,7 +140,6 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     /// A sentence for a failure of the home store; it never holds a key or a sealed payload.
     static func message(for error: HomeStoreError) -> String {
         switch error {
-        case .rejected(let graphError): message(for: graphError)
         case .stateFolder(let path, let code):
             "the state folder \(path) could not be used (\(String(cString: strerror(code))))"
         case .invalidDeviceKey(let path): "the device key \(path) is not 32 bytes"

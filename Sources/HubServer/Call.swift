@@ -61,17 +61,20 @@ struct Call: Sendable {
         }
     }
 
-    /// Asks the hub to carry out `operations` one after another for the caller; returns all their events.
+    /// Asks the hub to carry out `operations` for the caller as one batch, whole or not at all; returns their
+    /// events.
     func perform(_ operations: HomeOperation...) async throws -> [HomeEvent] {
-        var events: [HomeEvent] = []
-        for operation in operations {
-            do {
-                events += try await server.hub.perform(operation, as: caller)
-            } catch {
-                throw APIError(error)
-            }
+        try await perform(operations)
+    }
+
+    /// Asks the hub to carry out `operations` for the caller as one batch, whole or not at all; returns their
+    /// events.
+    func perform(_ operations: [HomeOperation]) async throws -> [HomeEvent] {
+        do {
+            return try await server.hub.perform(operations, as: caller)
+        } catch {
+            throw APIError(error)
         }
-        return events
     }
 
     /// A JSON answer.

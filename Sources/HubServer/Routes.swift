@@ -161,9 +161,7 @@ extension HubServer {
             var operations: [HomeOperation] = []
             if let name = body.name { operations.append(.renameHome(homeID, name: name)) }
             if let zone = body.timeZone { operations.append(.setTimeZone(home: homeID, identifier: zone)) }
-            var events: [HomeEvent] = []
-            for operation in operations { events += try await call.perform(operation) }
-            return call.changed(events)
+            return call.changed(try await call.perform(operations))
         }
         add(.delete, "/v1/homes/{homeID}", on: router) { call in
             call.changed(try await call.perform(.removeHome(try call.homeID)))
@@ -286,14 +284,14 @@ extension HubServer {
         add(.patch, "/v1/homes/{homeID}/accessories/{accessoryID}", on: router) { call in
             let (homeID, accessoryID) = (try call.homeID, try call.id("accessoryID", kind: "accessory"))
             let body = try await call.body(UpdateAccessoryBody.self)
-            var events: [HomeEvent] = []
+            var operations: [HomeOperation] = []
             if let name = body.name {
-                events += try await call.perform(.renameAccessory(home: homeID, accessory: accessoryID, name: name))
+                operations.append(.renameAccessory(home: homeID, accessory: accessoryID, name: name))
             }
             if let roomID = body.roomID {
-                events += try await call.perform(.moveAccessory(home: homeID, accessory: accessoryID, room: roomID))
+                operations.append(.moveAccessory(home: homeID, accessory: accessoryID, room: roomID))
             }
-            return call.changed(events)
+            return call.changed(try await call.perform(operations))
         }
         add(.delete, "/v1/homes/{homeID}/accessories/{accessoryID}", on: router) { call in
             let (homeID, accessoryID) = (try call.homeID, try call.id("accessoryID", kind: "accessory"))
@@ -430,14 +428,14 @@ extension HubServer {
         add(.patch, "/v1/homes/{homeID}/actionSets/{actionSetID}", on: router) { call in
             let (homeID, actionSetID) = (try call.homeID, try call.id("actionSetID", kind: "actionSet"))
             let body = try await call.body(UpdateActionSetBody.self)
-            var events: [HomeEvent] = []
+            var operations: [HomeOperation] = []
             if let name = body.name {
-                events += try await call.perform(.renameActionSet(home: homeID, actionSet: actionSetID, name: name))
+                operations.append(.renameActionSet(home: homeID, actionSet: actionSetID, name: name))
             }
             if let actions = body.actions {
-                events += try await call.perform(.setActions(home: homeID, actionSet: actionSetID, actions: actions))
+                operations.append(.setActions(home: homeID, actionSet: actionSetID, actions: actions))
             }
-            return call.changed(events)
+            return call.changed(try await call.perform(operations))
         }
         add(.delete, "/v1/homes/{homeID}/actionSets/{actionSetID}", on: router) { call in
             let (homeID, actionSetID) = (try call.homeID, try call.id("actionSetID", kind: "actionSet"))
@@ -470,14 +468,14 @@ extension HubServer {
         add(.patch, "/v1/homes/{homeID}/triggers/{triggerID}", on: router) { call in
             let (homeID, triggerID) = (try call.homeID, try call.id("triggerID", kind: "trigger"))
             let body = try await call.body(UpdateTriggerBody.self)
-            var events: [HomeEvent] = []
+            var operations: [HomeOperation] = []
             if let name = body.name {
-                events += try await call.perform(.renameTrigger(home: homeID, trigger: triggerID, name: name))
+                operations.append(.renameTrigger(home: homeID, trigger: triggerID, name: name))
             }
             if let isEnabled = body.isEnabled {
-                events += try await call.perform(.enableTrigger(home: homeID, trigger: triggerID, isEnabled: isEnabled))
+                operations.append(.enableTrigger(home: homeID, trigger: triggerID, isEnabled: isEnabled))
             }
-            return call.changed(events)
+            return call.changed(try await call.perform(operations))
         }
         add(.delete, "/v1/homes/{homeID}/triggers/{triggerID}", on: router) { call in
             let (homeID, triggerID) = (try call.homeID, try call.id("triggerID", kind: "trigger"))

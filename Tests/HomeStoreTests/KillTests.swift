@@ -62,7 +62,7 @@ import Testing
             _ = child.waitForExit()
 
             let store = try HomeStore(folder: fixture.folder)
-            var graph = await store.graph
+            var graph = store.graph
             if graph != expected, let pending {
                 // Killed after the commit but before the acknowledgement reached us: written, never acknowledged.
                 var withPending = expected
@@ -73,7 +73,7 @@ import Testing
                 graph = withPending
             }
             #expect(graph == expected, "seed \(seed) round \(round): acknowledged operations lost")
-            #expect(await store.lastOperationSequence == Int64(acknowledged.count))
+            #expect(store.lastOperationSequence == Int64(acknowledged.count))
             try await store.close()
         }
         #expect(kills == 10)

@@ -33,7 +33,7 @@ import Testing
         let zeroWidthDup = UUID()
         let long = String(repeating: "L", count: 200_000)
         let store = try HomeStore(folder: fixture.folder)
-        try await store.apply(.addHome(id: home, name: "Old Home", roomForEntireHomeID: UUID()))
+        try store.apply(.addHome(id: home, name: "Old Home", roomForEntireHomeID: UUID()))
         try await store.close(snapshot: false)
         try Self.appendUnchecked(
             [
@@ -49,29 +49,29 @@ import Testing
         )
 
         let reopened = try HomeStore(folder: fixture.folder)
-        #expect(await reopened.lastOperationSequence == 8)
-        let names = try #require(await reopened.graph.home(withID: home)).rooms.map(\.name)
+        #expect(reopened.lastOperationSequence == 8)
+        let names = try #require(reopened.graph.home(withID: home)).rooms.map(\.name)
         #expect(
             names == ["Bell\u{7}\u{1B}[31m Room", "Dup Room", "Dup\u{200B} Room", long, "\u{200D}\u{200C}\u{FEFF}"]
         )
-        #expect(await reopened.graph.home(withID: home)?.name == "Old\u{0}Home")
+        #expect(reopened.graph.home(withID: home)?.name == "Old\u{0}Home")
 
         // New writes are checked, against the old names too; the old objects can be renamed to good names.
-        await #expect(throws: HomeStoreError.rejected(.nameTaken(name: "dup room", existing: .init(.room, dup)))) {
-            try await reopened.apply(.addRoom(home: home, id: UUID(), name: "dup room"))
+        #expect(throws: HomeGraphError.nameTaken(name: "dup room", existing: .init(.room, dup))) {
+            try reopened.apply(.addRoom(home: home, id: UUID(), name: "dup room"))
         }
-        await #expect(throws: HomeStoreError.rejected(.invalidName("Bell\u{7}", .controlCharacter(7)))) {
-            try await reopened.apply(.renameRoom(home: home, room: bell, name: "Bell\u{7}"))
+        #expect(throws: HomeGraphError.invalidName("Bell\u{7}", .controlCharacter(7))) {
+            try reopened.apply(.renameRoom(home: home, room: bell, name: "Bell\u{7}"))
         }
-        try await reopened.apply(.renameRoom(home: home, room: bell, name: "Bell Room"))
-        try await reopened.apply(.addRoom(home: home, id: UUID(), name: "Attic"))
-        let graph = await reopened.graph
+        try reopened.apply(.renameRoom(home: home, room: bell, name: "Bell Room"))
+        try reopened.apply(.addRoom(home: home, id: UUID(), name: "Attic"))
+        let graph = reopened.graph
         try await reopened.close()
 
         // Closing took a snapshot holding the old names; it opens too.
         let again = try HomeStore(folder: fixture.folder)
-        #expect(await again.graph == graph)
-        #expect(await again.graph.home(withID: home)?.rooms.first?.name == "Bell Room")
+        #expect(again.graph == graph)
+        #expect(again.graph.home(withID: home)?.rooms.first?.name == "Bell Room")
         try await again.close()
     }
 }

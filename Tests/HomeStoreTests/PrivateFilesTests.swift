@@ -15,7 +15,7 @@ import Testing
         let folder = fixture.folder + "/state"
         let store = try HomeStore(folder: folder)
         let (_, operations) = fixture.homeOperations(lamps: 2)
-        for operation in operations { _ = try await store.apply(operation) }
+        for operation in operations { _ = try store.apply(operation) }
         #expect(try mode(folder) == 0o700)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         #expect(names.contains("home.sqlite-wal") && names.contains("home.sqlite-shm"), "\(names)")
@@ -41,8 +41,8 @@ import Testing
         defer { fixture.remove() }
         let (_, operations) = fixture.homeOperations(lamps: 1)
         let store = try HomeStore(folder: fixture.folder)
-        for operation in operations { _ = try await store.apply(operation) }
-        let graph = await store.graph
+        for operation in operations { _ = try store.apply(operation) }
+        let graph = store.graph
         try await store.close()
         // As an older Hearth left it: the folder 0755, the database files 0644.
         chmod(fixture.folder, 0o755)
@@ -50,7 +50,7 @@ import Testing
             chmod(fixture.folder + "/" + name, 0o644)
         }
         let reopened = try HomeStore(folder: fixture.folder)
-        #expect(await reopened.graph == graph)
+        #expect(reopened.graph == graph)
         #expect(try mode(fixture.folder) == 0o700)
         for name in try FileManager.default.contentsOfDirectory(atPath: fixture.folder) {
             #expect(try mode(fixture.folder + "/" + name) & 0o077 == 0, "\(name)")

@@ -230,7 +230,6 @@ enum InternalShapes {
     ]
 
     static let storeErrors: [HomeStoreError] = [
-        .rejected(.invalidName("", .nothingVisible)),
         .stateFolder(path: "/tmp/x", code: EACCES),
         .notPrivate(
             PrivateFolderError(path: "/tmp/x", reason: "belongs to another user (uid 1001); use a folder of your own")
