@@ -18,28 +18,34 @@ extension Hub {
     ///
     /// Each value is checked against the graph first (writable, format, range); the accepted ones are sent to
     /// their accessories, one request per accessory server, and only a value the accessory accepted becomes the
-    /// cached value. A success carries the value as recorded.
+    /// cached value. A success carries the value as recorded. With `refusingInvalid` (a request of the API), one
+    /// value the graph refuses throws `.invalidWrite` and nothing is sent; otherwise (a scene) it is that write's
+    /// failure and the others go on.
     public func writeCharacteristics(
         home homeID: UUID,
         _ writes: [(characteristic: UUID, value: HAPValue)],
-        as caller: HubCaller
+        as caller: HubCaller,
+        refusingInvalid: Bool = false
     ) async throws(HubError) -> [UUID: Result<HAPValue, HubError>] {
         try authorize(.control, inHome: homeID, as: caller)
         guard !isStopped else { throw .stopped }
+        guard !writes.isEmpty || !refusingInvalid else { throw .invalidRequest("field 'writes' must not be empty") }
         var results: [UUID: Result<HAPValue, HubError>] = [:]
         var targets: [Target] = []
-        for (characteristic, value) in writes {
+        for (index, (characteristic, value)) in writes.enumerated() {
             do throws(HubError) {
                 let sent: HAPValue
                 do {
                     sent = try currentGraph.validatedWrite(value, toCharacteristic: characteristic, inHome: homeID)
                 } catch {
+                    if refusingInvalid { throw .invalidWrite(index: index, count: writes.count, error) }
                     throw .rejected(error)
                 }
                 var target = try resolve(characteristic, inHome: homeID)
                 target.value = sent
                 targets.append(target)
             } catch {
+                if case .invalidWrite = error { throw error }
                 results[characteristic] = .failure(error)
             }
         }

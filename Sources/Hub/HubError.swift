@@ -7,6 +7,8 @@ import HomeStore
 public enum HubError: Error, Equatable, Sendable {
     /// The graph refused the operation (unknown id, name clash, value out of range, …).
     case rejected(HomeGraphError)
+    /// Write `index` of `count` asked for a value the graph refuses; nothing of the request was sent.
+    case invalidWrite(index: Int, count: Int, HomeGraphError)
     /// The caller's role in the home does not allow this; the message says what it needs.
     case notPermitted(String)
     /// The caller is not a user of the home; reported as not found so homes of others stay invisible.
@@ -27,7 +29,7 @@ public enum HubError: Error, Equatable, Sendable {
     /// The stable API error code (docs/style.md §4).
     public var code: String {
         switch self {
-        case .rejected(let error): error.code
+        case .rejected(let error), .invalidWrite(_, _, let error): error.code
         case .notPermitted: "notPermitted"
         case .homeNotFound: "notFound"
         case .storage(let error): error.code
@@ -42,7 +44,7 @@ public enum HubError: Error, Equatable, Sendable {
     /// The HTTP status the API answers with.
     public var httpStatus: Int {
         switch self {
-        case .rejected(let error): error.httpStatus
+        case .rejected(let error), .invalidWrite(_, _, let error): error.httpStatus
         case .notPermitted: 403
         case .homeNotFound, .accessoryNotFound: 404
         case .storage: 500

@@ -103,6 +103,8 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     static func message(for error: HubError) -> String {
         switch error {
         case .rejected(let graphError): message(for: graphError)
+        case .invalidWrite(let index, let count, let graphError):
+            count > 1 ? "writes[\(index)]: " + message(for: graphError) : message(for: graphError)
         case .notPermitted(let reason): "not permitted: \(reason)"
         case .homeNotFound(let id): "no home with id \(id.uuidString)"
         case .storage(let storeError): message(for: storeError)

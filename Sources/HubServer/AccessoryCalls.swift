@@ -87,14 +87,16 @@ extension Call {
         return added
     }
 
-    /// Each write with its outcome, in the order asked.
+    /// Each write with its outcome, in the order asked; one value the graph refuses refuses the whole request
+    /// (400 or 404, naming `writes[i]`) and nothing is sent.
     func writeOutcomes(_ writes: [CharacteristicWrite], home homeID: UUID) async throws -> [WriteOutcome] {
         let results: [UUID: Result<HAPValue, HubError>]
         do throws(HubError) {
             results = try await server.hub.writeCharacteristics(
                 home: homeID,
                 writes.map { (characteristic: $0.characteristicID, value: $0.value) },
-                as: caller
+                as: caller,
+                refusingInvalid: true
             )
         } catch {
             throw APIError(error)

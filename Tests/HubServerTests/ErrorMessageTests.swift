@@ -253,7 +253,8 @@ enum InternalShapes {
             .stopped,
             .invalidRequest("field 'port' must be 1...65535"),
             .internalError("the type catalog is unreadable"),
-        ] + graphErrors.map { .rejected($0) } + storeErrors.map { .storage($0) }
+        ] + graphErrors.map { .rejected($0) } + graphErrors.map { .invalidWrite(index: 1, count: 2, $0) }
+        + storeErrors.map { .storage($0) }
         + controllerErrors.map { .accessory($0) }
 
     @Test func everyValueErrorIsASentence() {
