@@ -44,14 +44,14 @@ actor AccessoryConnection: EventLoopBoundActor {
     nonisolated let eventLoop: any EventLoop
 
     /// Receives sessions coming and going and the events between answers, on ``eventLoop``.
-    private var eventHandler: (@Sendable (ConnectionEvent) -> Void)?
-    private let logger: Logger
+    var eventHandler: (@Sendable (ConnectionEvent) -> Void)?
+    let logger: Logger
     /// Where the session is, the turn and the request in flight.
-    private var machine = StateMachine()
+    var machine = StateMachine()
     /// The session's cipher once pair-verify has ended; kept out of ``machine`` so sealing mutates it in place.
-    private var cipher: SessionCipher?
+    var cipher: SessionCipher?
     /// Answers and events are read for their status and body; header fields are checked but not kept.
-    private var parser = HTTPResponseParser(keepsHeaders: false)
+    var parser = HTTPResponseParser(keepsHeaders: false)
     /// The plaintext of the request going out and of the bytes coming in; kept so their storage is reused.
     private var outgoing: [UInt8] = []
     private var incoming: [UInt8] = []
@@ -233,86 +233,9 @@ actor AccessoryConnection: EventLoopBoundActor {
         machine.releaseTurn()?.resume()
     }
 
-    // MARK: Connecting
-
-    private func establish() async throws(HAPControllerError) {
-        let current: Int
-        switch machine.establish() {
-        case .ready: return
-        case .fail(let error): throw error
-        case .connect(let generation): current = generation
-        }
-        do throws(HAPControllerError) {
-            try await openChannel(generation: current)
-            if case .verified(let identity, let accessory) = security {
-                try await verify(identity: identity, accessory: accessory)
-            }
-        } catch {
-            let failure = machine.establishFailed(error)
-            if let drop = failure.drop { perform(drop, failing: error) }
-            if failure.reportsUnreachable { eventHandler?(.unreachable) }
-            throw error
-        }
-        if machine.sessionVerified() { eventHandler?(.connected) }
-    }
-
-    private func openChannel(generation current: Int) async throws(HAPControllerError) {
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(.nanoseconds(Self.nanoseconds(timeouts.connect)))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [weak self] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    guard let self else { throw ChannelError.ioOnClosedChannel }
-                    try channel.pipeline.syncOperations.addHandler(
-                        ConnectionInbound(connection: self, generation: current)
-                    )
-                }
-            }
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.connect(host: host, port: port).get()
-        } catch {
-            logger.debug("Connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
-            throw .unreachable(host: host, port: port)
-        }
-        if case .close(let error) = machine.channelOpened(channel, generation: current) {
-            channel.close(promise: nil)
-            throw error
-        }
-        parser = HTTPResponseParser(keepsHeaders: false)
-        cipher = nil
-        if !channel.isActive {
-            // It closed before this actor ran again; its channelInactive found no channel to drop.
-            dropChannel(failing: .connectionClosed)
-            throw .connectionClosed
-        }
-    }
-
-    private func verify(identity: ControllerIdentity, accessory: AccessoryPairing) async throws(HAPControllerError) {
-        var pairVerify = PairVerifyController(identity: identity, accessory: accessory)
-        var body = pairVerify.start()
-        while true {
-            let reply = try Self.decodeTLV8(try await exchange(tlv8Request("/pair-verify", body)))
-            let step: PairVerifyController.Step
-            do {
-                step = try pairVerify.receive(reply)
-            } catch {
-                throw .verificationFailed(error)
-            }
-            switch step {
-            case .send(let next):
-                body = next
-            case .established(let keys):
-                // hap-protocol.md §4: M4 comes in clear; every later byte in both directions is sealed.
-                cipher = SessionCipher(keys: keys, role: .controller)
-                return
-            }
-        }
-    }
-
     // MARK: One exchange
 
-    private func exchange(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
+    func exchange(_ request: HTTPRequest) async throws(HAPControllerError) -> HTTPResponse {
         try await exchange(plaintext: request.encoded())
     }
 
@@ -439,12 +362,12 @@ actor AccessoryConnection: EventLoopBoundActor {
     }
 
     /// Closes the channel, fails the request in flight, and reports the end of an open session.
-    private func dropChannel(failing error: HAPControllerError) {
+    func dropChannel(failing error: HAPControllerError) {
         perform(machine.dropChannel(), failing: error)
     }
 
     /// Does what the state machine answered to the channel's end; the request in flight fails with `error`.
-    private func perform(_ drop: StateMachine.Drop, failing error: HAPControllerError) {
+    func perform(_ drop: StateMachine.Drop, failing error: HAPControllerError) {
         if drop.cancelsTimer {
             timer?.cancel()
             timer = nil
