@@ -261,7 +261,9 @@ struct ConnectionStateMachine<Channel, Waiter, Turn> {
         case timeOut
     }
 
-    /// The timer fired at `now`. Requests answered in time leave it running, so it may find a later request.
+    /// The timer fired at `now`.
+    ///
+    /// Requests answered in time leave it running, so it may find a later request in flight.
     mutating func timerFired(now: NIODeadline) -> TimerAction {
         isTimerArmed = false
         guard let inFlight else { return .stop }
