@@ -31,8 +31,7 @@ final class ConnectionInbound: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let generation = generation
-        connection?.assumeIsolated { $0.channelClosed(generation: generation) }
+        connection?.runOnLoop(generation) { $0.channelClosed(generation: $1) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

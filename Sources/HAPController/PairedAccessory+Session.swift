@@ -6,15 +6,14 @@ extension PairedAccessory {
     /// Starts hearing the connection's sessions and events, once per connection.
     ///
     /// The connection runs on this actor's event loop and calls the handler there, so the handler enters the actor
-    /// without a hop.
+    /// without a hop (``EventLoopBoundActor/runOnLoop(_:_:)``).
     func listen() {
         guard !isListening, !isClosed else { return }
         isListening = true
-        connection.assumeIsolated { connection in
-            connection.setEventHandler { [weak self] event in
-                self?.assumeIsolated { $0.handle(event) }
-            }
+        let handler: @Sendable (ConnectionEvent) -> Void = { [weak self] event in
+            self?.runOnLoop(event) { $0.handle($1) }
         }
+        connection.runOnLoop(handler) { $0.setEventHandler($1) }
     }
 
     private func handle(_ event: ConnectionEvent) {

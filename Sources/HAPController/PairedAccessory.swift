@@ -5,30 +5,6 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// A characteristic's new value, as an accessory's event reported it.
-public struct CharacteristicValueChange: Sendable, Equatable, Hashable {
-    /// Which characteristic.
-    public var id: CharacteristicID
-    /// Its new value; `nil` for a JSON null (ProgrammableSwitchEvent reads as null, hap-protocol.md §7.5).
-    public var value: HAPValue?
-
-    /// Makes a change.
-    public init(id: CharacteristicID, value: HAPValue?) {
-        self.id = id
-        self.value = value
-    }
-}
-
-/// What a paired accessory reports on its own.
-public enum AccessoryEvent: Sendable, Equatable {
-    /// Subscribed characteristics changed (one EVENT message).
-    case valuesChanged([CharacteristicValueChange])
-    /// An event could not be used: unknown characteristic, unreadable body; the connection keeps working.
-    case invalidEvent(HAPControllerError)
-    /// The configuration number changed and the accessory database was read again.
-    case databaseChanged(AccessoryDatabase)
-}
-
 /// One paired accessory: a long-lived verified session, batched reads and writes, events and reachability.
 ///
 /// Requests share one connection with one request in flight. When an established session is lost, the client
@@ -40,7 +16,7 @@ public enum AccessoryEvent: Sendable, Equatable {
 /// their caller runs and cross to that loop at most once; a caller that runs on ``taskExecutor`` (with
 /// `withTaskExecutorPreference`) makes no hop at all: with the session open and no request waiting, its request is
 /// written before it suspends, and the answer resumes it.
-public actor PairedAccessory {
+public actor PairedAccessory: EventLoopBoundActor {
     /// Timeouts, backoff and batching.
     public struct Configuration: Sendable {
         /// Connect and request timeouts.
@@ -251,100 +227,6 @@ public actor PairedAccessory {
         }
     }
 
-    // MARK: Reads and writes
-
-    /// Reads characteristics in batches of at most ``Configuration/maximumReadBatch``; one result per id.
-    ///
-    /// An id the accessory leaves out of its answer reads as ``HAPStatus/resourceDoesNotExist``. It runs where its
-    /// caller runs: a caller on ``taskExecutor`` makes no executor hop (see ``send(_:path:readQuery:body:)``).
-    public nonisolated(nonsending) func read(
-        _ ids: [CharacteristicID]
-    ) async throws(HAPControllerError) -> [CharacteristicID: Result<HAPValue?, HAPStatus>] {
-        let unique = Self.withoutRepeats(ids)
-        var results: [CharacteristicID: Result<HAPValue?, HAPStatus>] = Dictionary(minimumCapacity: unique.count)
-        var start = 0
-        while start < unique.count {
-            let chunk =
-                unique.count <= configuration.maximumReadBatch
-                ? unique : Array(unique[start..<min(start + configuration.maximumReadBatch, unique.count)])
-            start += chunk.count
-            let response = try await send(
-                .get,
-                path: "/characteristics",
-                readQuery: CharacteristicReadQuery(ids: chunk)
-            )
-            guard response.status.code == 200 || response.status.code == 207 else {
-                throw Self.statusError(response)
-            }
-            let items = try Self.items(of: response)
-            let formats = self.formats
-            for item in items {
-                if let status = item.status, !status.isSuccess {
-                    results[item.id] = .failure(status)
-                } else {
-                    results[item.id] = .success(Self.converted(item.value, to: formats[item.id]))
-                }
-            }
-            for id in chunk where results[id] == nil { results[id] = .failure(.resourceDoesNotExist) }
-        }
-        return results
-    }
-
-    /// Writes values in one request; one status per characteristic.
-    public nonisolated(nonsending) func write(
-        _ writes: [(CharacteristicID, HAPValue)]
-    ) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
-        let items = writes.map { id, value in
-            Self.writeItem(id, value)
-        }
-        return try await put(items, preparedWriteID: nil)
-    }
-
-    /// Writes values asking for the accessory's answer (`"r": true`, hap-protocol.md §7); one outcome each.
-    ///
-    /// A success carries the value the accessory answered with, typed by the database's format when it was read;
-    /// it is `nil` when the accessory sent none (a characteristic without the `wr` permission answers 204) or null.
-    public nonisolated(nonsending) func writeWithResponse(
-        _ writes: [(CharacteristicID, HAPValue)]
-    ) async throws(HAPControllerError) -> [CharacteristicID: Result<HAPValue?, HAPStatus>] {
-        let items = writes.map { id, value in
-            var item = Self.writeItem(id, value)
-            item.requestsResponse = true
-            return item
-        }
-        var results: [CharacteristicID: Result<HAPValue?, HAPStatus>] = [:]
-        let answers = try await exchange(items, preparedWriteID: nil)
-        let formats = self.formats
-        for (id, answer) in answers {
-            results[id] =
-                answer.status.isSuccess
-                ? .success(Self.converted(answer.value, to: formats[id])) : .failure(answer.status)
-        }
-        return results
-    }
-
-    /// A timed write (hap-protocol.md §7.7): `PUT /prepare` with a fresh id, then the write carrying it.
-    public nonisolated(nonsending) func timedWrite(
-        _ writes: [(CharacteristicID, HAPValue)],
-        timeToLive: Duration = .seconds(5)
-    ) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
-        let preparedWriteID = UInt64.random(in: 1...UInt64(UInt32.max))
-        let milliseconds =
-            UInt64(max(0, timeToLive.components.seconds)) * 1000
-            + UInt64(max(0, timeToLive.components.attoseconds) / 1_000_000_000_000_000)
-        let prepare = PrepareWriteRequest(timeToLiveMilliseconds: milliseconds, preparedWriteID: preparedWriteID)
-        guard let body = try? HAPJSON.encode(prepare) else { throw .malformedBody }
-        let response = try await send(.put, path: "/prepare", body: Array(body))
-        guard response.status.code == 200 else { throw Self.statusError(response) }
-        if let status = AccessoryConnection.hapStatus(in: response.body), !status.isSuccess {
-            throw .accessoryRefused(status)
-        }
-        let items = writes.map { id, value in
-            Self.writeItem(id, value)
-        }
-        return try await put(items, preparedWriteID: preparedWriteID)
-    }
-
     /// Subscribes this session to events of these characteristics; kept across reconnects when accepted.
     @discardableResult
     public func subscribe(_ ids: [CharacteristicID]) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
@@ -376,45 +258,7 @@ public actor PairedAccessory {
         guard status.isSuccess else { throw .accessoryRefused(status) }
     }
 
-    // MARK: Pairings
-
-    /// Every controller paired with the accessory (admin only).
-    public func listPairings() async throws(HAPControllerError) -> [Pairing] {
-        let reply = try await connection.postTLV8("/pairings", PairingsRequest.list())
-        do {
-            return try PairingsRequest.pairings(inListReply: reply)
-        } catch {
-            throw Self.pairingsError(error)
-        }
-    }
-
-    /// Adds another controller, or changes its permissions (admin only).
-    public func addPairing(identifier: String, publicKey: [UInt8], isAdmin: Bool) async throws(HAPControllerError) {
-        let request = PairingsRequest.add(identifier: Array(identifier.utf8), publicKey: publicKey, isAdmin: isAdmin)
-        try await pairingsRequest(request)
-    }
-
-    /// Removes a controller's pairing; removing an unknown one succeeds (hap-protocol.md §6).
-    public func removePairing(identifier: String) async throws(HAPControllerError) {
-        try await pairingsRequest(PairingsRequest.remove(identifier: Array(identifier.utf8)))
-    }
-
-    /// Removes this controller's own pairing and closes the client; forget the record afterwards.
-    public func unpair() async throws(HAPControllerError) {
-        try await removePairing(identifier: identity.pairingID)
-        await close()
-    }
-
     // MARK: Internals
-
-    private func pairingsRequest(_ request: TLV8) async throws(HAPControllerError) {
-        let reply = try await connection.postTLV8("/pairings", request)
-        do {
-            try PairingsRequest.checkReply(reply)
-        } catch {
-            throw Self.pairingsError(error)
-        }
-    }
 
     private func setEvents(
         _ enabled: Bool,
@@ -424,138 +268,6 @@ public actor PairedAccessory {
             CharacteristicWriteRequest.Item(accessoryID: $0.accessoryID, instanceID: $0.instanceID, events: enabled)
         }
         return try await put(items, preparedWriteID: nil)
-    }
-
-    private nonisolated(nonsending) func put(
-        _ items: [CharacteristicWriteRequest.Item],
-        preparedWriteID: UInt64?
-    ) async throws(HAPControllerError) -> [CharacteristicID: HAPStatus] {
-        try await exchange(items, preparedWriteID: preparedWriteID).mapValues(\.status)
-    }
-
-    /// One characteristic's answer to a write: its status and, for a write response, its value.
-    private struct WriteAnswer {
-        var status: HAPStatus
-        var value: HAPValue?
-    }
-
-    private nonisolated(nonsending) func exchange(
-        _ items: [CharacteristicWriteRequest.Item],
-        preparedWriteID: UInt64?
-    ) async throws(HAPControllerError) -> [CharacteristicID: WriteAnswer] {
-        guard !items.isEmpty else { return [:] }
-        let request = CharacteristicWriteRequest(characteristics: items, preparedWriteID: preparedWriteID)
-        guard let body = try? HAPJSON.encode(request) else { throw .malformedBody }
-        let response = try await send(.put, path: "/characteristics", body: Array(body))
-        var results: [CharacteristicID: WriteAnswer] = [:]
-        switch response.status.code {
-        case 204:
-            for item in items { results[item.id] = WriteAnswer(status: .success) }
-        case 200, 207:
-            for item in try Self.items(of: response) {
-                results[item.id] = WriteAnswer(status: item.status ?? .success, value: item.value)
-            }
-            for item in items where results[item.id] == nil {
-                results[item.id] = WriteAnswer(status: .resourceDoesNotExist)
-            }
-        default:
-            throw Self.statusError(response)
-        }
-        return results
-    }
-
-    /// Sends a hap+json request on the session and returns the answer.
-    ///
-    /// It runs where its caller runs and crosses to ``eventLoop`` at most once: on the loop (a caller preferring
-    /// ``taskExecutor``, or this actor) it goes on at once; elsewhere one job on the loop takes it. There, with the
-    /// session open and no request waiting, it is written before the caller suspends and the answer resumes the
-    /// caller; otherwise a task sends it in its turn, connecting first if needed
-    /// (``AccessoryConnection/startJSONOnLoop(_:path:readQuery:body:waiter:)``).
-    nonisolated(nonsending) func send(
-        _ method: HTTPMethod,
-        path: String,
-        readQuery: CharacteristicReadQuery? = nil,
-        body: [UInt8] = []
-    ) async throws(HAPControllerError) -> HTTPResponse {
-        let result: Result<HTTPResponse, HAPControllerError>
-        if eventLoop.inEventLoop {
-            result = await withUnsafeContinuation { (waiter: AccessoryConnection.Waiter) in
-                startOnLoop(method, path: path, readQuery: readQuery, body: body, waiter: waiter)
-            }
-        } else {
-            result = await withUnsafeContinuation { (waiter: AccessoryConnection.Waiter) in
-                eventLoop.execute {
-                    self.startOnLoop(method, path: path, readQuery: readQuery, body: body, waiter: waiter)
-                }
-            }
-        }
-        // A failure to connect has been reported as unreachable on the loop already (`ConnectionEvent.unreachable`).
-        return try result.get()
-    }
-
-    /// Checks the client is open and listening, then hands the request to the connection; on ``eventLoop``.
-    private nonisolated func startOnLoop(
-        _ method: HTTPMethod,
-        path: String,
-        readQuery: CharacteristicReadQuery?,
-        body: [UInt8],
-        waiter: AccessoryConnection.Waiter
-    ) {
-        do throws(HAPControllerError) {
-            try prepareSendOnLoop().startJSONOnLoop(
-                method,
-                path: path,
-                readQuery: readQuery,
-                body: body,
-                waiter: waiter
-            )
-        } catch {
-            waiter.resume(returning: .failure(error))
-        }
-    }
-
-    /// Checks the client is open, starts listening for sessions and events, and returns the connection.
-    private func prepareSend() throws(HAPControllerError) -> AccessoryConnection {
-        if isClosed { throw .closed }
-        listen()
-        return connection
-    }
-
-    /// ``prepareSend()`` from ``eventLoop``, this actor's executor, where no other code of the actor can be
-    /// running: what `assumeIsolated` does, without the allocation its closure costs (the cast drops only the
-    /// `isolated` of a closure that captures nothing).
-    private nonisolated func prepareSendOnLoop() throws(HAPControllerError) -> AccessoryConnection {
-        eventLoop.preconditionInEventLoop()
-        let isolatedPrepare: (isolated PairedAccessory) throws(HAPControllerError) -> AccessoryConnection = {
-            try $0.prepareSend()
-        }
-        let prepare = unsafeBitCast(
-            isolatedPrepare,
-            to: ((PairedAccessory) throws(HAPControllerError) -> AccessoryConnection).self
-        )
-        return try prepare(self)
-    }
-
-    /// A write item; hap-protocol.md §7.6: bools go out as 0 and 1, which every peer accepts (aiohomekit README).
-    static func writeItem(_ id: CharacteristicID, _ value: HAPValue) -> CharacteristicWriteRequest.Item {
-        var sent = value
-        if case .bool(let flag) = value { sent = .int(flag ? 1 : 0) }
-        return CharacteristicWriteRequest.Item(accessoryID: id.accessoryID, instanceID: id.instanceID, value: sent)
-    }
-
-    /// `ids` in order with repeats left out; a list without repeats is returned as it is, without a copy.
-    static func withoutRepeats(_ ids: [CharacteristicID]) -> [CharacteristicID] {
-        // A short list is checked pair by pair, which needs no set.
-        if ids.count <= 16 {
-            var hasRepeat = false
-            for index in ids.indices.dropFirst() where ids[..<index].contains(ids[index]) {
-                hasRepeat = true
-                break
-            }
-            if !hasRepeat { return ids }
-        }
-        var seen: Set<CharacteristicID> = []
-        return ids.filter { seen.insert($0).inserted }
     }
 
     /// `value` typed by `format` when it has one and converts, else as it came.
@@ -592,8 +304,4 @@ public actor PairedAccessory {
         .unexpectedHTTPStatus(code: response.status.code, status: AccessoryConnection.hapStatus(in: response.body))
     }
 
-    static func pairingsError(_ failure: PairingFailure) -> HAPControllerError {
-        if case .accessoryRefused(let error, _) = failure { return .pairingRefused(error) }
-        return .pairingFailed(failure)
-    }
 }
