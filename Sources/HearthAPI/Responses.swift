@@ -372,6 +372,12 @@ public struct Created<Object: Codable & Sendable & Equatable>: Decodable, Sendab
     /// The new object.
     public var object: Object
 
+    /// Makes the answer to an addition.
+    public init(object: Object, events: [HomeEvent]) {
+        self.object = object
+        self.events = events
+    }
+
     private struct Key: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
@@ -390,6 +396,15 @@ public struct Created<Object: Codable & Sendable & Equatable>: Decodable, Sendab
             )
         }
         object = try container.decode(Object.self, forKey: key)
+    }
+}
+
+extension Created: Encodable where Object: CreatedObject {
+    /// Writes `{"events": […], "<kind>": {…}}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(events, forKey: Key(stringValue: "events"))
+        try container.encode(object, forKey: Key(stringValue: Object.createdKey))
     }
 }
 
@@ -414,4 +429,57 @@ public struct ErrorBody: Codable, Sendable, Equatable {
 
     /// Makes an error body.
     public init(error: Detail) { self.error = error }
+}
+
+/// An object an addition answers with, under a key named for its kind.
+public protocol CreatedObject: Codable, Sendable, Equatable {
+    /// The key of the new object in the answer: `room`, `zone`, `serviceGroup`, `actionSet`, `trigger`.
+    static var createdKey: String { get }
+    /// The object `change` adds, if it adds one of this kind.
+    static func added(by change: HomeChange) -> Self?
+}
+
+extension Room: CreatedObject {
+    /// `room`.
+    public static var createdKey: String { "room" }
+    /// The room of `.roomAdded`.
+    public static func added(by change: HomeChange) -> Self? {
+        if case .roomAdded(let object) = change { object } else { nil }
+    }
+}
+
+extension Zone: CreatedObject {
+    /// `zone`.
+    public static var createdKey: String { "zone" }
+    /// The zone of `.zoneAdded`.
+    public static func added(by change: HomeChange) -> Self? {
+        if case .zoneAdded(let object) = change { object } else { nil }
+    }
+}
+
+extension ServiceGroup: CreatedObject {
+    /// `serviceGroup`.
+    public static var createdKey: String { "serviceGroup" }
+    /// The serviceGroup of `.serviceGroupAdded`.
+    public static func added(by change: HomeChange) -> Self? {
+        if case .serviceGroupAdded(let object) = change { object } else { nil }
+    }
+}
+
+extension ActionSet: CreatedObject {
+    /// `actionSet`.
+    public static var createdKey: String { "actionSet" }
+    /// The actionSet of `.actionSetAdded`.
+    public static func added(by change: HomeChange) -> Self? {
+        if case .actionSetAdded(let object) = change { object } else { nil }
+    }
+}
+
+extension Trigger: CreatedObject {
+    /// `trigger`.
+    public static var createdKey: String { "trigger" }
+    /// The trigger of `.triggerAdded`.
+    public static func added(by change: HomeChange) -> Self? {
+        if case .triggerAdded(let object) = change { object } else { nil }
+    }
 }

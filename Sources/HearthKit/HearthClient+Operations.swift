@@ -3,58 +3,52 @@ import HAP
 import HearthAPI
 import HomeGraph
 
-// One call per operation of docs/api/openapi.yaml, in the document's order.
+// One call per endpoint of `Endpoints` (docs/api/openapi.yaml), in the document's order.
 
 extension HearthClient {
     // MARK: The caller, tokens, invites
 
     /// `GET /v1/me`: the caller's user id, name, token id and homes with their role.
     public func me() async throws(HearthError) -> MeResponse {
-        try await call(.GET, "/v1/me", as: MeResponse.self)
+        try await request(Endpoints.getMe)
     }
 
     /// `GET /v1/me/tokens`: the caller's tokens (never the tokens themselves).
     public func tokens() async throws(HearthError) -> [TokenInfo] {
-        try await call(.GET, "/v1/me/tokens", as: TokenList.self).tokens
+        try await request(Endpoints.listTokens).tokens
     }
 
     /// `POST /v1/me/tokens`: another token for the caller, shown once.
     public func createToken(label: String? = nil) async throws(HearthError) -> NewToken {
-        try await call(.POST, "/v1/me/tokens", body: CreateTokenBody(label: label), as: NewToken.self)
+        try await request(Endpoints.createToken, body: CreateTokenBody(label: label))
     }
 
     /// `DELETE /v1/me/tokens/{tokenID}`: revokes one of the caller's tokens.
     public func revokeToken(_ tokenID: UUID) async throws(HearthError) {
-        _ = try await send(.DELETE, "/v1/me/tokens/\(tokenID.uuidString)")
+        _ = try await request(Endpoints.revokeToken, tokenID)
     }
 
     /// `POST /v1/invites/redeem`: joins a home with an invite code; without a token a new account named `name`
     /// is made and its token returned.
     public func redeemInvite(code: String, name: String? = nil) async throws(HearthError) -> RedeemedInvite {
-        try await call(
-            .POST,
-            "/v1/invites/redeem",
-            body: RedeemInviteBody(code: code, name: name),
-            authenticated: token != nil,
-            as: RedeemedInvite.self
-        )
+        try await request(Endpoints.redeemInvite, body: RedeemInviteBody(code: code, name: name))
     }
 
     // MARK: Homes
 
     /// `GET /v1/homes`: the homes the caller belongs to.
     public func homes() async throws(HearthError) -> [HomeSummary] {
-        try await call(.GET, "/v1/homes", as: HomeList.self).homes
+        try await request(Endpoints.listHomes).homes
     }
 
     /// `POST /v1/homes`: adds a home owned by the caller (the first one becomes primary).
     public func createHome(name: String, timeZone: String? = nil) async throws(HearthError) -> HomeResponse {
-        try await call(.POST, "/v1/homes", body: CreateHomeBody(name: name, timeZone: timeZone), as: HomeResponse.self)
+        try await request(Endpoints.createHome, body: CreateHomeBody(name: name, timeZone: timeZone))
     }
 
     /// `GET /v1/homes/{homeID}`: the whole home, the caller's role and the home's last sequence number.
     public func home(_ homeID: UUID) async throws(HearthError) -> HomeResponse {
-        try await call(.GET, Self.homePath(homeID), as: HomeResponse.self)
+        try await request(Endpoints.getHome, homeID)
     }
 
     /// `PATCH /v1/homes/{homeID}`: renames the home and/or sets its time zone.
@@ -64,45 +58,43 @@ extension HearthClient {
         name: String? = nil,
         timeZone: String? = nil
     ) async throws(HearthError) -> [HomeEvent] {
-        try await change(.PATCH, Self.homePath(homeID), body: UpdateHomeBody(name: name, timeZone: timeZone))
+        try await request(Endpoints.updateHome, homeID, body: UpdateHomeBody(name: name, timeZone: timeZone)).events
     }
 
     /// `DELETE /v1/homes/{homeID}`: removes the home and everything in it (owner only).
     @discardableResult
     public func removeHome(_ homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        try await change(.DELETE, Self.homePath(homeID))
+        try await request(Endpoints.deleteHome, homeID).events
     }
 
     /// `POST /v1/homes/{homeID}/primary`: makes the home the primary one.
     @discardableResult
     public func setPrimaryHome(_ homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        try await change(.POST, Self.homePath(homeID) + "/primary")
+        try await request(Endpoints.setPrimaryHome, homeID).events
     }
 
     /// `PUT` or `DELETE /v1/homes/{homeID}/location`: sets the home's location, or clears it with `nil`.
     @discardableResult
     public func setLocation(_ location: Location?, ofHome homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        if let location {
-            return try await change(.PUT, Self.homePath(homeID) + "/location", body: location)
-        }
-        return try await change(.DELETE, Self.homePath(homeID) + "/location")
+        guard let location else { return try await request(Endpoints.clearLocation, homeID).events }
+        return try await request(Endpoints.setLocation, homeID, body: location).events
     }
 
     /// `GET /v1/homes/{homeID}/changes?after=N`: the changes after N, or word that the home must be reloaded.
     public func changes(inHome homeID: UUID, after sequence: UInt64) async throws(HearthError) -> ChangesResponse {
-        try await call(.GET, Self.homePath(homeID) + "/changes?after=\(sequence)", as: ChangesResponse.self)
+        try await request(Endpoints.listChanges, homeID, query: "after=\(sequence)")
     }
 
     // MARK: Rooms and zones
 
     /// `GET …/rooms`: the rooms, the room for the entire home first.
     public func rooms(inHome homeID: UUID) async throws(HearthError) -> RoomList {
-        try await call(.GET, Self.homePath(homeID) + "/rooms", as: RoomList.self)
+        try await request(Endpoints.listRooms, homeID)
     }
 
     /// `POST …/rooms`: adds a room.
     public func addRoom(named name: String, toHome homeID: UUID) async throws(HearthError) -> Created<Room> {
-        try await call(.POST, Self.homePath(homeID) + "/rooms", body: NameBody(name: name), as: Created<Room>.self)
+        try await request(Endpoints.createRoom, homeID, body: NameBody(name: name))
     }
 
     /// `PATCH …/rooms/{roomID}`: renames a room.
@@ -114,18 +106,18 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [HomeEvent]
     {
-        try await change(.PATCH, Self.homePath(homeID) + "/rooms/\(roomID.uuidString)", body: NameBody(name: name))
+        try await request(Endpoints.renameRoom, homeID, roomID, body: NameBody(name: name)).events
     }
 
     /// `DELETE …/rooms/{roomID}`: removes a room; its accessories move to the room for the entire home.
     @discardableResult
     public func removeRoom(_ roomID: UUID, fromHome homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        try await change(.DELETE, Self.homePath(homeID) + "/rooms/\(roomID.uuidString)")
+        try await request(Endpoints.deleteRoom, homeID, roomID).events
     }
 
     /// `GET …/zones`: the zones.
     public func zones(inHome homeID: UUID) async throws(HearthError) -> [Zone] {
-        try await call(.GET, Self.homePath(homeID) + "/zones", as: ZoneList.self).zones
+        try await request(Endpoints.listZones, homeID).zones
     }
 
     /// `POST …/zones`: adds a zone holding `roomIDs`.
@@ -134,12 +126,7 @@ extension HearthClient {
         roomIDs: [UUID] = [],
         toHome homeID: UUID
     ) async throws(HearthError) -> Created<Zone> {
-        try await call(
-            .POST,
-            Self.homePath(homeID) + "/zones",
-            body: CreateZoneBody(name: name, roomIDs: roomIDs),
-            as: Created<Zone>.self
-        )
+        try await request(Endpoints.createZone, homeID, body: CreateZoneBody(name: name, roomIDs: roomIDs))
     }
 
     /// `PATCH …/zones/{zoneID}`: renames a zone.
@@ -151,13 +138,13 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [HomeEvent]
     {
-        try await change(.PATCH, Self.homePath(homeID) + "/zones/\(zoneID.uuidString)", body: NameBody(name: name))
+        try await request(Endpoints.renameZone, homeID, zoneID, body: NameBody(name: name)).events
     }
 
     /// `DELETE …/zones/{zoneID}`: removes a zone.
     @discardableResult
     public func removeZone(_ zoneID: UUID, fromHome homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        try await change(.DELETE, Self.homePath(homeID) + "/zones/\(zoneID.uuidString)")
+        try await request(Endpoints.deleteZone, homeID, zoneID).events
     }
 
     /// `PUT …/zones/{zoneID}/rooms/{roomID}`: puts a room in a zone.
@@ -169,7 +156,7 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [HomeEvent]
     {
-        try await change(.PUT, Self.homePath(homeID) + "/zones/\(zoneID.uuidString)/rooms/\(roomID.uuidString)")
+        try await request(Endpoints.addRoomToZone, homeID, zoneID, roomID).events
     }
 
     /// `DELETE …/zones/{zoneID}/rooms/{roomID}`: takes a room out of a zone.
@@ -181,19 +168,19 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [HomeEvent]
     {
-        try await change(.DELETE, Self.homePath(homeID) + "/zones/\(zoneID.uuidString)/rooms/\(roomID.uuidString)")
+        try await request(Endpoints.removeRoomFromZone, homeID, zoneID, roomID).events
     }
 
     // MARK: Accessories, services, characteristics
 
     /// `GET …/accessories`: the accessories with their services and characteristics.
     public func accessories(inHome homeID: UUID) async throws(HearthError) -> [HomeAccessory] {
-        try await call(.GET, Self.homePath(homeID) + "/accessories", as: AccessoryList.self).accessories
+        try await request(Endpoints.listAccessories, homeID).accessories
     }
 
     /// `GET …/accessories/nearby`: unpaired accessories found on the network.
     public func nearbyAccessories(forHome homeID: UUID) async throws(HearthError) -> [NearbyAccessory] {
-        try await call(.GET, Self.homePath(homeID) + "/accessories/nearby", as: NearbyList.self).accessories
+        try await request(Endpoints.listNearbyAccessories, homeID).accessories
     }
 
     /// `POST …/accessories`: pairs an accessory found nearby with its setup code and adds it (and bridged ones).
@@ -204,21 +191,13 @@ extension HearthClient {
         roomID: UUID? = nil,
         toHome homeID: UUID
     ) async throws(HearthError) -> [HomeAccessory] {
-        try await call(
-            .POST,
-            Self.homePath(homeID) + "/accessories",
-            body: PairAccessoryBody(deviceID: deviceID, setupCode: setupCode, name: name, roomID: roomID),
-            as: AccessoryList.self
-        ).accessories
+        let body = PairAccessoryBody(deviceID: deviceID, setupCode: setupCode, name: name, roomID: roomID)
+        return try await request(Endpoints.pairAccessory, homeID, body: body).accessories
     }
 
     /// `GET …/accessories/{accessoryID}`: one accessory.
     public func accessory(_ accessoryID: UUID, inHome homeID: UUID) async throws(HearthError) -> HomeAccessory {
-        try await call(
-            .GET,
-            Self.homePath(homeID) + "/accessories/\(accessoryID.uuidString)",
-            as: AccessoryResponse.self
-        ).accessory
+        try await request(Endpoints.getAccessory, homeID, accessoryID).accessory
     }
 
     /// `PATCH …/accessories/{accessoryID}`: renames an accessory and/or moves it to another room.
@@ -229,21 +208,18 @@ extension HearthClient {
         roomID: UUID? = nil,
         inHome homeID: UUID
     ) async throws(HearthError) -> [HomeEvent] {
-        try await change(
-            .PATCH,
-            Self.homePath(homeID) + "/accessories/\(accessoryID.uuidString)",
-            body: UpdateAccessoryBody(name: name, roomID: roomID)
-        )
+        let body = UpdateAccessoryBody(name: name, roomID: roomID)
+        return try await request(Endpoints.updateAccessory, homeID, accessoryID, body: body).events
     }
 
     /// `DELETE …/accessories/{accessoryID}`: unpairs and removes an accessory.
     public func removeAccessory(_ accessoryID: UUID, fromHome homeID: UUID) async throws(HearthError) {
-        _ = try await send(.DELETE, Self.homePath(homeID) + "/accessories/\(accessoryID.uuidString)")
+        _ = try await request(Endpoints.deleteAccessory, homeID, accessoryID)
     }
 
     /// `POST …/accessories/{accessoryID}/identify`: asks the accessory to identify itself.
     public func identifyAccessory(_ accessoryID: UUID, inHome homeID: UUID) async throws(HearthError) {
-        _ = try await send(.POST, Self.homePath(homeID) + "/accessories/\(accessoryID.uuidString)/identify")
+        _ = try await request(Endpoints.identifyAccessory, homeID, accessoryID)
     }
 
     /// `PATCH …/services/{serviceID}`: renames a service.
@@ -255,11 +231,7 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [HomeEvent]
     {
-        try await change(
-            .PATCH,
-            Self.homePath(homeID) + "/services/\(serviceID.uuidString)",
-            body: NameBody(name: name)
-        )
+        try await request(Endpoints.renameService, homeID, serviceID, body: NameBody(name: name)).events
     }
 
     /// `GET …/characteristics/{characteristicID}`: a characteristic with its metadata and last known value.
@@ -269,11 +241,7 @@ extension HearthClient {
     ) async throws(HearthError)
         -> CharacteristicResponse
     {
-        try await call(
-            .GET,
-            Self.homePath(homeID) + "/characteristics/\(characteristicID.uuidString)",
-            as: CharacteristicResponse.self
-        )
+        try await request(Endpoints.readCharacteristic, homeID, characteristicID)
     }
 
     /// `PUT …/characteristics/{characteristicID}`: writes a value through the accessory.
@@ -282,12 +250,8 @@ extension HearthClient {
         toCharacteristic characteristicID: UUID,
         inHome homeID: UUID
     ) async throws(HearthError) -> [CharacteristicWriteResult] {
-        try await call(
-            .PUT,
-            Self.homePath(homeID) + "/characteristics/\(characteristicID.uuidString)",
-            body: WriteValueBody(value: value),
-            as: WriteResults.self
-        ).results
+        let body = WriteValueBody(value: value)
+        return try await request(Endpoints.writeCharacteristic, homeID, characteristicID, body: body).results
     }
 
     /// `PUT …/characteristics`: writes many characteristics at once, each with its outcome.
@@ -297,12 +261,7 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [CharacteristicWriteResult]
     {
-        try await call(
-            .PUT,
-            Self.homePath(homeID) + "/characteristics",
-            body: BatchWriteBody(writes: writes),
-            as: WriteResults.self
-        ).results
+        try await request(Endpoints.writeCharacteristics, homeID, body: BatchWriteBody(writes: writes)).results
     }
 
     /// `PUT …/characteristics/{characteristicID}/notifications`: turns events of a characteristic on or off.
@@ -312,18 +271,15 @@ extension HearthClient {
         forCharacteristic characteristicID: UUID,
         inHome homeID: UUID
     ) async throws(HearthError) -> [HomeEvent] {
-        try await change(
-            .PUT,
-            Self.homePath(homeID) + "/characteristics/\(characteristicID.uuidString)/notifications",
-            body: NotificationsBody(isEnabled: isEnabled)
-        )
+        let body = NotificationsBody(isEnabled: isEnabled)
+        return try await request(Endpoints.setNotifications, homeID, characteristicID, body: body).events
     }
 
     // MARK: Service groups
 
     /// `GET …/serviceGroups`: the service groups.
     public func serviceGroups(inHome homeID: UUID) async throws(HearthError) -> [ServiceGroup] {
-        try await call(.GET, Self.homePath(homeID) + "/serviceGroups", as: ServiceGroupList.self).serviceGroups
+        try await request(Endpoints.listServiceGroups, homeID).serviceGroups
     }
 
     /// `POST …/serviceGroups`: adds a service group.
@@ -332,12 +288,8 @@ extension HearthClient {
         serviceIDs: [UUID] = [],
         toHome homeID: UUID
     ) async throws(HearthError) -> Created<ServiceGroup> {
-        try await call(
-            .POST,
-            Self.homePath(homeID) + "/serviceGroups",
-            body: CreateServiceGroupBody(name: name, serviceIDs: serviceIDs),
-            as: Created<ServiceGroup>.self
-        )
+        let body = CreateServiceGroupBody(name: name, serviceIDs: serviceIDs)
+        return try await request(Endpoints.createServiceGroup, homeID, body: body)
     }
 
     /// `PATCH …/serviceGroups/{groupID}`: renames a service group.
@@ -349,17 +301,13 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [HomeEvent]
     {
-        try await change(
-            .PATCH,
-            Self.homePath(homeID) + "/serviceGroups/\(groupID.uuidString)",
-            body: NameBody(name: name)
-        )
+        try await request(Endpoints.renameServiceGroup, homeID, groupID, body: NameBody(name: name)).events
     }
 
     /// `DELETE …/serviceGroups/{groupID}`: removes a service group.
     @discardableResult
     public func removeServiceGroup(_ groupID: UUID, fromHome homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        try await change(.DELETE, Self.homePath(homeID) + "/serviceGroups/\(groupID.uuidString)")
+        try await request(Endpoints.deleteServiceGroup, homeID, groupID).events
     }
 
     /// `PUT …/serviceGroups/{groupID}/services/{serviceID}`: adds a service to a group.
@@ -371,10 +319,7 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [HomeEvent]
     {
-        try await change(
-            .PUT,
-            Self.homePath(homeID) + "/serviceGroups/\(groupID.uuidString)/services/\(serviceID.uuidString)"
-        )
+        try await request(Endpoints.addServiceToGroup, homeID, groupID, serviceID).events
     }
 
     /// `DELETE …/serviceGroups/{groupID}/services/{serviceID}`: takes a service out of a group.
@@ -384,17 +329,14 @@ extension HearthClient {
         fromGroup groupID: UUID,
         inHome homeID: UUID
     ) async throws(HearthError) -> [HomeEvent] {
-        try await change(
-            .DELETE,
-            Self.homePath(homeID) + "/serviceGroups/\(groupID.uuidString)/services/\(serviceID.uuidString)"
-        )
+        try await request(Endpoints.removeServiceFromGroup, homeID, groupID, serviceID).events
     }
 
     // MARK: Action sets (scenes)
 
     /// `GET …/actionSets`: the action sets (scenes).
     public func actionSets(inHome homeID: UUID) async throws(HearthError) -> [ActionSet] {
-        try await call(.GET, Self.homePath(homeID) + "/actionSets", as: ActionSetList.self).actionSets
+        try await request(Endpoints.listActionSets, homeID).actionSets
     }
 
     /// `POST …/actionSets`: adds an action set.
@@ -404,12 +346,8 @@ extension HearthClient {
         actions: [Action] = [],
         toHome homeID: UUID
     ) async throws(HearthError) -> Created<ActionSet> {
-        try await call(
-            .POST,
-            Self.homePath(homeID) + "/actionSets",
-            body: CreateActionSetBody(name: name, kind: kind, actions: actions),
-            as: Created<ActionSet>.self
-        )
+        let body = CreateActionSetBody(name: name, kind: kind, actions: actions)
+        return try await request(Endpoints.createActionSet, homeID, body: body)
     }
 
     /// `PATCH …/actionSets/{actionSetID}`: renames an action set and/or replaces its actions.
@@ -420,17 +358,14 @@ extension HearthClient {
         actions: [Action]? = nil,
         inHome homeID: UUID
     ) async throws(HearthError) -> [HomeEvent] {
-        try await change(
-            .PATCH,
-            Self.homePath(homeID) + "/actionSets/\(actionSetID.uuidString)",
-            body: UpdateActionSetBody(name: name, actions: actions)
-        )
+        let body = UpdateActionSetBody(name: name, actions: actions)
+        return try await request(Endpoints.updateActionSet, homeID, actionSetID, body: body).events
     }
 
     /// `DELETE …/actionSets/{actionSetID}`: removes an action set.
     @discardableResult
     public func removeActionSet(_ actionSetID: UUID, fromHome homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        try await change(.DELETE, Self.homePath(homeID) + "/actionSets/\(actionSetID.uuidString)")
+        try await request(Endpoints.deleteActionSet, homeID, actionSetID).events
     }
 
     /// `POST …/actionSets/{actionSetID}/run`: runs an action set, every write at once, each with its outcome.
@@ -440,18 +375,14 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [CharacteristicWriteResult]
     {
-        try await call(
-            .POST,
-            Self.homePath(homeID) + "/actionSets/\(actionSetID.uuidString)/run",
-            as: WriteResults.self
-        ).results
+        try await request(Endpoints.runActionSet, homeID, actionSetID).results
     }
 
     // MARK: Triggers
 
     /// `GET …/triggers`: the triggers.
     public func triggers(inHome homeID: UUID) async throws(HearthError) -> [Trigger] {
-        try await call(.GET, Self.homePath(homeID) + "/triggers", as: TriggerList.self).triggers
+        try await request(Endpoints.listTriggers, homeID).triggers
     }
 
     /// `POST …/triggers`: adds a trigger running `actionSetIDs`.
@@ -462,17 +393,13 @@ extension HearthClient {
         definition: Data? = nil,
         toHome homeID: UUID
     ) async throws(HearthError) -> Created<Trigger> {
-        try await call(
-            .POST,
-            Self.homePath(homeID) + "/triggers",
-            body: CreateTriggerBody(
-                name: name,
-                isEnabled: isEnabled,
-                actionSetIDs: actionSetIDs,
-                definition: definition
-            ),
-            as: Created<Trigger>.self
+        let body = CreateTriggerBody(
+            name: name,
+            isEnabled: isEnabled,
+            actionSetIDs: actionSetIDs,
+            definition: definition
         )
+        return try await request(Endpoints.createTrigger, homeID, body: body)
     }
 
     /// `PATCH …/triggers/{triggerID}`: renames a trigger and/or turns it on or off.
@@ -483,24 +410,21 @@ extension HearthClient {
         isEnabled: Bool? = nil,
         inHome homeID: UUID
     ) async throws(HearthError) -> [HomeEvent] {
-        try await change(
-            .PATCH,
-            Self.homePath(homeID) + "/triggers/\(triggerID.uuidString)",
-            body: UpdateTriggerBody(name: name, isEnabled: isEnabled)
-        )
+        let body = UpdateTriggerBody(name: name, isEnabled: isEnabled)
+        return try await request(Endpoints.updateTrigger, homeID, triggerID, body: body).events
     }
 
     /// `DELETE …/triggers/{triggerID}`: removes a trigger.
     @discardableResult
     public func removeTrigger(_ triggerID: UUID, fromHome homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        try await change(.DELETE, Self.homePath(homeID) + "/triggers/\(triggerID.uuidString)")
+        try await request(Endpoints.deleteTrigger, homeID, triggerID).events
     }
 
     // MARK: Users and invites
 
     /// `GET …/users`: the home's users and their roles.
     public func users(inHome homeID: UUID) async throws(HearthError) -> [User] {
-        try await call(.GET, Self.homePath(homeID) + "/users", as: UserList.self).users
+        try await request(Endpoints.listUsers, homeID).users
     }
 
     /// `PATCH …/users/{userID}`: changes a user's role.
@@ -512,36 +436,27 @@ extension HearthClient {
     ) async throws(HearthError)
         -> [HomeEvent]
     {
-        try await change(
-            .PATCH,
-            Self.homePath(homeID) + "/users/\(userID.uuidString)",
-            body: UpdateUserBody(role: role)
-        )
+        try await request(Endpoints.setUserRole, homeID, userID, body: UpdateUserBody(role: role)).events
     }
 
     /// `DELETE …/users/{userID}`: removes a user from the home.
     @discardableResult
     public func removeUser(_ userID: UUID, fromHome homeID: UUID) async throws(HearthError) -> [HomeEvent] {
-        try await change(.DELETE, Self.homePath(homeID) + "/users/\(userID.uuidString)")
+        try await request(Endpoints.removeUser, homeID, userID).events
     }
 
     /// `GET …/invites`: the home's pending invites (never their codes).
     public func invites(forHome homeID: UUID) async throws(HearthError) -> [InviteInfo] {
-        try await call(.GET, Self.homePath(homeID) + "/invites", as: InviteList.self).invites
+        try await request(Endpoints.listInvites, homeID).invites
     }
 
     /// `POST …/invites`: invites someone with a role; the one-time code is shown once.
     public func createInvite(role: UserRole, forHome homeID: UUID) async throws(HearthError) -> NewInvite {
-        try await call(
-            .POST,
-            Self.homePath(homeID) + "/invites",
-            body: CreateInviteBody(role: role),
-            as: NewInvite.self
-        )
+        try await request(Endpoints.createInvite, homeID, body: CreateInviteBody(role: role))
     }
 
     /// `DELETE …/invites/{inviteID}`: withdraws a pending invite.
     public func removeInvite(_ inviteID: UUID, fromHome homeID: UUID) async throws(HearthError) {
-        _ = try await send(.DELETE, Self.homePath(homeID) + "/invites/\(inviteID.uuidString)")
+        _ = try await request(Endpoints.deleteInvite, homeID, inviteID)
     }
 }

@@ -51,19 +51,38 @@ public struct HearthClient: Sendable {
 
     // MARK: Transport
 
-    /// An empty JSON body, for routes that take none.
-    struct NoBody: Encodable {}
+    /// Calls `endpoint`, which takes no body, with the path's `ids` in order; returns its decoded answer.
+    func request<Answer>(
+        _ endpoint: Endpoint<NoBody, Answer>,
+        _ ids: UUID...,
+        query: String = ""
+    ) async throws(HearthError) -> Answer {
+        try await request(endpoint, ids: ids, body: nil, query: query)
+    }
 
-    /// Sends one request and returns the status and body of a successful answer; throws the API's error otherwise.
-    func send(
-        _ method: NIOHTTP1.HTTPMethod,
-        _ path: String,
-        body: (some Encodable)? = NoBody?.none,
-        authenticated: Bool = true
-    ) async throws(HearthError) -> (status: Int, data: Data) {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        if authenticated, let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+    /// Calls `endpoint` with the path's `ids` in order and `body`; returns its decoded answer.
+    func request<Body, Answer>(
+        _ endpoint: Endpoint<Body, Answer>,
+        _ ids: UUID...,
+        body: Body
+    ) async throws(HearthError) -> Answer {
+        try await request(endpoint, ids: ids, body: body, query: "")
+    }
+
+    /// Sends one request of `endpoint` with the token, when there is one, and returns the decoded answer of a
+    /// successful one; throws the API's error otherwise.
+    func request<Body, Answer>(
+        _ endpoint: Endpoint<Body, Answer>,
+        ids: [UUID],
+        body: Body?,
+        query: String
+    ) async throws(HearthError) -> Answer {
+        guard let path = endpoint.path(filling: ids.map(\.uuidString)) else {
+            throw .invalidRequest("\(endpoint.route) takes \(endpoint.parameters.count) ids, not \(ids.count)")
+        }
+        var request = HTTPClientRequest(url: baseURL + path + (query.isEmpty ? "" : "?" + query))
+        request.method = endpoint.method.nio
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         request.headers.add(name: "Accept", value: "application/json")
         if let body {
             let data: Data
@@ -90,32 +109,12 @@ public struct HearthClient: Sendable {
             }
             throw .malformedResponse(status: status, "HTTP \(status) without an error body")
         }
-        return (status, data)
-    }
-
-    /// Sends one request and decodes the answer as `Response`.
-    func call<Response: Decodable>(
-        _ method: NIOHTTP1.HTTPMethod,
-        _ path: String,
-        body: (some Encodable)? = NoBody?.none,
-        authenticated: Bool = true,
-        as type: Response.Type
-    ) async throws(HearthError) -> Response {
-        let (status, data) = try await send(method, path, body: body, authenticated: authenticated)
+        if let none = NoContent() as? Answer { return none }
         do {
-            return try JSONDecoder.api.decode(Response.self, from: data)
+            return try JSONDecoder.api.decode(Answer.self, from: data)
         } catch {
             throw .malformedResponse(status: status, Self.describe(error))
         }
-    }
-
-    /// Sends a change and returns its events.
-    func change(
-        _ method: NIOHTTP1.HTTPMethod,
-        _ path: String,
-        body: (some Encodable)? = NoBody?.none
-    ) async throws(HearthError) -> [HomeEvent] {
-        try await call(method, path, body: body, as: Events.self).events
     }
 
     /// A short description of a transport or decoding error (never a header).
@@ -152,8 +151,19 @@ public struct HearthClient: Sendable {
         }
         return nil
     }
+}
 
-    static func homePath(_ homeID: UUID) -> String { "/v1/homes/\(homeID.uuidString)" }
+extension APIMethod {
+    /// The method as NIO names it.
+    var nio: NIOHTTP1.HTTPMethod {
+        switch self {
+        case .GET: .GET
+        case .POST: .POST
+        case .PUT: .PUT
+        case .PATCH: .PATCH
+        case .DELETE: .DELETE
+        }
+    }
 }
 
 extension Duration {

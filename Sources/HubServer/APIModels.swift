@@ -17,25 +17,3 @@ extension InviteInfo {
         )
     }
 }
-
-/// The answer to a change: the change events it made (and, for additions, the new object under its kind).
-struct MutationResponse: Encodable {
-    var key: String?
-    var object: (any Encodable)?
-    var events: [HomeEvent]
-
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(events, forKey: Key(stringValue: "events"))
-        if let key, let object {
-            try container.encode(object, forKey: Key(stringValue: key))
-        }
-    }
-}

@@ -1,34 +1,89 @@
 import Foundation
 import HTTPTypes
+import HearthAPI
 import HomeGraph
 import Hub
 import Hummingbird
 
-/// One authenticated request as a route sees it: the caller, the path's ids, the strict body.
+/// The request context of the API's routes: Hummingbird's, and the caller the authenticator found.
+public struct HubRequestContext: RequestContext {
+    /// Hummingbird's part of the context.
+    public var coreContext: CoreRequestContextStorage
+    /// The account and token of the request's bearer token; `nil` when the request sent none.
+    public var principal: Principal?
+
+    /// A context for a new request, with no caller yet.
+    public init(source: Source) {
+        self.coreContext = .init(source: source)
+        self.principal = nil
+    }
+}
+
+/// Finds the caller of every route's request: a request that sends a token must send a valid one (401 otherwise),
+/// and the connection that showed one counts as authenticated.
+struct Authenticator: RouterMiddleware {
+    let server: HubServer
+
+    func handle(
+        _ request: Request,
+        context: HubRequestContext,
+        next: (Request, HubRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard request.headers[.authorization] != nil else { return try await next(request, context) }
+        guard let principal = await server.principal(of: request) else { throw APIError.unauthorized }
+        var context = context
+        context.principal = principal
+        return try await next(request, context)
+    }
+}
+
+/// One authenticated request as a route sees it: the caller, the path's ids, the request.
 struct Call: Sendable {
     let request: Request
-    let context: BasicRequestContext
     let principal: Principal
     let server: HubServer
+    /// The path's ids by parameter name.
+    let ids: [String: UUID]
+
+    /// The call of `request`, its path's ids read in the path's order; a malformed id is an unknown one (404).
+    init(
+        request: Request,
+        context: HubRequestContext,
+        principal: Principal,
+        server: HubServer,
+        path: some APIEndpoint
+    )
+        throws
+    {
+        var ids: [String: UUID] = [:]
+        for name in path.parameters {
+            let text = context.parameters.get(name) ?? ""
+            guard let id = UUID(uuidString: text) else { throw APIError.notFound(Self.kind(of: name), text) }
+            ids[name] = id
+        }
+        self.request = request
+        self.principal = principal
+        self.server = server
+        self.ids = ids
+    }
+
+    /// The kind of object a path parameter names: `roomID` is a room, `groupID` a service group.
+    static func kind(of parameter: String) -> String {
+        parameter == "groupID" ? "serviceGroup" : String(parameter.dropLast(2))
+    }
 
     /// The caller as the hub knows them.
     var caller: HubCaller { .user(principal.userID) }
 
-    /// The id in path parameter `name`; a malformed id is an unknown one (404).
-    func id(_ name: String, kind: String) throws -> UUID {
-        let text = context.parameters.get(name) ?? ""
-        guard let id = UUID(uuidString: text) else { throw APIError.notFound(kind, text) }
+    /// The id in path parameter `name`.
+    func id(_ name: String) throws -> UUID {
+        guard let id = ids[name] else { throw APIError.notFound(Self.kind(of: name), "") }
         return id
     }
 
-    /// The home in the path, as the caller may see it.
+    /// The home in the path.
     var homeID: UUID {
-        get throws { try id("homeID", kind: "home") }
-    }
-
-    /// The body, decoded strictly.
-    func body<T: Codable>(_ type: T.Type) async throws -> T {
-        try await JSONBody.decode(type, from: request)
+        get throws { try id("homeID") }
     }
 
     /// The home and the caller's role in it; 404 when the caller is not one of its users.
@@ -77,38 +132,38 @@ struct Call: Sendable {
         }
     }
 
-    /// A JSON answer.
-    func reply(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        JSONBody.response(value, status: status)
-    }
+    /// The answer to a change: its events.
+    func changed(_ events: [HomeEvent]) -> Events { Events(events: events) }
 
-    /// The answer to a change: its events, and the new object under `key` for additions (201).
-    func changed(_ events: [HomeEvent], key: String? = nil, object: (any Encodable)? = nil) -> Response {
-        JSONBody.response(
-            MutationResponse(key: key, object: object, events: events),
-            status: object == nil ? .ok : .created
-        )
+    /// The answer to an addition: its events and the new object as its event carries it (no second read).
+    func created<Object: CreatedObject>(_ events: [HomeEvent]) throws -> Created<Object> {
+        guard let object = events.lazy.compactMap({ Object.added(by: $0.change) }).first else {
+            throw APIError(HubError.internalError("the addition reported no new \(Object.createdKey)"))
+        }
+        return Created(object: object, events: events)
     }
-
-    /// 204 No Content.
-    var noContent: Response { Response(status: .noContent) }
 }
 
-/// A route's handler.
-typealias RouteHandler = @Sendable (Call) async throws -> Response
+extension APIMethod {
+    /// The method as Hummingbird names it.
+    var http: HTTPRequest.Method {
+        switch self {
+        case .GET: .get
+        case .POST: .post
+        case .PUT: .put
+        case .PATCH: .patch
+        case .DELETE: .delete
+        }
+    }
+}
 
-extension HubServer {
-    /// Registers an authenticated route: the handler runs only with a valid bearer token.
-    func add(
-        _ method: HTTPRequest.Method,
-        _ path: String,
-        on router: Router<BasicRequestContext>,
-        _ handler: @escaping RouteHandler
-    ) {
-        let server = self
-        router.on(RouterPath(path), method: method) { request, context in
-            guard let principal = await server.principal(of: request) else { throw APIError.unauthorized }
-            return try await handler(Call(request: request, context: context, principal: principal, server: server))
+extension EndpointAccess {
+    /// The hub's access level for a home-level access (`control` for the others).
+    var level: AccessLevel {
+        switch self {
+        case .noToken, .signedIn, .control: .control
+        case .configure: .configure
+        case .owner: .owner
         }
     }
 }

@@ -87,8 +87,8 @@ public struct HubServer: Sendable {
     }
 
     /// The HTTP router with every route of the API.
-    public func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    public func makeRouter() -> Router<HubRequestContext> {
+        let router = Router(context: HubRequestContext.self)
         router.add(middleware: ErrorMiddleware())
         registerRoutes(on: router)
         return router
@@ -116,7 +116,7 @@ public struct HubServer: Sendable {
     /// The application: HTTP with WebSocket upgrade on the configured address.
     public func makeApplication(
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
-    ) -> Application<RouterResponder<BasicRequestContext>> {
+    ) -> Application<RouterResponder<HubRequestContext>> {
         let guarding = LoopBoundChannel<HTTP1WebSocketUpgradeChannel>.Guarding(
             connections: OpenConnections(
                 limit: configuration.maximumConnections ?? OpenConnections.defaultLimit(),

@@ -1,18 +1,61 @@
 import Foundation
+import HearthAPI
 import HomeGraph
 import Hub
 import HubServer
 import Testing
 
 @Suite(.serialized) struct RouteTests {
-    @Test func theOpenAPIDocumentListsExactlyTheRoutesServed() async throws {
+    @Test func theServerServesExactlyTheEndpointsOfTheTableAndTheDocumentListsThem() async throws {
         let fixture = try await Fixture()
         let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
         await fixture.stop()
-        let documented = try documentedRoutes()
-        #expect(documented.count == 58)
-        #expect(served.subtracting(documented).isEmpty, "served but not documented")
-        #expect(documented.subtracting(served).isEmpty, "documented but not served")
+        let described = Set(Endpoints.all.map(\.route.description))
+        #expect(Endpoints.all.count == 58 && described.count == 58, "each endpoint once")
+        #expect(served.subtracting(described).isEmpty, "served but not in Endpoints")
+        #expect(described.subtracting(served).isEmpty, "in Endpoints but not served")
+        let documented = Set(try documentedOperations().keys)
+        #expect(described.subtracting(documented).isEmpty, "in Endpoints but not documented")
+        #expect(documented.subtracting(described).isEmpty, "documented but not in Endpoints")
+    }
+
+    @Test func theOpenAPIDocumentDescribesEachEndpointAsTheTableDoes() throws {
+        let documented = try documentedOperations()
+        for endpoint in Endpoints.all {
+            let route = endpoint.route.description
+            guard let operation = documented[route] else {
+                Issue.record("\(route) is not documented")
+                continue
+            }
+            #expect(operation.summary.hasPrefix(endpoint.summary.dropLast()), "\(route): \(operation.summary)")
+            #expect(operation.description == "Who may: \(endpoint.access.whoMay)", "\(route)")
+            #expect(operation.isOpen == (endpoint.access == .noToken), "\(route)")
+            #expect(operation.status == endpoint.status, "\(route)")
+            #expect(operation.requestSchema == schemaName(of: endpoint.bodyType), "\(route): request body")
+            #expect(operation.answerSchema == schemaName(of: endpoint.answerType), "\(route): answer")
+        }
+    }
+
+    /// The schema docs/api/openapi.yaml names for a body or answer type: the type's name without `Body`,
+    /// `Created<Room>` as `RoomCreated`, none for `NoBody` and `NoContent`.
+    func schemaName(of type: Any.Type) -> String? {
+        let name = String(describing: type)
+        if type == NoBody.self || type == NoContent.self { return nil }
+        if name.hasPrefix("Created<") { return String(name.dropFirst("Created<".count).dropLast()) + "Created" }
+        return name.hasSuffix("Body") ? String(name.dropLast(4)) : name
+    }
+
+    @Test func anEndpointFillsItsPathPercentEncoded() {
+        let home = UUID()
+        #expect(Endpoints.getHome.path(filling: [home.uuidString]) == "/v1/homes/\(home.uuidString)")
+        #expect(Endpoints.getMe.path(filling: []) == "/v1/me")
+        #expect(
+            Endpoints.removeRoomFromZone.path(filling: ["a b", "x/y", "?#%"])
+                == "/v1/homes/a%20b/zones/x%2Fy/rooms/%3F%23%25"
+        )
+        #expect(Endpoints.getHome.parameters == ["homeID"])
+        #expect(Endpoints.getHome.path(filling: []) == nil, "too few values")
+        #expect(Endpoints.getMe.path(filling: ["extra"]) == nil, "too many values")
     }
 
     // Every route, reached over real HTTP by the owner; the test ends by checking it reached every one.
@@ -378,8 +421,8 @@ import Testing
             reply = try await api.call(.delete, "/v1/homes/{homeID}", ["homeID": h2], token: o)
             #expect(reply.status == 200 && reply.text.contains("homeRemoved"))
 
-            let documented = try documentedRoutes()
-            #expect(documented.subtracting(api.coverage.routes).isEmpty, "routes the test did not reach")
+            let described = Set(Endpoints.all.map(\.route.description))
+            #expect(described.subtracting(api.coverage.routes).isEmpty, "routes the test did not reach")
         }
     }
 }

@@ -273,20 +273,35 @@ final class EventClient: Sendable {
     }
 }
 
-/// The (method, path) pairs `docs/api/openapi.yaml` documents, read from its `paths:` section.
-func documentedRoutes() throws -> Set<String> {
-    Set(try documentedOperations().keys)
+/// One operation as `docs/api/openapi.yaml` documents it.
+struct DocumentedOperation: Equatable {
+    var summary = ""
+    /// The description, which says who may call it ("Who may: …").
+    var description = ""
+    /// Whether it may be called without a token (`security: [{}, …]`).
+    var isOpen = false
+    /// The schema of the request body, when it takes one.
+    var requestSchema: String?
+    /// The status of the first (successful) answer and the schema of its body, when it has one.
+    var status = 0
+    var answerSchema: String?
 }
 
-/// Each documented "METHOD path" with the description of its operation (which says who may call it).
-func documentedOperations() throws -> [String: String] {
+/// Each operation `docs/api/openapi.yaml` documents in its `paths:` section, by "METHOD path".
+func documentedOperations() throws -> [String: DocumentedOperation] {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     let text = try String(contentsOf: root.appendingPathComponent("docs/api/openapi.yaml"), encoding: .utf8)
-    var operations: [String: String] = [:]
+    var operations: [String: DocumentedOperation] = [:]
     var inPaths = false
     var path: String?
     var current: String?
+    var section = ""
+    func value(_ line: Substring, after key: String) -> String? {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix(key) else { return nil }
+        return trimmed.dropFirst(key.count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["\""])
+    }
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         if line == "paths:" {
             inPaths = true
@@ -302,10 +317,32 @@ func documentedOperations() throws -> [String: String] {
             current = nil
             if ["get", "put", "post", "patch", "delete"].contains(key) {
                 current = "\(key.uppercased()) \(path)"
-                operations[current ?? ""] = ""
+                operations[current ?? ""] = DocumentedOperation()
             }
-        } else if let operation = current, line.hasPrefix("      description:") {
-            operations[operation] = String(line.dropFirst("      description:".count))
+        } else if let operation = current {
+            if line.hasPrefix("      "), !line.hasPrefix("       ") {
+                section = line.trimmingCharacters(in: .whitespaces)
+            }
+            let schema = line.firstRange(of: "#/components/schemas/").map { range in
+                String(line[range.upperBound...].prefix { $0 != "'" })
+            }
+            if let text = value(line, after: "summary:"), section.hasPrefix("summary") {
+                operations[operation]?.summary = text
+            }
+            if let text = value(line, after: "description:"), section.hasPrefix("description") {
+                operations[operation]?.description = text
+            }
+            if section.hasPrefix("security:") { operations[operation]?.isOpen = section.contains("{}") }
+            if section == "requestBody:", let schema { operations[operation]?.requestSchema = schema }
+            if section == "responses:", operations[operation]?.status == 0, line.hasPrefix("        '"),
+                let status = Int(line.dropFirst(9).prefix(3))
+            {
+                operations[operation]?.status = status
+            } else if section == "responses:", operations[operation]?.answerSchema == nil, let schema,
+                operations[operation]?.status != 0, !line.contains("responses/")
+            {
+                operations[operation]?.answerSchema = schema
+            }
         }
     }
     return operations

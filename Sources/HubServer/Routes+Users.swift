@@ -1,0 +1,46 @@
+import Foundation
+import HearthAPI
+import HomeGraph
+import Hub
+
+extension Routes {
+    /// A home's users and invites.
+    func addUserRoutes() {
+        add(Endpoints.listUsers) { call, _ in
+            UserList(users: try await call.home(try call.homeID).home.users)
+        }
+        add(Endpoints.setUserRole) { call, body in
+            let (homeID, userID) = (try call.homeID, try call.id("userID"))
+            return call.changed(try await call.perform(.setRole(home: homeID, user: userID, role: body.role)))
+        }
+        add(Endpoints.removeUser) { call, _ in
+            let (homeID, userID) = (try call.homeID, try call.id("userID"))
+            return call.changed(try await call.perform(.removeUser(home: homeID, user: userID)))
+        }
+        add(Endpoints.listInvites, checkingAccess: true) { call, _ in
+            let homeID = try call.homeID
+            return InviteList(invites: await call.server.credentials.invites(home: homeID).map(InviteInfo.init))
+        }
+        add(Endpoints.createInvite) { call, body in
+            let homeID = try call.homeID
+            try await call.require(
+                AccessLevel(for: .addUser(home: homeID, id: UUID(), name: "", role: body.role)),
+                inHome: homeID
+            )
+            let (invite, code) = try await call.server.credentials.createInvite(
+                home: homeID,
+                role: body.role,
+                invitedBy: call.principal.userID,
+                lifetime: call.server.configuration.inviteLifetime
+            )
+            return NewInvite(invite: InviteInfo(invite), code: code)
+        }
+        add(Endpoints.deleteInvite, checkingAccess: true) { call, _ in
+            let (homeID, inviteID) = (try call.homeID, try call.id("inviteID"))
+            guard try await call.server.credentials.removeInvite(inviteID, home: homeID) else {
+                throw APIError.notFound("invite", inviteID.uuidString)
+            }
+            return NoContent()
+        }
+    }
+}
