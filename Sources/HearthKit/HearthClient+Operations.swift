@@ -174,7 +174,7 @@ extension HearthClient {
     // MARK: Accessories, services, characteristics
 
     /// `GET …/accessories`: the accessories with their services and characteristics.
-    public func accessories(inHome homeID: UUID) async throws(HearthError) -> [HomeAccessory] {
+    public func accessories(inHome homeID: UUID) async throws(HearthError) -> [Accessory] {
         try await request(Endpoints.listAccessories, homeID).accessories
     }
 
@@ -190,13 +190,13 @@ extension HearthClient {
         name: String? = nil,
         roomID: UUID? = nil,
         toHome homeID: UUID
-    ) async throws(HearthError) -> [HomeAccessory] {
+    ) async throws(HearthError) -> [Accessory] {
         let body = PairAccessoryBody(deviceID: deviceID, setupCode: setupCode, name: name, roomID: roomID)
         return try await request(Endpoints.pairAccessory, homeID, body: body).accessories
     }
 
     /// `GET …/accessories/{accessoryID}`: one accessory.
-    public func accessory(_ accessoryID: UUID, inHome homeID: UUID) async throws(HearthError) -> HomeAccessory {
+    public func accessory(_ accessoryID: UUID, inHome homeID: UUID) async throws(HearthError) -> Accessory {
         try await request(Endpoints.getAccessory, homeID, accessoryID).accessory
     }
 
