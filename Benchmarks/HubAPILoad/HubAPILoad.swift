@@ -236,7 +236,7 @@ struct EventsAnswer: Decodable {
 
 struct RoomAnswer: Decodable { var room: Room }
 
-struct AccessoriesAnswer: Decodable { var accessories: [HomeAccessory] }
+struct AccessoriesAnswer: Decodable { var accessories: [Accessory] }
 
 @main
 enum HubAPILoad {

@@ -1,7 +1,7 @@
 import HAP
 
 /// One characteristic write as a controller asked for it, already checked against the characteristic's metadata.
-public struct CharacteristicWrite: Sendable, Equatable {
+public struct BackendWrite: Sendable, Equatable {
     /// Which characteristic.
     public var id: CharacteristicID
     /// The value, normalised to the characteristic's format (a JSON `1` for a bool arrives as `true`).
@@ -18,7 +18,7 @@ public struct CharacteristicWrite: Sendable, Equatable {
 }
 
 /// The outcome of one write: a HAP status and, for write-response, the value after the write.
-public struct WriteOutcome: Sendable, Equatable {
+public struct BackendWriteOutcome: Sendable, Equatable {
     /// `success`, or why the accessory refused.
     public var status: HAPStatus
     /// The value to return when the controller asked for it.
@@ -64,7 +64,7 @@ public protocol AccessoryBackend: Sendable {
     /// Current values of the given characteristics; a missing or failing one maps to a HAP status.
     func read(_ ids: [CharacteristicID]) async -> [CharacteristicID: Result<HAPValue?, HAPStatus>]
     /// Applies writes (all in one request) and returns one outcome per write, in order.
-    func write(_ writes: [CharacteristicWrite]) async -> [WriteOutcome]
+    func write(_ writes: [BackendWrite]) async -> [BackendWriteOutcome]
     /// Identify routine: the whole accessory when unpaired (`POST /identify`), else via the Identify characteristic.
     func identify() async
     /// A stream of changes for the server to turn into events; one consumer, the server, for its lifetime.
@@ -75,7 +75,7 @@ public protocol AccessoryBackend: Sendable {
     /// Whether ``writeImmediately(_:)`` can apply writes now, without suspending. The default is `false`.
     var canWriteImmediately: Bool { get }
     /// What ``write(_:)`` does, done now when ``canWriteImmediately`` is true; `nil` otherwise.
-    func writeImmediately(_ writes: [CharacteristicWrite]) -> [WriteOutcome]?
+    func writeImmediately(_ writes: [BackendWrite]) -> [BackendWriteOutcome]?
 }
 
 extension AccessoryBackend {
@@ -88,5 +88,5 @@ extension AccessoryBackend {
     public var canWriteImmediately: Bool { false }
 
     /// Always `nil`: the server awaits ``write(_:)``.
-    public func writeImmediately(_ writes: [CharacteristicWrite]) -> [WriteOutcome]? { nil }
+    public func writeImmediately(_ writes: [BackendWrite]) -> [BackendWriteOutcome]? { nil }
 }

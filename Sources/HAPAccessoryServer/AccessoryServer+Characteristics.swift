@@ -20,7 +20,7 @@ extension AccessoryServer {
         var request: CharacteristicWriteRequest
         var statuses: [HAPStatus?]
         var values: [HAPValue?]
-        var writes: [CharacteristicWrite]
+        var writes: [BackendWrite]
         var writeIndices: [Int]
     }
 
@@ -195,7 +195,7 @@ extension AccessoryServer {
         }
         var statuses: [HAPStatus?] = Array(repeating: nil, count: request.characteristics.count)
         var values: [HAPValue?] = Array(repeating: nil, count: request.characteristics.count)
-        var writes: [CharacteristicWrite] = []
+        var writes: [BackendWrite] = []
         var writeIndices: [Int] = []
         for (index, item) in request.characteristics.enumerated() {
             guard let characteristic = database.characteristic(at: item.id) else {
@@ -222,7 +222,7 @@ extension AccessoryServer {
                     )
                     let normalized = try characteristic.normalized(value)
                     let wantsResponse = item.requestsResponse == true && characteristic.has(.writeResponse)
-                    writes.append(CharacteristicWrite(id: item.id, value: normalized, wantsResponse: wantsResponse))
+                    writes.append(BackendWrite(id: item.id, value: normalized, wantsResponse: wantsResponse))
                     writeIndices.append(index)
                     values[index] = normalized
                 }
@@ -244,7 +244,7 @@ extension AccessoryServer {
     /// Sends events for what was written and answers: 204 when all succeeded and nothing is sent back, else 207.
     private func completeWrite(
         _ plan: WritePlan,
-        outcomes: [WriteOutcome],
+        outcomes: [BackendWriteOutcome],
         session: ConnectionSession,
         connection: ObjectIdentifier
     ) -> RouteOutcome {
@@ -253,7 +253,8 @@ extension AccessoryServer {
         var responseValues: [Int: HAPValue?] = [:]
         for (position, index) in plan.writeIndices.enumerated() {
             let outcome =
-                position < outcomes.count ? outcomes[position] : WriteOutcome(status: .serviceCommunicationFailure)
+                position < outcomes.count
+                ? outcomes[position] : BackendWriteOutcome(status: .serviceCommunicationFailure)
             statuses[index] = outcome.status
             guard outcome.status.isSuccess else { continue }
             let written = plan.writes[position]

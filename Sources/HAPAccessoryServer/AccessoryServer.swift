@@ -323,7 +323,7 @@ public actor AccessoryServer {
     }
 }
 
-extension Characteristic {
+extension HAPCharacteristic {
     /// hap-protocol.md §7.8: ProgrammableSwitchEvent (0x73) and ButtonEvent (0x126) skip coalescing.
     var sendsEventsImmediately: Bool {
         type == HAPUUID(apple: 0x73) || type == HAPUUID(apple: 0x126)

@@ -236,19 +236,19 @@ public struct ZoneList: Codable, Sendable, Equatable {
 /// `GET …/accessories` and `POST …/accessories`.
 public struct AccessoryList: Codable, Sendable, Equatable {
     /// The accessories.
-    public var accessories: [HomeAccessory]
+    public var accessories: [Accessory]
 
     /// Makes the list.
-    public init(accessories: [HomeAccessory]) { self.accessories = accessories }
+    public init(accessories: [Accessory]) { self.accessories = accessories }
 }
 
 /// `GET …/accessories/{accessoryID}`.
 public struct AccessoryResponse: Codable, Sendable, Equatable {
     /// The accessory.
-    public var accessory: HomeAccessory
+    public var accessory: Accessory
 
     /// Makes the response.
-    public init(accessory: HomeAccessory) { self.accessory = accessory }
+    public init(accessory: Accessory) { self.accessory = accessory }
 }
 
 /// An accessory found on the network that is not paired yet.
@@ -283,12 +283,12 @@ public struct NearbyList: Codable, Sendable, Equatable {
 /// `GET …/characteristics/{characteristicID}`: the characteristic with its last known value.
 public struct CharacteristicResponse: Codable, Sendable, Equatable {
     /// The characteristic.
-    public var characteristic: HomeCharacteristic
+    public var characteristic: Characteristic
     /// The accessory it belongs to.
     public var accessoryID: UUID
 
     /// Makes the response.
-    public init(characteristic: HomeCharacteristic, accessoryID: UUID) {
+    public init(characteristic: Characteristic, accessoryID: UUID) {
         self.characteristic = characteristic
         self.accessoryID = accessoryID
     }

@@ -187,7 +187,7 @@ extension HearthClient {
     // MARK: Accessories, services, characteristics
 
     /// `GET …/accessories`: the accessories with their services and characteristics.
-    public func accessories(inHome homeID: UUID) async throws(HearthError) -> [HomeAccessory] {
+    public func accessories(inHome homeID: UUID) async throws(HearthError) -> [Accessory] {
         try await call(.GET, Self.homePath(homeID) + "/accessories", as: AccessoryList.self).accessories
     }
 
@@ -203,7 +203,7 @@ extension HearthClient {
         name: String? = nil,
         roomID: UUID? = nil,
         toHome homeID: UUID
-    ) async throws(HearthError) -> [HomeAccessory] {
+    ) async throws(HearthError) -> [Accessory] {
         try await call(
             .POST,
             Self.homePath(homeID) + "/accessories",
@@ -213,7 +213,7 @@ extension HearthClient {
     }
 
     /// `GET …/accessories/{accessoryID}`: one accessory.
-    public func accessory(_ accessoryID: UUID, inHome homeID: UUID) async throws(HearthError) -> HomeAccessory {
+    public func accessory(_ accessoryID: UUID, inHome homeID: UUID) async throws(HearthError) -> Accessory {
         try await call(
             .GET,
             Self.homePath(homeID) + "/accessories/\(accessoryID.uuidString)",

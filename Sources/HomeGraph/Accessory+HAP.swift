@@ -11,7 +11,7 @@ extension Accessory {
     /// the accessory's last to its primary service's name or "Accessory". Ids are drawn in order: the accessory,
     /// then each service followed by its characteristics.
     public init(
-        importing accessory: HAP.Accessory,
+        importing accessory: HAPAccessory,
         name: String? = nil,
         roomID: UUID,
         category: AccessoryCategory = .other,
@@ -70,7 +70,7 @@ extension Accessory {
     }
 
     /// The non-blank string value of the characteristic of `type` in `service`.
-    private static func text(of type: HAPUUID, in service: HAP.Service) -> String? {
+    private static func text(of type: HAPUUID, in service: HAPService) -> String? {
         guard case .string(let value)? = service.characteristics.first(where: { $0.type == type })?.value else {
             return nil
         }
@@ -79,7 +79,7 @@ extension Accessory {
     }
 
     /// The string value of the characteristic of `type` in `service` cleaned into a name, if anything is left.
-    private static func name(of type: HAPUUID, in service: HAP.Service) -> String? {
+    private static func name(of type: HAPUUID, in service: HAPService) -> String? {
         guard case .string(let value)? = service.characteristics.first(where: { $0.type == type })?.value else {
             return nil
         }

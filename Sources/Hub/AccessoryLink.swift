@@ -63,7 +63,7 @@ extension HomeGraph {
     }
 
     /// The graph accessories of the accessory server `key` in `homeID`: its own accessory and those behind it.
-    func accessories(ofDevice key: String, inHome homeID: UUID) -> [HomeAccessory] {
+    func accessories(ofDevice key: String, inHome homeID: UUID) -> [Accessory] {
         guard let home = home(withID: homeID) else { return [] }
         return home.accessories.filter { $0.deviceID.map { deviceKey($0.description) } == key }
     }
@@ -88,7 +88,7 @@ extension HomeGraph {
 
 extension AccessoryCategory {
     /// The category a bridged accessory shows, guessed from its primary service (HAP gives it only for the server).
-    static func guessed(from accessory: HAP.Accessory) -> AccessoryCategory {
+    static func guessed(from accessory: HAPAccessory) -> AccessoryCategory {
         let primary =
             accessory.services.first(where: \.isPrimary)
             ?? accessory.services.first { $0.type != HAPUUID(apple: 0x3E) && $0.type != HAPUUID(apple: 0xA2) }

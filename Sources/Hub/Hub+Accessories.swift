@@ -106,7 +106,7 @@ extension Hub {
         setupCode: SetupCode,
         room roomID: UUID? = nil,
         as caller: HubCaller
-    ) async throws(HubError) -> [HomeAccessory] {
+    ) async throws(HubError) -> [Accessory] {
         try authorize(.configure, inHome: homeID, as: caller)
         guard let browser = accessories.browser else { throw .accessoryNotFound(deviceID) }
         let nearby = await browser.accessories
@@ -135,7 +135,7 @@ extension Hub {
         setupCode: SetupCode,
         room roomID: UUID? = nil,
         as caller: HubCaller
-    ) async throws(HubError) -> [HomeAccessory] {
+    ) async throws(HubError) -> [Accessory] {
         try authorize(.configure, inHome: homeID, as: caller)
         return try await pair(home: homeID, host: host, port: port, setupCode: setupCode, room: roomID, advertised: nil)
     }
@@ -147,7 +147,7 @@ extension Hub {
         setupCode: SetupCode,
         room roomID: UUID?,
         advertised: DiscoveredAccessory?
-    ) async throws(HubError) -> [HomeAccessory] {
+    ) async throws(HubError) -> [Accessory] {
         guard !isStopped else { throw .stopped }
         guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         let room = roomID ?? home.roomForEntireHome.id
@@ -219,7 +219,7 @@ extension Hub {
         key: String,
         homeID: UUID,
         store: ControllerPairingStore
-    ) async throws(HubError) -> [HomeAccessory] {
+    ) async throws(HubError) -> [Accessory] {
         if let old = accessories.links.removeValue(forKey: key) {
             for task in old.tasks { task.cancel() }
             await old.paired.close()
@@ -260,7 +260,7 @@ extension Hub {
         room roomID: UUID,
         deviceID key: String,
         category: AccessoryCategory?,
-        bridge: HomeAccessory? = nil,
+        bridge: Accessory? = nil,
         after earlier: [HomeOperation] = []
     ) throws(HubError) -> [HomeOperation] {
         let catalog: TypeCatalog
@@ -279,7 +279,7 @@ extension Hub {
                 ? (category ?? (ordered.count > 1 ? .bridge : .guessed(from: hapAccessory)))
                 : .guessed(from: hapAccessory)
             var ids = SystemIDGenerator()
-            var accessory = HomeAccessory(
+            var accessory = Accessory(
                 importing: hapAccessory,
                 roomID: roomID,
                 category: accessoryCategory,

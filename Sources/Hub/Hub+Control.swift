@@ -81,7 +81,7 @@ extension Hub {
         for id in ids {
             do throws(HubError) {
                 let target = try resolve(id, inHome: homeID)
-                let characteristic: HomeCharacteristic
+                let characteristic: Characteristic
                 do {
                     characteristic = try graph.characteristic(withID: id, inHome: homeID).characteristic
                 } catch {
@@ -242,7 +242,7 @@ extension Hub {
 
     /// The link and HAP id of a characteristic of `homeID`.
     private func resolve(_ id: UUID, inHome homeID: UUID) throws(HubError) -> Target {
-        let found: (characteristic: HomeCharacteristic, accessory: HomeAccessory)
+        let found: (characteristic: Characteristic, accessory: Accessory)
         do { found = try graph.characteristic(withID: id, inHome: homeID) } catch { throw .rejected(error) }
         guard let deviceID = found.accessory.deviceID else { throw .accessoryNotFound(found.accessory.name) }
         let key = deviceKey(deviceID.description)
@@ -258,7 +258,7 @@ extension Hub {
     }
 
     /// The link of an accessory of `homeID`, and the accessory.
-    private func linked(_ id: UUID, inHome homeID: UUID) throws(HubError) -> (AccessoryLink, HomeAccessory) {
+    private func linked(_ id: UUID, inHome homeID: UUID) throws(HubError) -> (AccessoryLink, Accessory) {
         guard let home = graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         guard let accessory = home.accessories.first(where: { $0.id == id }) else {
             throw .rejected(.notFound(.accessory, id))

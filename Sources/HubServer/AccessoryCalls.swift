@@ -27,7 +27,7 @@ extension Call {
 
     /// Pairs the accessory the body names (by `deviceID`, or by `host` and `port`) and adds it to the home; a
     /// `name` renames the accessory server's own accessory (the bridge, or the single accessory) afterwards.
-    func pair(_ body: PairAccessoryBody, home homeID: UUID) async throws -> [HomeAccessory] {
+    func pair(_ body: PairAccessoryBody, home homeID: UUID) async throws -> [Accessory] {
         let setupCode: SetupCode
         do {
             setupCode = try SetupCode(body.setupCode)
@@ -35,7 +35,7 @@ extension Call {
             throw APIError.invalidRequest("field 'setupCode': '\(body.setupCode)' is not a setup code like 031-45-154")
         }
         let hub = server.hub
-        var added: [HomeAccessory]
+        var added: [Accessory]
         do throws(HubError) {
             switch (body.deviceID, body.host, body.port) {
             case (let deviceID?, nil, nil):

@@ -70,7 +70,7 @@ public enum DemoHome {
     /// Places the paired demo accessories in the demo rooms and fills the two scenes: Good Morning turns the lights
     /// on and sets the thermostat to 21 °C; Good Night turns the lights off and locks the door.
     public static func furnish(
-        _ accessories: [HomeAccessory],
+        _ accessories: [Accessory],
         home homeID: UUID,
         in hub: Hub,
         owner: UUID

@@ -330,7 +330,7 @@ extension HubServer {
                 try await call.readThrough(id, home: homeID)
                 graph = await call.server.hub.graph
             }
-            let found: (characteristic: HomeCharacteristic, accessory: HomeAccessory)
+            let found: (characteristic: Characteristic, accessory: Accessory)
             do throws(HomeGraphError) {
                 found = try graph.characteristic(withID: id, inHome: homeID)
             } catch {

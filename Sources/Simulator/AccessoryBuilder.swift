@@ -15,8 +15,10 @@ struct AccessoryBuilder {
         var custom: [(characteristic: CustomCharacteristic, field: String)]
     }
 
-    func makeBridge(_ bridge: BridgeDescription, ids: inout AccessoryIdentifiers) throws(DescriptionError) -> Accessory
-    {
+    func makeBridge(
+        _ bridge: BridgeDescription,
+        ids: inout AccessoryIdentifiers
+    ) throws(DescriptionError) -> HAPAccessory {
         let information = try makeInformation(
             accessory: bridge.name,
             values: [
@@ -42,13 +44,13 @@ struct AccessoryBuilder {
         if let index = protocolService.characteristics.firstIndex(where: { $0.type == HAPUUID(apple: 0x37) }) {
             protocolService.characteristics[index].value = .string("1.1.0")
         }
-        return Accessory(accessoryID: 1, services: [information, protocolService])
+        return HAPAccessory(accessoryID: 1, services: [information, protocolService])
     }
 
     func makeAccessory(
         _ entry: ExpandedAccessory,
         ids: inout AccessoryIdentifiers
-    ) throws(DescriptionError) -> Accessory {
+    ) throws(DescriptionError) -> HAPAccessory {
         let description = entry.description
         let information = try makeInformation(
             accessory: description.name,
@@ -84,7 +86,7 @@ struct AccessoryBuilder {
             slotCounts[plan.uuid] = slot + 1
             services.append(try makeService(plan, accessory: description.name, index: slot, ids: &ids))
         }
-        return Accessory(accessoryID: ids.accessoryID, services: services)
+        return HAPAccessory(accessoryID: ids.accessoryID, services: services)
     }
 
     // MARK: Plans
@@ -175,7 +177,7 @@ struct AccessoryBuilder {
         accessory: String,
         values: KeyValuePairs<String, String>,
         ids: inout AccessoryIdentifiers
-    ) throws(DescriptionError) -> Service {
+    ) throws(DescriptionError) -> HAPService {
         let plan = ServicePlan(
             type: catalog.service(named: "accessoryInformation"),
             uuid: HAPUUID(apple: 0x3E),
@@ -202,7 +204,7 @@ struct AccessoryBuilder {
         index: Int,
         ids: inout AccessoryIdentifiers
     )
-        throws(DescriptionError) -> Service
+        throws(DescriptionError) -> HAPService
     {
         let slot = "\(plan.uuid.wireForm)#\(index)"
         let serviceID = ids.instanceID(forSlot: slot)
@@ -214,7 +216,7 @@ struct AccessoryBuilder {
         let order = plan.type?.optionalCharacteristics ?? []
         let optional = plan.overrides.map(\.type).filter { type in !types.contains { $0.uuid == type.uuid } }
         types += optional.sorted { (order.firstIndex(of: $0.name) ?? .max) < (order.firstIndex(of: $1.name) ?? .max) }
-        var characteristics: [Characteristic] = []
+        var characteristics: [HAPCharacteristic] = []
         for type in types {
             let instanceID = ids.instanceID(forSlot: "\(slot)/\(type.uuid.wireForm)")
             var characteristic = catalog.makeCharacteristic(type, instanceID: instanceID)
@@ -242,7 +244,7 @@ struct AccessoryBuilder {
             )
             characteristics.append(characteristic)
         }
-        return Service(
+        return HAPService(
             instanceID: serviceID,
             type: plan.uuid,
             isPrimary: plan.isPrimary,
@@ -253,11 +255,11 @@ struct AccessoryBuilder {
 
     static func check(_ text: String, accessory: String, field: String) throws(DescriptionError) {
         let length = text.utf8.count
-        guard length <= Characteristic.defaultMaxLength else {
+        guard length <= HAPCharacteristic.defaultMaxLength else {
             throw .invalidValue(
                 accessory: accessory,
                 field: field,
-                .stringTooLong(length: length, maximum: Characteristic.defaultMaxLength)
+                .stringTooLong(length: length, maximum: HAPCharacteristic.defaultMaxLength)
             )
         }
     }

@@ -5,7 +5,7 @@ enum CharacteristicOverrides {
     /// Narrows `characteristic`'s metadata and sets its start value as `override` says.
     static func apply(
         _ override: CharacteristicOverride,
-        to characteristic: inout Characteristic,
+        to characteristic: inout HAPCharacteristic,
         type: CharacteristicType,
         accessory: String,
         field: String
@@ -44,8 +44,8 @@ enum CharacteristicOverrides {
             characteristic.minStep = minStep
         }
         if let maxLength = override.maxLen {
-            let limit = Double(Characteristic.absoluteMaxLength)
-            guard characteristic.format == .string, (1...Characteristic.absoluteMaxLength).contains(maxLength) else {
+            let limit = Double(HAPCharacteristic.absoluteMaxLength)
+            guard characteristic.format == .string, (1...HAPCharacteristic.absoluteMaxLength).contains(maxLength) else {
                 throw .outOfRange(
                     accessory: accessory,
                     field: "\(field).maxLen",
@@ -94,9 +94,9 @@ enum CharacteristicOverrides {
         _ custom: CustomCharacteristic,
         accessory: String,
         field: String,
-        existing: [Characteristic],
+        existing: [HAPCharacteristic],
         instanceID: (HAPUUID) -> UInt64
-    ) throws(DescriptionError) -> Characteristic {
+    ) throws(DescriptionError) -> HAPCharacteristic {
         func invalid(_ reason: String) -> DescriptionError {
             .invalidCustomCharacteristic(accessory: accessory, field: field, reason: reason)
         }
@@ -111,10 +111,10 @@ enum CharacteristicOverrides {
         if let minStep = custom.minStep, !(minStep > 0 && minStep.isFinite) {
             throw invalid("minStep must be positive")
         }
-        if let maxLen = custom.maxLen, !(1...Characteristic.absoluteMaxLength).contains(maxLen) {
-            throw invalid("maxLen must be 1 to \(Characteristic.absoluteMaxLength)")
+        if let maxLen = custom.maxLen, !(1...HAPCharacteristic.absoluteMaxLength).contains(maxLen) {
+            throw invalid("maxLen must be 1 to \(HAPCharacteristic.absoluteMaxLength)")
         }
-        var characteristic = Characteristic(
+        var characteristic = HAPCharacteristic(
             instanceID: instanceID(uuid),
             type: uuid,
             permissions: custom.perms,
@@ -152,7 +152,7 @@ enum CharacteristicOverrides {
     }
 
     /// A neutral start value honouring the metadata: false, the first valid value, the minimum or 0, "", no bytes.
-    static func neutralValue(for characteristic: Characteristic) -> HAPValue? {
+    static func neutralValue(for characteristic: HAPCharacteristic) -> HAPValue? {
         guard characteristic.has(.read), characteristic.type != HAPUUID(apple: 0x73) else { return nil }
         switch characteristic.format {
         case .bool: return .bool(false)

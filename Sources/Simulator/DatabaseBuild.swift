@@ -50,7 +50,7 @@ extension SimulatorDescription {
         }
         let builder = AccessoryBuilder(catalog: catalog)
         var map = identifiers
-        var accessories: [Accessory] = []
+        var accessories: [HAPAccessory] = []
         var built: [BuiltAccessory] = []
         var primaryIDs = map.primary ?? AccessoryIdentifiers(accessoryID: 1)
         primaryIDs.accessoryID = 1
@@ -144,7 +144,7 @@ extension SimulatorDescription {
 
     static func checkName(_ name: String, field: String) throws(DescriptionError) {
         let trimmed = name.trimmingWhitespace()
-        guard !trimmed.isEmpty, name.utf8.count <= Characteristic.defaultMaxLength else {
+        guard !trimmed.isEmpty, name.utf8.count <= HAPCharacteristic.defaultMaxLength else {
             throw .invalidName(field: field)
         }
     }

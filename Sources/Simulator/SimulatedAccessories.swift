@@ -94,30 +94,30 @@ public actor SimulatedAccessories: AccessoryBackend {
     }
 
     /// Stores each value, runs the service's behaviour, and sends events for the side effects only.
-    public func write(_ writes: [CharacteristicWrite]) -> [WriteOutcome] {
-        var outcomes: [WriteOutcome] = []
+    public func write(_ writes: [BackendWrite]) -> [BackendWriteOutcome] {
+        var outcomes: [BackendWriteOutcome] = []
         var changes: [CharacteristicChange] = []
         var written: [CharacteristicID: HAPValue] = [:]
         for write in writes {
             guard let location = locations[write.id] else {
-                outcomes.append(WriteOutcome(status: .resourceDoesNotExist))
+                outcomes.append(BackendWriteOutcome(status: .resourceDoesNotExist))
                 continue
             }
             let target = characteristic(at: location)
             guard target.has(.write) else {
-                outcomes.append(WriteOutcome(status: .readOnlyCharacteristic))
+                outcomes.append(BackendWriteOutcome(status: .readOnlyCharacteristic))
                 continue
             }
             let value: HAPValue
             do {
                 value = try target.normalized(write.value)
             } catch {
-                outcomes.append(WriteOutcome(status: error.hapStatus))
+                outcomes.append(BackendWriteOutcome(status: error.hapStatus))
                 continue
             }
             if target.type == Self.identifyType {
                 if value == .bool(true) { identifyCount += 1 }
-                outcomes.append(WriteOutcome(status: .success))
+                outcomes.append(BackendWriteOutcome(status: .success))
                 continue
             }
             if target.has(.read) {
@@ -126,7 +126,7 @@ public actor SimulatedAccessories: AccessoryBackend {
             }
             changes += react(at: location, type: target.type, value: value)
             let response = write.wantsResponse ? characteristic(at: location).value : nil
-            outcomes.append(WriteOutcome(status: .success, value: response))
+            outcomes.append(BackendWriteOutcome(status: .success, value: response))
         }
         emit(Self.latest(changes).filter { written[$0.id] == nil || written[$0.id] != $0.value })
         return outcomes
@@ -144,7 +144,7 @@ public actor SimulatedAccessories: AccessoryBackend {
     public nonisolated var canWriteImmediately: Bool { eventLoop.inEventLoop }
 
     /// ``write(_:)`` done at once when called on ``eventLoop``; `nil` elsewhere.
-    public nonisolated func writeImmediately(_ writes: [CharacteristicWrite]) -> [WriteOutcome]? {
+    public nonisolated func writeImmediately(_ writes: [BackendWrite]) -> [BackendWriteOutcome]? {
         guard eventLoop.inEventLoop else { return nil }
         return assumeIsolated { $0.write(writes) }
     }
@@ -197,7 +197,7 @@ public actor SimulatedAccessories: AccessoryBackend {
 
     static let identifyType = HAPUUID(apple: 0x14)
 
-    func characteristic(at location: Location) -> Characteristic {
+    func characteristic(at location: Location) -> HAPCharacteristic {
         current.accessories[location.accessoryIndex].services[location.serviceIndex]
             .characteristics[location.characteristicIndex]
     }

@@ -49,7 +49,7 @@ public struct AccessoryTree: Sendable {
     }
 
     /// A value for people: the catalog's name for an enumerated value (`1 (secured)`), the unit, or `-` for none.
-    public func valueText(_ value: HAPValue?, of characteristic: Characteristic) -> String {
+    public func valueText(_ value: HAPValue?, of characteristic: HAPCharacteristic) -> String {
         guard let value else { return "-" }
         var text = value.description
         if let number = value.numericValue, number.rounded() == number, abs(number) < 1e15,
@@ -68,7 +68,7 @@ public struct AccessoryTree: Sendable {
         var permissions: String
     }
 
-    private func characteristicRow(_ accessoryID: UInt64, _ characteristic: Characteristic) -> Row {
+    private func characteristicRow(_ accessoryID: UInt64, _ characteristic: HAPCharacteristic) -> Row {
         let id = CharacteristicID(accessoryID: accessoryID, instanceID: characteristic.instanceID)
         return Row(
             name: "\(characteristicName(characteristic.type)) [\(id)]",
@@ -77,7 +77,7 @@ public struct AccessoryTree: Sendable {
         )
     }
 
-    private func accessoryName(_ accessory: Accessory) -> String {
+    private func accessoryName(_ accessory: HAPAccessory) -> String {
         let nameType = HAPUUID(apple: 0x23)
         for service in accessory.services {
             if let name = service.characteristics.first(where: { $0.type == nameType }),

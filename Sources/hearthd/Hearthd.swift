@@ -230,7 +230,7 @@ struct Hearthd: AsyncParsableCommand {
             }
             return
         }
-        let added: [HomeAccessory]
+        let added: [Accessory]
         do {
             added = try await hub.pairAccessory(
                 home: homeID,

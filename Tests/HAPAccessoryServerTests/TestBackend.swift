@@ -17,9 +17,9 @@ actor TestBackend: AccessoryBackend {
         TestBackend.timed: .uint(0),
         TestBackend.name: .string("Test Lamp"),
     ]
-    private(set) var writes: [CharacteristicWrite] = []
+    private(set) var writes: [BackendWrite] = []
     private(set) var identifyCount = 0
-    private var extraAccessories: [Accessory] = []
+    private var extraAccessories: [HAPAccessory] = []
     private let stream: AsyncStream<BackendEvent>
     private let continuation: AsyncStream<BackendEvent>.Continuation
 
@@ -28,12 +28,12 @@ actor TestBackend: AccessoryBackend {
     }
 
     func database() -> AccessoryDatabase {
-        let information = Service(
+        let information = HAPService(
             instanceID: 1,
             type: HAPUUID(apple: 0x3E),
             characteristics: [
-                Characteristic(instanceID: 2, type: HAPUUID(apple: 0x14), permissions: [.write], format: .bool),
-                Characteristic(
+                HAPCharacteristic(instanceID: 2, type: HAPUUID(apple: 0x14), permissions: [.write], format: .bool),
+                HAPCharacteristic(
                     instanceID: 3,
                     type: HAPUUID(apple: 0x23),
                     permissions: [.read],
@@ -42,19 +42,19 @@ actor TestBackend: AccessoryBackend {
                 ),
             ]
         )
-        let lightbulb = Service(
+        let lightbulb = HAPService(
             instanceID: 8,
             type: HAPUUID(apple: 0x43),
             isPrimary: true,
             characteristics: [
-                Characteristic(
+                HAPCharacteristic(
                     instanceID: 9,
                     type: HAPUUID(apple: 0x25),
                     permissions: [.read, .write, .notify, .writeResponse],
                     format: .bool,
                     value: values[Self.on]
                 ),
-                Characteristic(
+                HAPCharacteristic(
                     instanceID: 10,
                     type: HAPUUID(apple: 0x08),
                     permissions: [.read, .write, .notify],
@@ -65,7 +65,7 @@ actor TestBackend: AccessoryBackend {
                     maxValue: 100,
                     minStep: 1
                 ),
-                Characteristic(
+                HAPCharacteristic(
                     instanceID: 11,
                     type: HAPUUID(apple: 0x1E),
                     permissions: [.read, .write, .notify, .timedWrite],
@@ -73,7 +73,7 @@ actor TestBackend: AccessoryBackend {
                     value: values[Self.timed],
                     validValues: [0, 1]
                 ),
-                Characteristic(
+                HAPCharacteristic(
                     instanceID: 12,
                     type: HAPUUID(apple: 0x73),
                     permissions: [.read, .notify],
@@ -84,7 +84,7 @@ actor TestBackend: AccessoryBackend {
             ]
         )
         return AccessoryDatabase(
-            accessories: [Accessory(accessoryID: 1, services: [information, lightbulb])] + extraAccessories
+            accessories: [HAPAccessory(accessoryID: 1, services: [information, lightbulb])] + extraAccessories
         )
     }
 
@@ -94,11 +94,11 @@ actor TestBackend: AccessoryBackend {
         return result
     }
 
-    func write(_ writes: [CharacteristicWrite]) -> [WriteOutcome] {
+    func write(_ writes: [BackendWrite]) -> [BackendWriteOutcome] {
         self.writes += writes
         return writes.map { write in
             values[write.id] = write.value
-            return WriteOutcome(status: .success, value: write.wantsResponse ? write.value : nil)
+            return BackendWriteOutcome(status: .success, value: write.wantsResponse ? write.value : nil)
         }
     }
 
@@ -120,14 +120,14 @@ actor TestBackend: AccessoryBackend {
     func addAccessory() {
         let id = UInt64(extraAccessories.count + 2)
         extraAccessories.append(
-            Accessory(
+            HAPAccessory(
                 accessoryID: id,
                 services: [
-                    Service(
+                    HAPService(
                         instanceID: 1,
                         type: HAPUUID(apple: 0x3E),
                         characteristics: [
-                            Characteristic(
+                            HAPCharacteristic(
                                 instanceID: 2,
                                 type: HAPUUID(apple: 0x14),
                                 permissions: [.write],

@@ -4,36 +4,41 @@ import hearth
 
 @Suite struct AccessoryTreeTests {
     static let database = AccessoryDatabase(accessories: [
-        Accessory(
+        HAPAccessory(
             accessoryID: 1,
             services: [
-                Service(
+                HAPService(
                     instanceID: 1,
                     type: HAPUUID(apple: 0x3E),
                     characteristics: [
-                        Characteristic(
+                        HAPCharacteristic(
                             instanceID: 2,
                             type: HAPUUID(apple: 0x23),
                             permissions: [.read],
                             format: .string,
                             value: .string("Front Door")
                         ),
-                        Characteristic(instanceID: 3, type: HAPUUID(apple: 0x14), permissions: [.write], format: .bool),
+                        HAPCharacteristic(
+                            instanceID: 3,
+                            type: HAPUUID(apple: 0x14),
+                            permissions: [.write],
+                            format: .bool
+                        ),
                     ]
                 ),
-                Service(
+                HAPService(
                     instanceID: 8,
                     type: HAPUUID(apple: 0x45),
                     isPrimary: true,
                     characteristics: [
-                        Characteristic(
+                        HAPCharacteristic(
                             instanceID: 9,
                             type: HAPUUID(apple: 0x1D),
                             permissions: [.read, .notify],
                             format: .uint8,
                             value: .uint(1)
                         ),
-                        Characteristic(
+                        HAPCharacteristic(
                             instanceID: 10,
                             type: HAPUUID(apple: 0x11),
                             permissions: [.read, .notify],

@@ -20,7 +20,7 @@ struct KitFixture {
     let credentials: CredentialStore
     let folder: String
     let homeID: UUID
-    let lamp: HomeAccessory
+    let lamp: Accessory
     let owner: Person
     let admin: Person
     let guest: Person
@@ -58,10 +58,10 @@ struct KitFixture {
     }
 
     /// A lamp as the hub adds it after pairing: On (bool) and Brightness (int 0–100).
-    static func lamp(roomID: UUID) -> HomeAccessory { .testLamp(roomID: roomID) }
+    static func lamp(roomID: UUID) -> Accessory { .testLamp(roomID: roomID) }
 
-    var onCharacteristic: HomeCharacteristic { lamp.services[0].characteristics[0] }
-    var brightness: HomeCharacteristic { lamp.services[0].characteristics[1] }
+    var onCharacteristic: Characteristic { lamp.services[0].characteristics[0] }
+    var brightness: Characteristic { lamp.services[0].characteristics[1] }
 
     /// Runs `body` with the API served on loopback at `url`; stops the hub afterwards.
     func withServer(_ body: @escaping @Sendable (_ url: String, _ server: HubServer) async throws -> Void) async throws

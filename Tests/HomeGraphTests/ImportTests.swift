@@ -4,10 +4,9 @@ import Testing
 
 @testable import HomeGraph
 
-/// This file imports all of HAP, so the graph's `Accessory` is written `GraphAccessory` here.
 @Suite struct ImportTests {
     /// A HAP accessory as an accessory server describes it: information, a dimmable lightbulb, a custom service.
-    func makeHAPAccessory(named name: String) throws -> HAP.Accessory {
+    func makeHAPAccessory(named name: String) throws -> HAPAccessory {
         let catalog = try TypeCatalog.shared()
         var information = try catalog.makeService(named: "accessoryInformation", instanceID: 1)
         let texts: [HAPUUID: String] = [
@@ -25,12 +24,12 @@ import Testing
             optionalCharacteristics: ["brightness"],
             isPrimary: true
         )
-        let custom = HAP.Service(
+        let custom = HAPService(
             instanceID: 20,
             type: try HAPUUID("A1B2C3D4-0000-1000-8000-123456789ABC"),
             characteristics: []
         )
-        return HAP.Accessory(accessoryID: 2, services: [information, bulb, custom])
+        return HAPAccessory(accessoryID: 2, services: [information, bulb, custom])
     }
 
     @Test func importsAnAccessoryWithNamesFromItsInformationAndTheCatalog() throws {
@@ -38,7 +37,7 @@ import Testing
         var ids = SeededIDGenerator(seed: 1)
         let room = UUID()
         let bridge = UUID()
-        let accessory = GraphAccessory(
+        let accessory = Accessory(
             importing: try makeHAPAccessory(named: " Desk Lamp "),
             roomID: room,
             category: .lightbulb,
@@ -65,7 +64,7 @@ import Testing
         #expect(Set(allIDs).count == allIDs.count)
 
         var again = SeededIDGenerator(seed: 1)
-        let twin = GraphAccessory(
+        let twin = Accessory(
             importing: try makeHAPAccessory(named: " Desk Lamp "),
             roomID: room,
             category: .lightbulb,
@@ -79,7 +78,7 @@ import Testing
     @Test func anImportedAccessoryKeepsItsMetadataRules() throws {
         var fixture = try Fixture()
         var ids = SeededIDGenerator(seed: 2)
-        let accessory = GraphAccessory(
+        let accessory = Accessory(
             importing: try makeHAPAccessory(named: "Lamp"),
             name: "Reading Lamp",
             roomID: fixture.entireHomeRoomID,

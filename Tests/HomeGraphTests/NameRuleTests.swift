@@ -192,7 +192,7 @@ import Testing
     }
 
     /// A HAP accessory whose information Name and lightbulb Name are `name` and `serviceName`.
-    func makeHAPAccessory(named name: String, serviceName: String) throws -> HAP.Accessory {
+    func makeHAPAccessory(named name: String, serviceName: String) throws -> HAPAccessory {
         let catalog = try TypeCatalog.shared()
         var information = try catalog.makeService(named: "accessoryInformation", instanceID: 1)
         for index in information.characteristics.indices
@@ -208,14 +208,14 @@ import Testing
         for index in bulb.characteristics.indices where bulb.characteristics[index].type == HAPUUID(apple: 0x23) {
             bulb.characteristics[index].value = .string(serviceName)
         }
-        return HAP.Accessory(accessoryID: 2, services: [information, bulb])
+        return HAPAccessory(accessoryID: 2, services: [information, bulb])
     }
 
     @Test func anAccessoryWithHostileNamesIsImportedWithCleanNamesAndAdded() throws {
         var fixture = try Fixture()
         var ids = SeededIDGenerator(seed: 3)
         let catalog = try TypeCatalog.shared()
-        let hostile = GraphAccessory(
+        let hostile = Accessory(
             importing: try makeHAPAccessory(
                 named: "\u{1B}]0;pwned\u{7}Lamp\u{202E}" + String(repeating: "!", count: 100),
                 serviceName: "\u{0}Bulb\u{9B}"
@@ -229,7 +229,7 @@ import Testing
         try fixture.apply(.addAccessory(home: fixture.homeID, accessory: hostile))
 
         // Nothing visible in the accessory's Name: the primary service's name; nothing there either: the catalog's.
-        let invisible = GraphAccessory(
+        let invisible = Accessory(
             importing: try makeHAPAccessory(named: "\u{200B}\u{FEFF}", serviceName: "\u{7}\u{200D}"),
             roomID: fixture.entireHomeRoomID,
             catalog: catalog,

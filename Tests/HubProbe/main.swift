@@ -71,7 +71,7 @@ func probe(folder: String, interface: IPv4Address, setupCode: SetupCode) async t
         let on = accessory.characteristics.first { $0.type == HAPUUID(apple: 0x25) }?.instanceID ?? 0
         say(["accessory": accessory.name, "aid": Int(accessory.accessoryInstanceID), "on": Int(on)])
     }
-    var known: [UUID: HomeAccessory] = [:]
+    var known: [UUID: Accessory] = [:]
     for accessory in added { known[accessory.id] = accessory }
     let bridgeID = added.first { $0.bridgeID == nil }?.id
 

@@ -21,7 +21,7 @@ extension SimulatedBridge {
     }
 
     /// The value the simulator has now for `characteristic` of `accessory`.
-    func value(of characteristic: HomeCharacteristic, on accessory: HomeAccessory) async -> HAPValue? {
+    func value(of characteristic: Characteristic, on accessory: Accessory) async -> HAPValue? {
         let id = CharacteristicID(accessoryID: accessory.accessoryInstanceID, instanceID: characteristic.instanceID)
         guard case .success(let value) = await simulator.read([id])[id] else { return nil }
         return value
@@ -37,7 +37,7 @@ enum ShortType {
 
 extension Home {
     /// The accessory named `name` and its first characteristic of `type`.
-    func find(_ type: HAPUUID, on name: String) -> (accessory: HomeAccessory, characteristic: HomeCharacteristic)? {
+    func find(_ type: HAPUUID, on name: String) -> (accessory: Accessory, characteristic: Characteristic)? {
         guard let accessory = accessories.first(where: { $0.name == name }),
             let characteristic = accessory.characteristics.first(where: { $0.type == type })
         else { return nil }

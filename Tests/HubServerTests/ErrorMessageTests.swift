@@ -37,21 +37,21 @@ enum InternalShapes {
 /// the catalog does and what it allows, never a Swift enum dump (issue 20).
 @Suite(.serialized) struct ErrorMessageTests {
     /// A temperature sensor: Current Temperature is read-only.
-    static func sensor(roomID: UUID) -> HomeAccessory {
-        HomeAccessory(
+    static func sensor(roomID: UUID) -> Accessory {
+        Accessory(
             id: UUID(),
             name: "Hall Sensor",
             roomID: roomID,
             category: .sensor,
             services: [
-                HomeService(
+                Service(
                     id: UUID(),
                     name: "Hall Sensor",
                     type: HAPUUID(apple: 0x8A),
                     instanceID: 10,
                     isPrimary: true,
                     characteristics: [
-                        HomeCharacteristic(
+                        Characteristic(
                             id: UUID(),
                             type: HAPUUID(apple: 0x11),
                             instanceID: 11,

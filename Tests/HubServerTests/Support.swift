@@ -20,7 +20,7 @@ struct Fixture {
     let credentials: CredentialStore
     let folder: String
     let home: Home
-    let lamp: HomeAccessory
+    let lamp: Accessory
     let owner: Person
     let admin: Person
     let guest: Person
@@ -60,15 +60,15 @@ struct Fixture {
     }
 
     /// A lamp as the hub adds it after pairing: On (bool) and Brightness (int 0–100), both writable.
-    static func lamp(roomID: UUID) -> HomeAccessory { .testLamp(roomID: roomID) }
+    static func lamp(roomID: UUID) -> Accessory { .testLamp(roomID: roomID) }
 
-    var service: HomeService { lamp.services[0] }
-    var onCharacteristic: HomeCharacteristic { lamp.services[0].characteristics[0] }
-    var brightness: HomeCharacteristic { lamp.services[0].characteristics[1] }
+    var service: Service { lamp.services[0] }
+    var onCharacteristic: Characteristic { lamp.services[0].characteristics[0] }
+    var brightness: Characteristic { lamp.services[0].characteristics[1] }
 
     /// Starts the hub and pairs `bridge` into the home as the owner; returns what was added and the home after it.
     @discardableResult
-    func startAndPair(_ bridge: SimulatedBridge) async throws -> (added: [HomeAccessory], home: Home) {
+    func startAndPair(_ bridge: SimulatedBridge) async throws -> (added: [Accessory], home: Home) {
         try await hub.start()
         let added = try await hub.pairAccessory(
             home: home.id,

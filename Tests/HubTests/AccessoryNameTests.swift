@@ -19,7 +19,7 @@ extension HubAccessoryTests {
         try await hub.perform(.addRoom(home: homeID, id: UUID(), name: longest), as: .user(owner))
 
         let names = ["\u{1B}[31mPorch\u{7} Lamp\u{202E}", "[31mPorch\u{200B} Lamp", longest]
-        var added: [HomeAccessory] = []
+        var added: [Accessory] = []
         for name in names {
             let aid = try await bridge.simulator.addAccessory(preset: "lightbulb", name: name)
             number = try await waitForNewConfigurationNumber(bridge, after: number)

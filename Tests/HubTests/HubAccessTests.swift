@@ -25,8 +25,8 @@ struct HubFixture {
     }
 
     /// Adds a lamp as the hub does after pairing: On (bool, writable, notifying) and Brightness (0–100).
-    func addLamp(_ name: String) async throws -> HomeAccessory {
-        let lamp = HomeAccessory.testLamp(named: name, roomID: home.roomForEntireHome.id)
+    func addLamp(_ name: String) async throws -> Accessory {
+        let lamp = Accessory.testLamp(named: name, roomID: home.roomForEntireHome.id)
         try await hub.perform(.addAccessory(home: home.id, accessory: lamp), as: .hub)
         return lamp
     }

@@ -47,13 +47,13 @@ enum ShortType {
 
 extension Home {
     /// The first characteristic of `type` on the accessory named `name`.
-    func characteristic(_ type: HAPUUID, ofAccessoryNamed name: String) throws -> HomeCharacteristic {
+    func characteristic(_ type: HAPUUID, ofAccessoryNamed name: String) throws -> Characteristic {
         let accessory = try #require(accessories.first { $0.name == name }, "no accessory \(name)")
         return try #require(accessory.characteristics.first { $0.type == type }, "no \(type) on \(name)")
     }
 
     /// The accessory with this id.
-    func accessory(_ id: UUID) -> HomeAccessory? { accessories.first { $0.id == id } }
+    func accessory(_ id: UUID) -> Accessory? { accessories.first { $0.id == id } }
 }
 
 extension HomeEvent {

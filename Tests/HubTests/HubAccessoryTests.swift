@@ -18,7 +18,7 @@ struct HubAccessoryTests {
     /// A started hub with one home (owner and a shared user) and a bridge paired into it.
     func pairedHub(
         folder: String = temporaryFolder()
-    ) async throws -> (hub: Hub, bridge: SimulatedBridge, home: UUID, added: [HomeAccessory]) {
+    ) async throws -> (hub: Hub, bridge: SimulatedBridge, home: UUID, added: [Accessory]) {
         let bridge = try await SimulatedBridge.start()
         let hub = try await Hub(configuration: testConfiguration(folder: folder))
         try await hub.start()

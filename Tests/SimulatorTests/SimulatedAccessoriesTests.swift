@@ -9,8 +9,8 @@ import Testing
         let sim = try await SimulatorHarness(.outlet)
         let on = try await sim.id(0x25)
         let inUse = try await sim.id(0x26)
-        let outcomes = await sim.simulator.write([CharacteristicWrite(id: on, value: .int(1), wantsResponse: true)])
-        #expect(outcomes == [WriteOutcome(status: .success, value: .bool(true))])
+        let outcomes = await sim.simulator.write([BackendWrite(id: on, value: .int(1), wantsResponse: true)])
+        #expect(outcomes == [BackendWriteOutcome(status: .success, value: .bool(true))])
         let lamp = try await SimulatorHarness(.lightbulbDimmable)
         _ = try await lamp.write(0x08, .int(40))
         #expect(try await lamp.value(0x08) == .int(40))
@@ -26,16 +26,16 @@ import Testing
         // Off the loop (this test's task): the server must await the actor.
         #expect(simulator.readImmediately([on]) == nil)
         #expect(!simulator.canWriteImmediately)
-        #expect(simulator.writeImmediately([CharacteristicWrite(id: on, value: .bool(true))]) == nil)
+        #expect(simulator.writeImmediately([BackendWrite(id: on, value: .bool(true))]) == nil)
         // On the loop: the same answers as read and write, without suspending.
         let (outcomes, values, canWrite) = try await simulator.eventLoop.submit {
             let outcomes = simulator.writeImmediately([
-                CharacteristicWrite(id: on, value: .bool(true), wantsResponse: true)
+                BackendWrite(id: on, value: .bool(true), wantsResponse: true)
             ])
             return (outcomes, simulator.readImmediately([on, inUse]), simulator.canWriteImmediately)
         }.get()
         #expect(canWrite)
-        #expect(outcomes == [WriteOutcome(status: .success, value: .bool(true))])
+        #expect(outcomes == [BackendWriteOutcome(status: .success, value: .bool(true))])
         #expect(values == [on: .success(.bool(true)), inUse: .success(.bool(true))])
         #expect(await simulator.read([on]) == [on: .success(.bool(true))])
         #expect(await sim.allEvents() == [.valuesChanged([CharacteristicChange(id: inUse, value: .bool(true))])])
@@ -47,9 +47,9 @@ import Testing
         let missing = CharacteristicID(accessoryID: 9, instanceID: 9)
         let identify = CharacteristicID(accessoryID: 2, instanceID: 2)
         let outcomes = await sim.simulator.write([
-            CharacteristicWrite(id: missing, value: .bool(true)),
-            CharacteristicWrite(id: button, value: .int(0)),
-            CharacteristicWrite(id: identify, value: .bool(true)),
+            BackendWrite(id: missing, value: .bool(true)),
+            BackendWrite(id: button, value: .int(0)),
+            BackendWrite(id: identify, value: .bool(true)),
         ])
         #expect(outcomes.map(\.status) == [.resourceDoesNotExist, .readOnlyCharacteristic, .success])
         #expect(await sim.simulator.identifyCount == 1)

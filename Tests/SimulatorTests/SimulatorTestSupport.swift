@@ -34,8 +34,8 @@ struct SimulatorHarness {
         return await simulator.database().characteristic(at: id)?.value
     }
 
-    func write(_ shortType: UInt32, _ value: HAPValue) async throws -> WriteOutcome {
-        let outcomes = await simulator.write([CharacteristicWrite(id: try await id(shortType), value: value)])
+    func write(_ shortType: UInt32, _ value: HAPValue) async throws -> BackendWriteOutcome {
+        let outcomes = await simulator.write([BackendWrite(id: try await id(shortType), value: value)])
         return try #require(outcomes.first)
     }
 

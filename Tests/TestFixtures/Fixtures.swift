@@ -149,24 +149,24 @@ public struct SimulatedBridge: Sendable {
 
 /// A logger that stays quiet in tests.
 
-extension HomeAccessory {
+extension Accessory {
     /// A lamp as the hub adds it after pairing, with no HAP accessory behind it: On (bool) and Brightness
     /// (int 0–100), both readable, writable and notifying.
-    public static func testLamp(named name: String = "Desk Lamp", roomID: UUID) -> HomeAccessory {
-        HomeAccessory(
+    public static func testLamp(named name: String = "Desk Lamp", roomID: UUID) -> Accessory {
+        Accessory(
             id: UUID(),
             name: name,
             roomID: roomID,
             category: .lightbulb,
             services: [
-                HomeService(
+                Service(
                     id: UUID(),
                     name: name,
                     type: HAPUUID(apple: 0x43),
                     instanceID: 10,
                     isPrimary: true,
                     characteristics: [
-                        HomeCharacteristic(
+                        Characteristic(
                             id: UUID(),
                             type: HAPUUID(apple: 0x25),
                             instanceID: 11,
@@ -174,7 +174,7 @@ extension HomeAccessory {
                             permissions: [.read, .write, .notify],
                             value: .bool(false)
                         ),
-                        HomeCharacteristic(
+                        Characteristic(
                             id: UUID(),
                             type: HAPUUID(apple: 0x08),
                             instanceID: 12,

@@ -8,8 +8,8 @@ extension TypeCatalog {
         _ type: CharacteristicType,
         instanceID: UInt64,
         value: HAPValue? = nil
-    ) -> Characteristic {
-        var characteristic = Characteristic(
+    ) -> HAPCharacteristic {
+        var characteristic = HAPCharacteristic(
             instanceID: instanceID,
             type: type.uuid,
             permissions: type.permissions,
@@ -20,7 +20,7 @@ extension TypeCatalog {
             maxValue: type.maxValue,
             minStep: type.minStep,
             // hap-protocol.md §7.4: maxLen is omitted when it is the default 64.
-            maxLength: type.maxLength == Characteristic.defaultMaxLength ? nil : type.maxLength,
+            maxLength: type.maxLength == HAPCharacteristic.defaultMaxLength ? nil : type.maxLength,
             validValues: type.validValues?.map(\.value)
         )
         characteristic.value = value ?? Self.initialValue(for: characteristic)
@@ -32,7 +32,7 @@ extension TypeCatalog {
         named name: String,
         instanceID: UInt64,
         value: HAPValue? = nil
-    ) throws(CatalogError) -> Characteristic {
+    ) throws(CatalogError) -> HAPCharacteristic {
         guard let type = characteristic(named: name) ?? characteristic(matching: name) else {
             throw .unknownCharacteristic(name)
         }
@@ -46,9 +46,9 @@ extension TypeCatalog {
         instanceID: UInt64,
         optionalCharacteristics: [String] = [],
         isPrimary: Bool = false
-    ) throws(CatalogError) -> Service {
+    ) throws(CatalogError) -> HAPService {
         guard let type = service(named: name) ?? service(matching: name) else { throw .unknownService(name) }
-        var characteristics: [Characteristic] = []
+        var characteristics: [HAPCharacteristic] = []
         var nextID = instanceID
         for characteristicName in type.requiredCharacteristics + optionalCharacteristics {
             guard let characteristicType = characteristic(named: characteristicName) else {
@@ -63,11 +63,16 @@ extension TypeCatalog {
             nextID += 1
             characteristics.append(makeCharacteristic(characteristicType, instanceID: nextID))
         }
-        return Service(instanceID: instanceID, type: type.uuid, isPrimary: isPrimary, characteristics: characteristics)
+        return HAPService(
+            instanceID: instanceID,
+            type: type.uuid,
+            isPrimary: isPrimary,
+            characteristics: characteristics
+        )
     }
 
-    private static func initialValue(for characteristic: Characteristic) -> HAPValue? {
-        guard characteristic.has(.read), characteristic.type != Characteristic.programmableSwitchEventType else {
+    private static func initialValue(for characteristic: HAPCharacteristic) -> HAPValue? {
+        guard characteristic.has(.read), characteristic.type != HAPCharacteristic.programmableSwitchEventType else {
             return nil
         }
         switch characteristic.format {
@@ -89,7 +94,7 @@ extension TypeCatalog {
     /// The identifiers of the characteristics `service` must have but lacks, in catalog order.
     ///
     /// Empty for a service whose type the catalog does not know (a custom service has no required list).
-    public func missingRequiredCharacteristics(in service: Service) -> [String] {
+    public func missingRequiredCharacteristics(in service: HAPService) -> [String] {
         guard let type = self.service(for: service.type) else { return [] }
         let present = Set(service.characteristics.map(\.type))
         return type.requiredCharacteristics.filter { name in

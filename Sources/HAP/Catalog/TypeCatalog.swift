@@ -6,7 +6,7 @@
 
 /// The catalog of Apple-defined service and characteristic types, embedded from our own `CatalogData.json`.
 ///
-/// Looks types up by UUID, identifier and the words people use, and builds `Service` and `Characteristic`
+/// Looks types up by UUID, identifier and the words people use, and builds `HAPService` and `HAPCharacteristic`
 /// templates with given instance ids. The data follows hap-protocol.md §11; choices where sources disagree are in
 /// each entry's `notes`.
 public struct TypeCatalog: Sendable, Equatable {

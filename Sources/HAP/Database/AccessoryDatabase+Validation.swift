@@ -41,7 +41,7 @@ extension AccessoryDatabase {
     }
 }
 
-extension Accessory {
+extension HAPAccessory {
     /// The Accessory Information service type (3E) every accessory must have.
     static let accessoryInformationType = HAPUUID(apple: 0x3E)
 
@@ -77,7 +77,7 @@ extension Accessory {
     }
 }
 
-extension Characteristic {
+extension HAPCharacteristic {
     /// Whether the metadata makes sense on its own: min ≤ max, a positive finite step, non-negative lengths.
     var hasConsistentMetadata: Bool {
         if let minValue, !minValue.isFinite { return false }

@@ -7,39 +7,39 @@
 /// The whole answer to `GET /accessories`: every accessory an accessory server (or bridge) exposes.
 public struct AccessoryDatabase: Sendable, Equatable, Codable {
     /// The accessories, the primary one (aid 1) first by convention.
-    public var accessories: [Accessory]
+    public var accessories: [HAPAccessory]
 
     /// Makes a database of `accessories`.
-    public init(accessories: [Accessory]) {
+    public init(accessories: [HAPAccessory]) {
         self.accessories = accessories
     }
 
     /// The accessory with `accessoryID`, if any.
-    public func accessory(withID accessoryID: UInt64) -> Accessory? {
+    public func accessory(withID accessoryID: UInt64) -> HAPAccessory? {
         accessories.first { $0.accessoryID == accessoryID }
     }
 
     /// The characteristic addressed by `id`, if any.
-    public func characteristic(at id: CharacteristicID) -> Characteristic? {
+    public func characteristic(at id: CharacteristicID) -> HAPCharacteristic? {
         accessory(withID: id.accessoryID)?.characteristic(withInstanceID: id.instanceID)
     }
 }
 
 /// One accessory: a physical device, or one device behind a bridge; hap-protocol.md §7.4.
-public struct Accessory: Sendable, Equatable, Codable {
+public struct HAPAccessory: Sendable, Equatable, Codable {
     /// The accessory id (`aid`); the primary accessory is 1.
     public var accessoryID: UInt64
     /// The services the accessory offers.
-    public var services: [Service]
+    public var services: [HAPService]
 
     /// Makes an accessory with `accessoryID` and `services`.
-    public init(accessoryID: UInt64, services: [Service]) {
+    public init(accessoryID: UInt64, services: [HAPService]) {
         self.accessoryID = accessoryID
         self.services = services
     }
 
     /// The characteristic with `instanceID` in any service, if any.
-    public func characteristic(withInstanceID instanceID: UInt64) -> Characteristic? {
+    public func characteristic(withInstanceID instanceID: UInt64) -> HAPCharacteristic? {
         for service in services {
             if let found = service.characteristics.first(where: { $0.instanceID == instanceID }) {
                 return found
@@ -55,7 +55,7 @@ public struct Accessory: Sendable, Equatable, Codable {
 }
 
 /// One service of an accessory: a group of characteristics with a type such as Lightbulb; hap-protocol.md §7.4.
-public struct Service: Sendable, Equatable, Codable {
+public struct HAPService: Sendable, Equatable, Codable {
     /// The instance id, unique within the accessory and shared with characteristics (`iid`).
     public var instanceID: UInt64
     /// What the service is (`type`).
@@ -67,7 +67,7 @@ public struct Service: Sendable, Equatable, Codable {
     /// Instance ids of services this one is linked to (`linked`, empty when absent).
     public var linkedServices: [UInt64]
     /// The service's characteristics.
-    public var characteristics: [Characteristic]
+    public var characteristics: [HAPCharacteristic]
 
     /// Makes a service; it is neither primary nor hidden and links nothing unless told.
     public init(
@@ -76,7 +76,7 @@ public struct Service: Sendable, Equatable, Codable {
         isPrimary: Bool = false,
         isHidden: Bool = false,
         linkedServices: [UInt64] = [],
-        characteristics: [Characteristic]
+        characteristics: [HAPCharacteristic]
     ) {
         self.instanceID = instanceID
         self.type = type
@@ -103,7 +103,7 @@ public struct Service: Sendable, Equatable, Codable {
         isPrimary = try container.decodeIfPresent(Bool.self, forKey: .isPrimary) ?? false
         isHidden = try container.decodeIfPresent(Bool.self, forKey: .isHidden) ?? false
         linkedServices = try container.decodeIfPresent([UInt64].self, forKey: .linkedServices) ?? []
-        characteristics = try container.decode([Characteristic].self, forKey: .characteristics)
+        characteristics = try container.decode([HAPCharacteristic].self, forKey: .characteristics)
     }
 }
 

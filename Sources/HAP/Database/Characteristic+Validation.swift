@@ -1,5 +1,5 @@
 /// Value and permission checks; hap-protocol.md §9.1–9.3 and §7.5–7.7.
-extension Characteristic {
+extension HAPCharacteristic {
     /// The default longest string in UTF-8 bytes when `maxLen` is absent; hap-protocol.md §9.1.
     public static let defaultMaxLength = 64
     /// The longest string any characteristic may hold, whatever `maxLen` says; hap-protocol.md §12.3, §14 item 14.

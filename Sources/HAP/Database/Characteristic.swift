@@ -6,7 +6,7 @@
 
 /// One characteristic of a service as `GET /accessories` describes it: its type, permissions, format, value and
 /// metadata; hap-protocol.md §7.4 and §9.
-public struct Characteristic: Sendable, Equatable, Codable {
+public struct HAPCharacteristic: Sendable, Equatable, Codable {
     /// The instance id, unique within the accessory (`iid`).
     public var instanceID: UInt64
     /// What the characteristic is (`type`).

@@ -56,8 +56,8 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
 
         /// Copies what `query` asks for from `characteristic`: metadata, permissions, type and subscription state.
         ///
-        /// The value and status are left alone: reading them is the caller's job (see `Characteristic.readValue()`).
-        public mutating func addDetails(of characteristic: Characteristic, askedFor query: CharacteristicReadQuery) {
+        /// The value and status are left alone: reading them is the caller's job (see `HAPCharacteristic.readValue()`).
+        public mutating func addDetails(of characteristic: HAPCharacteristic, askedFor query: CharacteristicReadQuery) {
             if query.includesMetadata {
                 format = characteristic.format
                 unit = characteristic.unit
@@ -125,14 +125,14 @@ public struct CharacteristicReadResponse: Sendable, Equatable, Codable {
             isNotifying = try container.decodeIfPresent(Bool.self, forKey: .isNotifying)
             type = try container.decodeIfPresent(HAPUUID.self, forKey: .type)
             permissions = try container.decodeIfPresent([Permission].self, forKey: .permissions)
-            unit = try Characteristic.decodeUnit(container, forKey: .unit)
+            unit = try HAPCharacteristic.decodeUnit(container, forKey: .unit)
             minValue = try container.decodeIfPresent(Double.self, forKey: .minValue)
             maxValue = try container.decodeIfPresent(Double.self, forKey: .maxValue)
             minStep = try container.decodeIfPresent(Double.self, forKey: .minStep)
             maxLength = try container.decodeIfPresent(Int.self, forKey: .maxLength)
             maxDataLength = try container.decodeIfPresent(Int.self, forKey: .maxDataLength)
             validValues = try container.decodeIfPresent([Int].self, forKey: .validValues)
-            validValuesRange = try Characteristic.decodeRange(container, forKey: .validValuesRange)
+            validValuesRange = try HAPCharacteristic.decodeRange(container, forKey: .validValuesRange)
             description = try container.decodeIfPresent(String.self, forKey: .description)
         }
 

@@ -12,7 +12,7 @@ public struct CharacteristicWriteRequest: Sendable, Equatable, Codable {
         public var accessoryID: UInt64
         /// The characteristic's instance id (`iid`).
         public var instanceID: UInt64
-        /// The value to write, as sent: convert it with `Characteristic.normalized(_:)` (`value`).
+        /// The value to write, as sent: convert it with `HAPCharacteristic.normalized(_:)` (`value`).
         public var value: HAPValue?
         /// `true` subscribes this connection to events, `false` unsubscribes (`ev`).
         public var events: Bool?

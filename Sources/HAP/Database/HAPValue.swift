@@ -97,7 +97,7 @@ public enum HAPValue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The same value in the representation `format` expects, or why it cannot be one.
     ///
     /// This checks the JSON type and the format's own range (uint8 0–255, int 32-bit, float finite); metadata
-    /// limits are checked by `Characteristic.normalized(_:)`.
+    /// limits are checked by `HAPCharacteristic.normalized(_:)`.
     public func converted(to format: Format) throws(ValueError) -> HAPValue {
         switch format {
         case .bool:

@@ -166,8 +166,8 @@ public struct Characteristic: Sendable, Equatable, Codable, Identifiable {
     }
 
     /// The HAP form of this characteristic, whose checks the graph uses for values and permissions.
-    public var hapCharacteristic: HAP.Characteristic {
-        HAP.Characteristic(
+    public var hapCharacteristic: HAPCharacteristic {
+        HAPCharacteristic(
             instanceID: instanceID,
             type: type,
             permissions: permissions,
@@ -231,7 +231,7 @@ public struct CharacteristicMetadata: Sendable, Equatable, Codable {
     }
 
     /// The metadata of a HAP characteristic.
-    public init(_ characteristic: HAP.Characteristic) {
+    public init(_ characteristic: HAPCharacteristic) {
         self.init(
             description: characteristic.description,
             unit: characteristic.unit,
@@ -245,10 +245,3 @@ public struct CharacteristicMetadata: Sendable, Equatable, Codable {
         )
     }
 }
-
-/// The graph's accessory, by a name that does not clash with `HAP.Accessory` in files that import both.
-public typealias HomeAccessory = Accessory
-/// The graph's service, by a name that does not clash with `HAP.Service`.
-public typealias HomeService = Service
-/// The graph's characteristic, by a name that does not clash with `HAP.Characteristic`.
-public typealias HomeCharacteristic = Characteristic

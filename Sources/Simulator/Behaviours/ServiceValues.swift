@@ -5,7 +5,7 @@ import HAP
 /// Every change is recorded, so the simulator can send events for exactly what changed.
 struct ServiceValues {
     /// The service, with the values as changed so far.
-    private(set) var service: Service
+    private(set) var service: HAPService
     /// The current time of the simulation clock.
     let now: Duration
     /// Instance ids whose value changed, in order, each once.
@@ -13,7 +13,7 @@ struct ServiceValues {
     /// Values announced without being stored (ProgrammableSwitchEvent reads as null).
     private(set) var announcements: [(instanceID: UInt64, value: HAPValue)] = []
 
-    init(service: Service, now: Duration) {
+    init(service: HAPService, now: Duration) {
         self.service = service
         self.now = now
     }
@@ -47,7 +47,9 @@ struct ServiceValues {
             // Round only values off the grid, so 20.5 stays 20.5 rather than -270 + 2905 × 0.1.
             let base = characteristic.minValue ?? 0
             let steps = (clamped - base) / step
-            if abs(steps - steps.rounded()) > Characteristic.stepTolerance { clamped = base + steps.rounded() * step }
+            if abs(steps - steps.rounded()) > HAPCharacteristic.stepTolerance {
+                clamped = base + steps.rounded() * step
+            }
         }
         let value: HAPValue = characteristic.format == .bool ? .bool(clamped != 0) : .float(clamped)
         store(value, at: index)

@@ -277,7 +277,7 @@ struct AccessoryCommand: AsyncParsableCommand {
         func run() async throws {
             let client = options.client()
             let home = await options.loadHome(client).home
-            let target: HomeCharacteristic
+            let target: Characteristic
             let label: String
             if words.count == 2 {
                 guard let id = UUID(uuidString: words[0]),

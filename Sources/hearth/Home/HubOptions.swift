@@ -169,12 +169,12 @@ extension HubOptions {
     }
 
     /// An accessory.
-    func accessory(_ text: String, in home: Home) -> HomeAccessory {
+    func accessory(_ text: String, in home: Home) -> Accessory {
         find(home.accessories, text, kind: "accessory", in: home, id: \.id, name: \.name)
     }
 
     /// A characteristic of `accessory`, by id or by its type's name or synonym (`on`, `brightness`).
-    func characteristic(_ text: String, of accessory: HomeAccessory, in home: Home) -> HomeCharacteristic {
+    func characteristic(_ text: String, of accessory: Accessory, in home: Home) -> Characteristic {
         let all = accessory.characteristics
         if let uuid = UUID(uuidString: text), let found = all.first(where: { $0.id == uuid }) { return found }
         if let type = try? TypeCatalog.shared().characteristic(matching: text),
@@ -193,7 +193,7 @@ extension HubOptions {
     }
 
     /// Reads a value typed on the command line in the characteristic's format; exits 2 when it does not fit.
-    func value(_ text: String, for characteristic: HomeCharacteristic) -> HAPValue {
+    func value(_ text: String, for characteristic: Characteristic) -> HAPValue {
         if let type = try? TypeCatalog.shared().characteristic(for: characteristic.type),
             let named = type.value(named: text)
         {
@@ -210,17 +210,17 @@ extension HubOptions {
 /// Human names for the model's types.
 enum Naming {
     /// The catalog's name of a characteristic's type (`on`, `brightness`), or its UUID.
-    static func name(of characteristic: HomeCharacteristic) -> String {
+    static func name(of characteristic: Characteristic) -> String {
         (try? TypeCatalog.shared().characteristic(for: characteristic.type))?.name ?? characteristic.type.description
     }
 
     /// The catalog's name of a service's type (`lightbulb`), or its UUID.
-    static func typeName(of service: HomeService) -> String {
+    static func typeName(of service: Service) -> String {
         (try? TypeCatalog.shared().service(for: service.type))?.name ?? service.type.description
     }
 
     /// A value as text, with the catalog's name for enumerated values (`secured`).
-    static func text(_ value: HAPValue?, of characteristic: HomeCharacteristic) -> String {
+    static func text(_ value: HAPValue?, of characteristic: Characteristic) -> String {
         guard let value else { return "—" }
         if case .uint(let number) = value,
             let type = try? TypeCatalog.shared().characteristic(for: characteristic.type),

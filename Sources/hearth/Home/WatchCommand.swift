@@ -148,7 +148,7 @@ enum Tree {
     }
 
     /// An accessory: services and characteristic values.
-    static func accessory(_ accessory: HomeAccessory, in home: Home, indent: String) -> String {
+    static func accessory(_ accessory: Accessory, in home: Home, indent: String) -> String {
         var lines = ["\(indent)\(accessory.name)  in \(home.room(withID: accessory.roomID)?.name ?? "?")"]
         for service in accessory.services {
             lines.append("\(indent)  ├ \(service.name) [\(Naming.typeName(of: service))]")

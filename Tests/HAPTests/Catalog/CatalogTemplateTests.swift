@@ -55,7 +55,7 @@ import Testing
         var information = try catalog.makeService(named: "accessoryInformation", instanceID: 1)
         information.characteristics[1].value = .string("Acme")
         let light = try catalog.makeService(named: "lamp", instanceID: 8, optionalCharacteristics: ["hue"])
-        let database = AccessoryDatabase(accessories: [Accessory(accessoryID: 1, services: [information, light])])
+        let database = AccessoryDatabase(accessories: [HAPAccessory(accessoryID: 1, services: [information, light])])
         let data = try HAPJSON.encode(database)
         #expect(try HAPJSON.decode(AccessoryDatabase.self, from: data) == database)
         #expect(String(decoding: data, as: UTF8.self).contains(#""type":"3E""#))
@@ -98,7 +98,7 @@ import Testing
                 "model", "name", "serialNumber", "firmwareRevision",
             ]
         )
-        let custom = Service(
+        let custom = HAPService(
             instanceID: 1,
             type: try HAPUUID("E863F10D-079E-48FF-8F27-9C2605A29F52"),
             characteristics: []

@@ -116,7 +116,7 @@ import Testing
         ]
         for body in bodies {
             #expect(throws: DecodingError.self, "\(body)") {
-                try HAPJSON.decode(Characteristic.self, from: Data(body.utf8))
+                try HAPJSON.decode(HAPCharacteristic.self, from: Data(body.utf8))
             }
         }
     }

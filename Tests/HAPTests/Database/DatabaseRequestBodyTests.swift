@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func addsOnlyTheDetailsAQueryAsksFor() throws {
-        let lock = Characteristic(
+        let lock = HAPCharacteristic(
             instanceID: 12,
             type: HAPUUID(apple: 0x1E),
             permissions: [.read, .write, .notify],

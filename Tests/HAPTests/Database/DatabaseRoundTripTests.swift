@@ -76,9 +76,9 @@ struct DatabaseGenerator {
         return AccessoryDatabase(accessories: accessories)
     }
 
-    mutating func accessory(id: UInt64) -> Accessory {
+    mutating func accessory(id: UInt64) -> HAPAccessory {
         var nextID: UInt64 = 1
-        var services: [Service] = []
+        var services: [HAPService] = []
         for _ in 0..<int(0...4) {
             let serviceID = nextID
             nextID += 1
@@ -87,7 +87,7 @@ struct DatabaseGenerator {
                 return characteristic(instanceID: nextID)
             }
             services.append(
-                Service(
+                HAPService(
                     instanceID: serviceID,
                     type: type(),
                     isPrimary: bool(),
@@ -97,7 +97,7 @@ struct DatabaseGenerator {
                 )
             )
         }
-        return Accessory(accessoryID: id, services: services)
+        return HAPAccessory(accessoryID: id, services: services)
     }
 
     mutating func type() -> HAPUUID {
@@ -111,9 +111,9 @@ struct DatabaseGenerator {
         return (try? HAPUUID(text)) ?? HAPUUID(apple: 0x25)
     }
 
-    mutating func characteristic(instanceID: UInt64) -> Characteristic {
+    mutating func characteristic(instanceID: UInt64) -> HAPCharacteristic {
         let format = pick(Format.allCases)
-        return Characteristic(
+        return HAPCharacteristic(
             instanceID: instanceID,
             type: type(),
             permissions: Permission.allCases.filter { _ in bool() },

@@ -11,8 +11,8 @@ import Testing
         let sensorInformation = try catalog.makeService(named: "accessoryInformation", instanceID: 1)
         let sensor = try catalog.makeService(named: "temperatureSensor", instanceID: 8)
         return AccessoryDatabase(accessories: [
-            Accessory(accessoryID: 1, services: [information, light]),
-            Accessory(accessoryID: 2, services: [sensorInformation, sensor]),
+            HAPAccessory(accessoryID: 1, services: [information, light]),
+            HAPAccessory(accessoryID: 2, services: [sensorInformation, sensor]),
         ])
     }
 
@@ -30,7 +30,7 @@ import Testing
         #expect(throws: DatabaseError.noAccessories) { try AccessoryDatabase(accessories: []).validate() }
         let one = try #require(Self.bridge().accessories.first)
         let many = AccessoryDatabase(
-            accessories: (1...151).map { Accessory(accessoryID: UInt64($0), services: one.services) }
+            accessories: (1...151).map { HAPAccessory(accessoryID: UInt64($0), services: one.services) }
         )
         #expect(throws: DatabaseError.tooManyAccessories(count: 151, maximum: 150)) { try many.validate() }
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import HAP
 
 @Suite struct ValidationTests {
-    static let brightness = Characteristic(
+    static let brightness = HAPCharacteristic(
         instanceID: 10,
         type: HAPUUID(apple: 0x8),
         permissions: [.read, .write, .notify],
@@ -14,7 +14,7 @@ import Testing
         maxValue: 100,
         minStep: 1
     )
-    static let targetTemperature = Characteristic(
+    static let targetTemperature = HAPCharacteristic(
         instanceID: 11,
         type: HAPUUID(apple: 0x35),
         permissions: [.read, .write, .notify],
@@ -24,8 +24,8 @@ import Testing
         minStep: 0.1
     )
 
-    static func plain(_ format: Format, permissions: [Permission] = [.read, .write]) -> Characteristic {
-        Characteristic(instanceID: 1, type: HAPUUID(apple: 0x99), permissions: permissions, format: format)
+    static func plain(_ format: Format, permissions: [Permission] = [.read, .write]) -> HAPCharacteristic {
+        HAPCharacteristic(instanceID: 1, type: HAPUUID(apple: 0x99), permissions: permissions, format: format)
     }
 
     @Test func acceptsValuesOnTheBoundaries() throws {

@@ -8,11 +8,6 @@ import enum HAP.Permission
 
 @testable import HomeGraph
 
-// This file imports only some of HAP, so these names mean the graph's types; files that import all of HAP use them.
-typealias GraphAccessory = Accessory
-typealias GraphService = Service
-typealias GraphCharacteristic = Characteristic
-
 /// A graph with one home, ids from a seeded generator, and helpers that add rooms and accessories.
 struct Fixture {
     var ids = SeededIDGenerator(seed: 7)
