@@ -1,5 +1,18 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+// `HAPArithmetic` (SRP's big numbers) is compiled with `-O` even in debug builds: unoptimised it is over a hundred
+// times slower (one 3072-bit power: 0.6 s instead of 5 ms), and every test that pairs would take seconds.
+// `@_optimize(speed)` on its functions does not help in a debug build (measured: no faster than plain -Onone),
+// and `-O` is only expressible as an unsafe flag, which SwiftPM refuses in a package used as a versioned
+// dependency. So the flag is applied only when this package is built from its own folder (the root, or a local
+// path dependency such as Benchmarks/), not from a dependency checkout (`.build/checkouts/…`, or Xcode's
+// `SourcePackages/checkouts/…`); an app's release build optimises it anyway.
+let isDependencyCheckout = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains {
+    Context.packageDirectory.contains($0)
+}
+let optimisedInDebug: [SwiftSetting] = isDependencyCheckout ? [] : [.unsafeFlags(["-O"])]
 
 let package = Package(
     name: "Hearth",
@@ -34,12 +47,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
     ],
     targets: [
-        // Big-number arithmetic for SRP. Always optimised: a debug build of this code is hundreds of times
-        // slower, which would make every test that pairs take seconds.
+        // Big-number arithmetic for SRP. Optimised in debug builds too, unless a dependency (see the top).
         .target(
             name: "HAPArithmetic",
             exclude: ["README.md"],
-            swiftSettings: [.unsafeFlags(["-O"])]
+            swiftSettings: optimisedInDebug
         ),
         // ChaCha20-Poly1305 for session frames on the BoringSSL swift-crypto links in (HAP depends on Crypto), one
         // reused context per direction.
