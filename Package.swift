@@ -416,6 +416,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // A package outside this repository that depends on it by version and on HearthKit alone, built from
+        // scratch in a temporary folder and run against `hearthd --demo` (takes minutes: it compiles NIO & co).
+        .testTarget(
+            name: "ConsumerPackageTests",
+            dependencies: ["TestSupport"]
+        ),
         .testTarget(
             name: "SetupQRTests",
             dependencies: ["SetupQR"]
