@@ -13,6 +13,29 @@ import Testing
     func aPackageDependingOnHearthKitByVersionBuildsAndListsTheDemoHome() async throws {
         let folder = NSTemporaryDirectory() + "hearth-consumer-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let build = try await Self.onOwnThread { try Self.buildConsumer(in: folder) }
+        print("The consumer package built in \(clock.now - started).")
+        #expect(build.status == 0, "\(build)")
+        guard build.status == 0 else { return }
+        let lines = try await Self.onOwnThread { try Self.runConsumer(in: folder) }
+        #expect(lines.first == "Demo Home (primary) — you are owner", "\(lines)")
+        #expect(lines.contains("  Living Room: Living Room Lamp, Thermostat"), "\(lines)")
+        #expect(lines.contains("  Kitchen: Contact Sensor, Outlet"), "\(lines)")
+        #expect(lines.contains("  Hallway: Demo Bridge, Door Lock, Motion Sensor, Doorbell"), "\(lines)")
+    }
+
+    /// Runs blocking `work` on a thread of its own: minutes of waiting for child processes must not hold one of the
+    /// few threads the other suites' async code runs on (their deadlines fail when it does).
+    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Swift.Result { try work() }) }.start()
+        }
+    }
+
+    /// Makes the tagged repository and the consumer package in `folder`, and builds the consumer.
+    static func buildConsumer(in folder: String) throws -> Shell.Result {
         let repository = folder + "/hearth"
         let consumer = folder + "/consumer"
         try FileManager.default.createDirectory(atPath: repository, withIntermediateDirectories: true)
@@ -30,31 +53,30 @@ import Testing
         // The consumer: HearthKit alone, by version; the example's source as its main.swift.
         let sources = consumer + "/Sources/Consumer"
         try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
-        try Self.manifest(repositoryURL: URL(fileURLWithPath: repository).absoluteString)
+        try manifest(repositoryURL: URL(fileURLWithPath: repository).absoluteString)
             .write(toFile: consumer + "/Package.swift", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(
             atPath: repository + "/Examples/hearthkit-example/main.swift",
             toPath: sources + "/main.swift"
         )
-        try Self.values.write(toFile: sources + "/Values.swift", atomically: true, encoding: .utf8)
+        try values.write(toFile: sources + "/Values.swift", atomically: true, encoding: .utf8)
 
-        // TMPDIR inside the folder: SwiftPM keeps its lock files there, and they go with it.
+        // TMPDIR inside the folder: SwiftPM keeps its lock files there, and they go with it. `nice`: the build uses
+        // every core for minutes, and the suites running beside it have deadlines; they go first.
         let temporary = folder + "/tmp"
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
-        let clock = ContinuousClock()
-        let started = clock.now
-        let build = try Shell.run(
-            "swift",
-            ["build", "--package-path", consumer, "--scratch-path", consumer + "/.build"],
+        return try Shell.run(
+            "nice",
+            ["-n", "19", "swift", "build", "--package-path", consumer, "--scratch-path", consumer + "/.build"],
             environment: ["TMPDIR": temporary],
             timeout: 40 * 60,
             check: false
         )
-        print("The consumer package built in \(clock.now - started).")
-        #expect(build.status == 0, "\(build)")
-        guard build.status == 0 else { return }
+    }
 
-        // hearthd --demo on loopback, then the consumer with the client configuration it wrote.
+    /// Starts `hearthd --demo` on loopback, runs the built consumer with the client configuration it wrote, and
+    /// returns what the consumer printed before it started watching.
+    static func runConsumer(in folder: String) throws -> [String] {
         let state = folder + "/state"
         let hub = try ChildProcess(
             BuiltProducts.path("hearthd"),
@@ -68,7 +90,7 @@ import Testing
         // stdbuf: the example prints through stdio, which buffers a pipe until exit, and it never exits by itself.
         let app = try ChildProcess(
             "/usr/bin/env",
-            ["stdbuf", "-oL", consumer + "/.build/debug/Consumer", state + "/client.json"],
+            ["stdbuf", "-oL", folder + "/consumer/.build/debug/Consumer", state + "/client.json"],
             timeout: 120
         )
         defer { _ = app.terminate() }
@@ -78,10 +100,7 @@ import Testing
             if line.hasPrefix("Watching for changes") { break }
             lines.append(line)
         }
-        #expect(lines.first == "Demo Home (primary) — you are owner", "\(lines)")
-        #expect(lines.contains("  Living Room: Living Room Lamp, Thermostat"), "\(lines)")
-        #expect(lines.contains("  Kitchen: Contact Sensor, Outlet"), "\(lines)")
-        #expect(lines.contains("  Hallway: Demo Bridge, Door Lock, Motion Sensor, Doorbell"), "\(lines)")
+        return lines
     }
 
     /// The consumer's manifest: one executable that depends on the `HearthKit` product from `1.0.0` on.
