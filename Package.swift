@@ -1,10 +1,24 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+// `HAPArithmetic` (SRP's big numbers) is compiled with `-O` even in debug builds: unoptimised it is over a hundred
+// times slower (one 3072-bit power: 0.6 s instead of 5 ms), and every test that pairs would take seconds.
+// `@_optimize(speed)` on its functions does not help in a debug build (measured: no faster than plain -Onone),
+// and `-O` is only expressible as an unsafe flag, which SwiftPM refuses in a package used as a versioned
+// dependency. So the flag is applied only when this package is built from its own folder (the root, or a local
+// path dependency such as Benchmarks/), not from a dependency checkout (`.build/checkouts/…`, or Xcode's
+// `SourcePackages/checkouts/…`); an app's release build optimises it anyway.
+let isDependencyCheckout = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains {
+    Context.packageDirectory.contains($0)
+}
+let optimisedInDebug: [SwiftSetting] = isDependencyCheckout ? [] : [.unsafeFlags(["-O"])]
 
 let package = Package(
     name: "Hearth",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "HAPTypes", targets: ["HAPTypes"]),
         .library(name: "HAP", targets: ["HAP"]),
         .library(name: "HAPArithmetic", targets: ["HAPArithmetic"]),
         .library(name: "DNSSD", targets: ["DNSSD"]),
@@ -33,12 +47,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
     ],
     targets: [
-        // Big-number arithmetic for SRP. Always optimised: a debug build of this code is hundreds of times
-        // slower, which would make every test that pairs take seconds.
+        // Big-number arithmetic for SRP. Optimised in debug builds too, unless a dependency (see the top).
         .target(
             name: "HAPArithmetic",
             exclude: ["README.md"],
-            swiftSettings: [.unsafeFlags(["-O"])]
+            swiftSettings: optimisedInDebug
         ),
         // ChaCha20-Poly1305 for session frames on the BoringSSL swift-crypto links in (HAP depends on Crypto), one
         // reused context per direction.
@@ -51,10 +64,17 @@ let package = Package(
             name: "CHAPModExp",
             exclude: ["README.md"]
         ),
-        // The protocol core: codecs and state machines, no I/O.
+        // HAP's values: UUIDs, values, formats, units, permissions, the accessory database, status codes,
+        // categories, device ids, the type catalog. No dependencies, so apps can use it (through HearthKit).
+        .target(
+            name: "HAPTypes",
+            exclude: ["README.md"]
+        ),
+        // The protocol machinery: TLV8, SRP, pairing, session frames, HTTP framing, setup codes; no I/O.
         .target(
             name: "HAP",
             dependencies: [
+                "HAPTypes",
                 "CHAPCipher",
                 "CHAPModExp",
                 "HAPArithmetic",
@@ -83,6 +103,7 @@ let package = Package(
             name: "HAPAccessoryServer",
             dependencies: [
                 "HAP",
+                "HAPTypes",
                 "AtomicFiles",
                 "CMallocTrim",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -97,6 +118,7 @@ let package = Package(
             dependencies: [
                 "AtomicFiles",
                 "HAP",
+                "HAPTypes",
                 "DNSSD",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -109,6 +131,7 @@ let package = Package(
             name: "Simulator",
             dependencies: [
                 "HAP",
+                "HAPTypes",
                 "HAPAccessoryServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -120,6 +143,7 @@ let package = Package(
             name: "hearth-sim",
             dependencies: [
                 "HAP",
+                "HAPTypes",
                 "AtomicFiles",
                 "HAPAccessoryServer",
                 "DNSSD",
@@ -140,6 +164,7 @@ let package = Package(
                 "HearthAPI",
                 "HomeGraph",
                 "HAP",
+                "HAPTypes",
                 "HAPController",
                 "DNSSD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -152,7 +177,7 @@ let package = Package(
         // The home model: homes, rooms, zones, accessories, groups, scenes, users; operations and change events.
         .target(
             name: "HomeGraph",
-            dependencies: ["HAP"],
+            dependencies: ["HAPTypes"],
             exclude: ["README.md"]
         ),
         // The home graph on disk: an encrypted operation log and snapshots in SQLite through GRDB.
@@ -161,6 +186,7 @@ let package = Package(
             dependencies: [
                 "HomeGraph",
                 "HAP",
+                "HAPTypes",
                 "AtomicFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -175,6 +201,7 @@ let package = Package(
                 "HomeGraph",
                 "HomeStore",
                 "HAP",
+                "HAPTypes",
                 "HAPController",
                 "DNSSD",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -192,6 +219,7 @@ let package = Package(
                 "HomeGraph",
                 "HomeStore",
                 "HAP",
+                "HAPTypes",
                 "HAPController",
                 "AtomicFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -207,7 +235,7 @@ let package = Package(
         // The API's request and response bodies, shared by the server and its clients; no HTTP stack.
         .target(
             name: "HearthAPI",
-            dependencies: ["HomeGraph", "HAP", "AtomicFiles"],
+            dependencies: ["HomeGraph", "HAPTypes", "AtomicFiles"],
             exclude: ["README.md"]
         ),
         // The Swift library apps use: an HTTP client of the API and a HomeManager mirroring the homes live.
@@ -216,7 +244,7 @@ let package = Package(
             dependencies: [
                 "HearthAPI",
                 "HomeGraph",
-                "HAP",
+                "HAPTypes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -241,6 +269,7 @@ let package = Package(
                 "HubServer",
                 "HomeGraph",
                 "HAP",
+                "HAPTypes",
                 "HAPAccessoryServer",
                 "Simulator",
                 "AtomicFiles",
@@ -257,14 +286,14 @@ let package = Package(
         // prints each acknowledged one.
         .executableTarget(
             name: "hearth-store-torture",
-            dependencies: ["HomeStore", "HomeGraph", "HAP", "Hub"],
+            dependencies: ["HomeStore", "HomeGraph", "HAP", "HAPTypes", "Hub"],
             path: "Tests/StoreTorture"
         ),
         // A hub in a child process for the namespace test: browses one interface, pairs, reports change events.
         .executableTarget(
             name: "hearth-hub-probe",
             dependencies: [
-                "Hub", "HomeGraph", "HAP", "HAPController", "DNSSD",
+                "Hub", "HomeGraph", "HAP", "HAPTypes", "HAPController", "DNSSD",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HubProbe"
@@ -273,7 +302,7 @@ let package = Package(
         .target(
             name: "TestFixtures",
             dependencies: [
-                "HAP", "HAPAccessoryServer", "HomeGraph", "Simulator",
+                "HAP", "HAPTypes", "HAPAccessoryServer", "HomeGraph", "Simulator",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -307,7 +336,7 @@ let package = Package(
         .testTarget(
             name: "HearthCLITests",
             dependencies: [
-                "hearth", "HAP", "HAPController", "TestSupport", "HomeStore", "HomeGraph",
+                "hearth", "HAP", "HAPTypes", "HAPController", "TestSupport", "HomeStore", "HomeGraph",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -315,7 +344,8 @@ let package = Package(
         .testTarget(
             name: "HearthKitTests",
             dependencies: [
-                "TestFixtures", "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "TestSupport",
+                "TestFixtures", "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "HAPTypes",
+                "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -326,7 +356,7 @@ let package = Package(
         .testTarget(
             name: "HAPAccessoryServerTests",
             dependencies: [
-                "HAPAccessoryServer", "HAP", "TestSupport",
+                "HAPAccessoryServer", "HAP", "HAPTypes", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -334,7 +364,7 @@ let package = Package(
         .testTarget(
             name: "SimulatorTests",
             dependencies: [
-                "Simulator", "HAPAccessoryServer", "HAP",
+                "Simulator", "HAPAccessoryServer", "HAP", "HAPTypes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -342,26 +372,27 @@ let package = Package(
         .testTarget(
             name: "HAPControllerTests",
             dependencies: [
-                "TestFixtures", "HAPController", "HAPAccessoryServer", "Simulator", "HAP", "TestSupport",
+                "TestFixtures", "HAPController", "HAPAccessoryServer", "Simulator", "HAP", "HAPTypes", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "HomeGraphTests",
-            dependencies: ["HomeGraph", "HAP"]
+            dependencies: ["HomeGraph", "HAP", "HAPTypes"]
         ),
         .testTarget(
             name: "HomeStoreTests",
             dependencies: [
-                "HomeStore", "HomeGraph", "HAP", "TestSupport",
+                "HomeStore", "HomeGraph", "HAP", "HAPTypes", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "HubTests",
             dependencies: [
-                "TestFixtures", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPController", "HAPAccessoryServer",
+                "TestFixtures", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes", "HAPController",
+                "HAPAccessoryServer",
                 "Simulator",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -372,7 +403,8 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "TestFixtures", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "TestSupport", "Simulator",
+                "TestFixtures", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes", "TestSupport",
+                "Simulator",
                 "HAPAccessoryServer", "AtomicFiles",
                 "HAPController",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -384,13 +416,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // A package outside this repository that depends on it by version and on HearthKit alone, built from
+        // scratch in a temporary folder and run against `hearthd --demo` (takes minutes: it compiles NIO & co).
+        .testTarget(
+            name: "ConsumerPackageTests",
+            dependencies: ["TestSupport"]
+        ),
         .testTarget(
             name: "SetupQRTests",
             dependencies: ["SetupQR"]
         ),
         .testTarget(
             name: "HAPTests",
-            dependencies: ["HAP", "HAPArithmetic", "TestSupport"],
+            dependencies: ["HAP", "HAPTypes", "HAPArithmetic", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -21,6 +21,7 @@ let package = Package(
             name: "HAPBenchmarks",
             dependencies: [
                 .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPTypes", package: "Hearth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
@@ -34,6 +35,7 @@ let package = Package(
             name: "HAPLoad",
             dependencies: [
                 .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPTypes", package: "Hearth"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "HAPLoad"
@@ -56,6 +58,7 @@ let package = Package(
             name: "ControllerBench",
             dependencies: [
                 .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPTypes", package: "Hearth"),
                 .product(name: "HAPController", package: "Hearth"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -70,6 +73,7 @@ let package = Package(
                 .product(name: "HearthAPI", package: "Hearth"),
                 .product(name: "HomeGraph", package: "Hearth"),
                 .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPTypes", package: "Hearth"),
                 .product(name: "HAPAccessoryServer", package: "Hearth"),
                 .product(name: "Simulator", package: "Hearth"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -85,6 +89,7 @@ let package = Package(
                 .product(name: "Hub", package: "Hearth"),
                 .product(name: "HomeGraph", package: "Hearth"),
                 .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPTypes", package: "Hearth"),
                 .product(name: "HAPController", package: "Hearth"),
                 .product(name: "HAPAccessoryServer", package: "Hearth"),
                 .product(name: "Simulator", package: "Hearth"),

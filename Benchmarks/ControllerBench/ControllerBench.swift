@@ -15,6 +15,7 @@ import Crypto
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 
 #if canImport(Glibc)
     import Glibc

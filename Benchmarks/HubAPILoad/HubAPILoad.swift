@@ -22,6 +22,7 @@ import AsyncHTTPClient
 import Foundation
 import HAP
 import HAPAccessoryServer
+import HAPTypes
 import HearthAPI
 import HomeGraph
 import HummingbirdWSClient

@@ -11,6 +11,7 @@ import Foundation
 import HAP
 import HAPAccessoryServer
 import HAPController
+import HAPTypes
 import HomeGraph
 import Hub
 import Logging

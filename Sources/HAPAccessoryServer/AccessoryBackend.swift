@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// One characteristic write as a controller asked for it, already checked against the characteristic's metadata.
 public struct BackendWrite: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 extension AccessoryServer {
     /// A read or write checked against the database, waiting only for the backend's values or outcomes.

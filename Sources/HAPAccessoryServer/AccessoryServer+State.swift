@@ -1,5 +1,6 @@
 import Crypto
 import HAP
+import HAPTypes
 
 extension AccessoryServer {
     /// hap-protocol.md §3.1: the SRP salt is 16 random bytes.

@@ -1,6 +1,7 @@
 import CMallocTrim
 import Crypto
 import HAP
+import HAPTypes
 import Logging
 import NIOCore
 import NIOPosix

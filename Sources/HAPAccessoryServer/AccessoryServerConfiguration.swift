@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 extension AccessoryServer {
     /// How the server presents itself and what it allows.

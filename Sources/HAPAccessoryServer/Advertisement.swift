@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// What the mDNS layer announces for the accessory as `_hap._tcp`; hap-protocol.md §8, peers/README.md quirk 9.
 public struct Advertisement: Sendable, Equatable {

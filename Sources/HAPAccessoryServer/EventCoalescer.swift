@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// One connection's pending events: merges bursts so at most one event message goes out per window.
 ///

@@ -1,5 +1,6 @@
 import DNSSD
 import HAP
+import HAPTypes
 import Logging
 import NIOCore
 

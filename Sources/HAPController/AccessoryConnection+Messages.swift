@@ -1,5 +1,6 @@
 import Foundation
 import HAP
+import HAPTypes
 
 /// The messages of a connection: hap+json and pairing TLV8 requests as bytes, and the status in an answer.
 extension AccessoryConnection {

@@ -1,5 +1,6 @@
 import Foundation
 import HAP
+import HAPTypes
 import Logging
 import NIOCore
 import NIOPosix

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// A characteristic's new value, as an accessory's event reported it.
 public struct CharacteristicValueChange: Sendable, Equatable, Hashable {

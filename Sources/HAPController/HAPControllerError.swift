@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// Why a controller operation failed; lower-layer errors are kept as typed cases, never flattened to text.
 public enum HAPControllerError: Error, Equatable, Sendable {

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// Managing the accessory's pairings (admin only).
 extension PairedAccessory {

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 extension PairedAccessory {
     /// Reads the accessory database again whatever the cache holds, for a caller that cannot see `c#` over mDNS

@@ -1,5 +1,6 @@
 import Foundation
 import HAP
+import HAPTypes
 
 /// Reads, writes and the request path: they run where their caller runs and cross to the event loop at most once.
 extension PairedAccessory {

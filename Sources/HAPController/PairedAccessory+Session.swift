@@ -1,5 +1,6 @@
 import Foundation
 import HAP
+import HAPTypes
 
 /// The session's life: events from the connection, reachability, reconnecting and re-subscribing.
 extension PairedAccessory {

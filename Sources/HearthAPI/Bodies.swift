@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 import HomeGraph
 
 // Request bodies. Field names are the API's, camelCase and stable (docs/api/openapi.yaml).

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 import HearthAPI
 import HomeGraph
 

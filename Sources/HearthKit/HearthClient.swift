@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import HAP
+import HAPTypes
 import HearthAPI
 import HomeGraph
 import NIOCore

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 import HomeGraph
 
 /// One update of the homes a `HomeManager` mirrors, as its async sequences deliver them.

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 /// Building graph accessories from the accessory database an accessory server describes.
 extension Accessory {

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 extension Home {
     /// Where a characteristic sits: accessory, service and characteristic positions.

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 // The wire form of a change, documented in docs/api/openapi.yaml (`HomeChange`): one flat object whose `type` names
 // the change, with a field per value, for example `{"type": "roomAdded", "room": {…}}` or

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 /// One fine-grained change to a home, as an operation produced it; `HomeEvent` stamps it with home and sequence.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 extension HomeGraph {
     /// Carries out one operation: checks everything first, then changes the graph and lists the changes.

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 extension HomeGraph {
     /// The characteristic `id` of the home `homeID` and the accessory it belongs to.

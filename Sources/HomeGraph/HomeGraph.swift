@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 /// Every home as one value: the model and its rules, changed only by `apply(_:)`, which reports what changed.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 /// Why an operation on the home graph was refused; the graph is then unchanged.
 public enum HomeGraphError: Error, Equatable, Sendable {

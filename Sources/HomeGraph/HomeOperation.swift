@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 /// One change to the home graph, applied whole or not at all by `HomeGraph.apply(_:)`.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 // JSON has one kind of number, so a whole-number float value (20.0) reads back as an int wherever no format is at
 // hand: change events and actions. These put each value back in its characteristic's format after decoding.

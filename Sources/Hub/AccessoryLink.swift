@@ -2,6 +2,7 @@ import DNSSD
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 import HomeGraph
 
 /// One paired accessory server (a bridge, or a single accessory) the hub keeps a session with.

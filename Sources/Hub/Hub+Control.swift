@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 import HomeGraph
 import Logging
 

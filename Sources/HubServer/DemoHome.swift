@@ -1,5 +1,6 @@
 import Foundation
 import HAP
+import HAPTypes
 import HomeGraph
 import Hub
 

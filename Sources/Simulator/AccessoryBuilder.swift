@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// Builds one accessory of a description: Accessory Information, then each service with stable iids.
 struct AccessoryBuilder {

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// Applies a description's metadata overrides and builds custom characteristics, checking every field.
 enum CharacteristicOverrides {

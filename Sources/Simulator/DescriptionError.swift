@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// Why an accessory description cannot be served; each case names the accessory and the field at fault.
 ///

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// A ready-made accessory, usable by name in a description (`"preset": "door-lock"`) and on the command line.
 public enum Preset: String, Sendable, CaseIterable, Codable {

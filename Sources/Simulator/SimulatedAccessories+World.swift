@@ -1,5 +1,6 @@
 import HAP
 import HAPAccessoryServer
+import HAPTypes
 
 /// The physical world: what a person or the environment changes, sent to controllers as events.
 extension SimulatedAccessories {

@@ -1,5 +1,6 @@
 import HAP
 import HAPAccessoryServer
+import HAPTypes
 import NIOCore
 import NIOPosix
 

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// The HAP type catalog as the simulator reads it: its failure becomes a ``DescriptionError``.
 enum SimulatorCatalog {

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -249,7 +250,7 @@ public struct CustomCharacteristic: Sendable, Equatable, Codable {
     /// The start value; a neutral one (false, the minimum, "") when absent and readable.
     public var value: HAPValue?
     /// The unit of a numeric value.
-    public var unit: HAP.Unit?
+    public var unit: HAPTypes.Unit?
     /// The smallest value.
     public var minValue: Double?
     /// The largest value.
@@ -269,7 +270,7 @@ public struct CustomCharacteristic: Sendable, Equatable, Codable {
         format: Format,
         perms: [Permission],
         value: HAPValue? = nil,
-        unit: HAP.Unit? = nil,
+        unit: HAPTypes.Unit? = nil,
         minValue: Double? = nil,
         maxValue: Double? = nil,
         minStep: Double? = nil,

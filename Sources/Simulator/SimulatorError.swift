@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// Why a physical-world change or an edit of the running simulator was refused.
 public enum SimulatorError: Error, Equatable, Sendable {

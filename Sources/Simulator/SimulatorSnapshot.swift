@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// Every simulated accessory with its current values, as `hearth-sim status --json` prints it.
 public struct SimulatorSnapshot: Sendable, Equatable, Codable {

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// Draws an accessory database as a tree for people: accessories, services and characteristics with the type
 /// catalog's names, instance ids, values and permissions (docs/style.md §3).

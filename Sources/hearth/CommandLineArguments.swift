@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 
 /// Why a command-line argument naming an accessory, a characteristic or a value could not be read.
 public enum CommandLineArgumentError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import HAP
+import HAPTypes
 
 /// `hearth demo`: pairs an in-process controller with an in-process accessory and prints each step's time.
 struct Demo: ParsableCommand {

@@ -3,6 +3,7 @@ import DNSSD
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 import NIOPosix
 
 /// Options every `hearth hap` command takes (docs/style.md §3).

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 
 /// One characteristic's outcome in `get`, `put` and `watch` JSON: its address and its value or status.
 struct CharacteristicEntry: Encodable {

@@ -2,6 +2,7 @@ import ArgumentParser
 import DNSSD
 import Foundation
 import HAP
+import HAPTypes
 import HearthAPI
 import HomeGraph
 import Hub

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 import Testing
 
 @testable import HAPAccessoryServer

@@ -1,5 +1,6 @@
 import HAP
 import HAPAccessoryServer
+import HAPTypes
 import Synchronization
 
 /// A lightbulb (On 1.9, Brightness 1.10), a timed-write characteristic (1.11) and a switch event (1.12): a test

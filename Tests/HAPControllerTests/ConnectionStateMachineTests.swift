@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 import NIOCore
 import Testing
 

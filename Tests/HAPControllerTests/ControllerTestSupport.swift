@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HAP
 import HAPAccessoryServer
+import HAPTypes
 import Logging
 import NIOPosix
 import Simulator

@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import HAPAccessoryServer
+import HAPTypes
 import Simulator
 import TestFixtures
 import Testing

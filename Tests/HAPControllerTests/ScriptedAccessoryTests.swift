@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HAP
+import HAPTypes
 import NIOCore
 import NIOPosix
 import TestFixtures

@@ -1,5 +1,6 @@
 import Foundation
 import HAP
+import HAPTypes
 import Simulator
 import TestFixtures
 import Testing

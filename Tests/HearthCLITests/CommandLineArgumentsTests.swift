@@ -1,5 +1,6 @@
 import HAP
 import HAPController
+import HAPTypes
 import Testing
 import hearth
 

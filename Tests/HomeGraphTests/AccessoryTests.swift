@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-import enum HAP.ValueError
+import enum HAPTypes.ValueError
 
 @testable import HomeGraph
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-import enum HAP.HAPValue
+import enum HAPTypes.HAPValue
 
 @testable import HomeGraph
 

@@ -1,11 +1,12 @@
 import Foundation
 import HomeGraph
 
-import enum HAP.AccessoryCategory
-import enum HAP.Format
-import struct HAP.HAPUUID
-import enum HAP.HAPValue
-import enum HAP.Permission
+import enum HAPTypes.AccessoryCategory
+import struct HAPTypes.CharacteristicMetadata
+import enum HAPTypes.Format
+import struct HAPTypes.HAPUUID
+import enum HAPTypes.HAPValue
+import enum HAPTypes.Permission
 
 /// A fresh state folder and helpers that build homes whose names are easy to look for in raw bytes.
 struct StoreFixture {

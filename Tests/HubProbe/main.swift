@@ -10,6 +10,7 @@ import DNSSD
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 import HomeGraph
 import Hub
 import Logging

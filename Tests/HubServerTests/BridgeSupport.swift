@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import HAPAccessoryServer
+import HAPTypes
 import HomeGraph
 import Logging
 import Simulator

@@ -3,6 +3,7 @@ import DNSSD
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 import HearthAPI
 import HomeGraph
 import HomeStore

@@ -3,6 +3,7 @@ import Foundation
 import HAP
 import HAPAccessoryServer
 import HAPController
+import HAPTypes
 import HomeGraph
 import Hub
 import Logging

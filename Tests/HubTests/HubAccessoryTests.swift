@@ -2,6 +2,7 @@ import Foundation
 import HAP
 import HAPAccessoryServer
 import HAPController
+import HAPTypes
 import HomeGraph
 import Simulator
 import TestFixtures

@@ -1,5 +1,6 @@
 import HAP
 import HAPAccessoryServer
+import HAPTypes
 import Testing
 
 @testable import Simulator

@@ -9,11 +9,12 @@ import HomeGraph
 import HomeStore
 import Hub
 
-import enum HAP.AccessoryCategory
-import enum HAP.Format
-import struct HAP.HAPUUID
-import enum HAP.HAPValue
-import enum HAP.Permission
+import enum HAPTypes.AccessoryCategory
+import struct HAPTypes.CharacteristicMetadata
+import enum HAPTypes.Format
+import struct HAPTypes.HAPUUID
+import enum HAPTypes.HAPValue
+import enum HAPTypes.Permission
 
 /// SplitMix64, so a seed gives the same operations.
 struct SeededRandom: RandomNumberGenerator {

@@ -1,3 +1,5 @@
+import HAPTypes
+
 /// Writing messages as bytes: a status line with a reason phrase, the headers in order, and Content-Length.
 ///
 /// peers/README.md quirks 1–5 and 8: aiohomekit needs the reason phrase and Content-Length on every message with a
@@ -49,14 +51,7 @@ extension HTTPResponse {
 
     /// Appends `value` in decimal, as `String(value)` writes it.
     static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        var remaining = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(remaining / divisor))
-            remaining %= divisor
-            divisor /= 10
-        }
+        DecimalText.append(value, to: &bytes)
     }
 }
 

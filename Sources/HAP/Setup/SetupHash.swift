@@ -1,4 +1,5 @@
 import Crypto
+import HAPTypes
 
 /// The `sh` TXT value that lets a controller match a scanned setup payload to an advertised accessory.
 ///

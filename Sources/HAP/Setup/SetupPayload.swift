@@ -1,3 +1,5 @@
+import HAPTypes
+
 /// Why a setup payload URI was refused.
 public enum SetupPayloadError: Error, Equatable, Sendable {
     /// The text does not start with `X-HM://`.

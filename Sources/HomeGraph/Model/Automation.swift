@@ -1,5 +1,5 @@
 import Foundation
-import HAP
+import HAPTypes
 
 /// Services from one or more accessories acted on together ("Reading Lamps").
 public struct ServiceGroup: Sendable, Equatable, Codable, Identifiable {

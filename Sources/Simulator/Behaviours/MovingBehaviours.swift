@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// A window covering, door or window: the position moves toward the target one step per interval.
 ///

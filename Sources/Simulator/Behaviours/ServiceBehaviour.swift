@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// How one kind of service acts on its own: reactions to writes, the passing of time, and physical-world events.
 ///

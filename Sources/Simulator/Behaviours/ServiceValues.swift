@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// One service's characteristics as a behaviour sees them: read and change values by type, at time `now`.
 ///

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 /// A fan or air purifier: its current state follows Active (inactive 0, or `activeValue` when running).
 struct ActiveStateBehaviour: ServiceBehaviour {

@@ -1,4 +1,5 @@
 import HAP
+import HAPTypes
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HAP
 import HAPController
+import HAPTypes
 import HearthKit
 
 /// Exit codes of the home commands (Sources/hearth/README.md).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 @Suite struct CatalogTests {
     /// Every service type in hap-protocol.md §11.1, ProtocolInformation included.

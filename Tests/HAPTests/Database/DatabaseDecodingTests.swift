@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 @Suite struct DatabaseDecodingTests {
     /// The example body of hap-protocol.md §7.4.

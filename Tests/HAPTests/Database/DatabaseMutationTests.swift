@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 /// Damaged input must fail with an error, never crash: seeded byte mutations of real bodies and random queries.
 @Suite struct DatabaseMutationTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 @Suite struct DatabaseRequestBodyTests {
     @Test("Decodes the §7.6 write body")

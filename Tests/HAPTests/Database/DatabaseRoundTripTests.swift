@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 /// Property tests: random databases and request bodies from a seeded generator survive a JSON round trip.
 @Suite struct DatabaseRoundTripTests {

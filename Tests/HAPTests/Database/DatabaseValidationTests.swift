@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 @Suite struct DatabaseValidationTests {
     static func bridge() throws -> AccessoryDatabase {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 @Suite struct HAPStatusTests {
     @Test("Every status has the code in hap-protocol.md §7.3")

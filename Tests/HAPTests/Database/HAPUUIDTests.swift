@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 @Suite struct HAPUUIDTests {
     @Test func expandsShortFormsWithTheAppleBase() throws {

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 /// The hand-read write bodies and read queries must give exactly what the general readers give: the same value,
 /// or a refusal.

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 /// The hand-written JSON of plain reads and events must be byte for byte what JSONEncoder writes.
 @Suite struct ReadResponseJSONTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 @Suite struct ValidationTests {
     static let brightness = HAPCharacteristic(

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 /// hap-protocol.md §8: the accessory's `id`.
 struct DeviceIDTests {

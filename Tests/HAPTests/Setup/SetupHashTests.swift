@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 /// hap-protocol.md §8: the `sh` setup hash.
 struct SetupHashTests {

@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 
 @testable import HAP
+@testable import HAPTypes
 
 /// hap-protocol.md §8.1: the `X-HM://` setup payload.
 struct SetupPayloadTests {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-import enum HAP.AccessoryCategory
-import enum HAP.Format
-import struct HAP.HAPUUID
-import enum HAP.Permission
+import enum HAPTypes.AccessoryCategory
+import struct HAPTypes.CharacteristicMetadata
+import enum HAPTypes.Format
+import struct HAPTypes.HAPUUID
+import enum HAPTypes.Permission
 
 @testable import HomeGraph
 

@@ -94,3 +94,63 @@ public struct CharacteristicID: Hashable, Sendable, Codable, CustomStringConvert
         case instanceID = "iid"
     }
 }
+
+/// The limits of a characteristic's values, as its accessory declared them.
+public struct CharacteristicMetadata: Sendable, Equatable, Codable {
+    /// A description for people.
+    public var description: String?
+    /// The unit of a numeric value.
+    public var unit: Unit?
+    /// The smallest value allowed.
+    public var minValue: Double?
+    /// The largest value allowed.
+    public var maxValue: Double?
+    /// The step between allowed values, counted from `minValue`.
+    public var minStep: Double?
+    /// The longest string in UTF-8 bytes; `nil` means HAP's default of 64.
+    public var maxLength: Int?
+    /// The longest `data` value in bytes.
+    public var maxDataLength: Int?
+    /// The only values allowed, for enumerations.
+    public var validValues: [Int]?
+    /// The range values must lie in.
+    public var validValuesRange: ClosedRange<Int>?
+
+    /// Makes metadata; every limit left `nil` is absent.
+    public init(
+        description: String? = nil,
+        unit: Unit? = nil,
+        minValue: Double? = nil,
+        maxValue: Double? = nil,
+        minStep: Double? = nil,
+        maxLength: Int? = nil,
+        maxDataLength: Int? = nil,
+        validValues: [Int]? = nil,
+        validValuesRange: ClosedRange<Int>? = nil
+    ) {
+        self.description = description
+        self.unit = unit
+        self.minValue = minValue
+        self.maxValue = maxValue
+        self.minStep = minStep
+        self.maxLength = maxLength
+        self.maxDataLength = maxDataLength
+        self.validValues = validValues
+        self.validValuesRange = validValuesRange
+    }
+
+    /// The metadata of a HAP characteristic.
+    public init(_ characteristic: HAPCharacteristic) {
+        self.init(
+            description: characteristic.description,
+            unit: characteristic.unit,
+            minValue: characteristic.minValue,
+            maxValue: characteristic.maxValue,
+            minStep: characteristic.minStep,
+            maxLength: characteristic.maxLength,
+            maxDataLength: characteristic.maxDataLength,
+            validValues: characteristic.validValues,
+            validValuesRange: characteristic.validValuesRange
+        )
+    }
+}

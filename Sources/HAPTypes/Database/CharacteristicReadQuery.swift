@@ -104,9 +104,9 @@ public struct CharacteristicReadQuery: Sendable, Equatable {
         bytes.append(contentsOf: "id=".utf8)
         for (index, id) in ids.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            HTTPResponse.appendDecimal(id.accessoryID, to: &bytes)
+            DecimalText.append(id.accessoryID, to: &bytes)
             bytes.append(UInt8(ascii: "."))
-            HTTPResponse.appendDecimal(id.instanceID, to: &bytes)
+            DecimalText.append(id.instanceID, to: &bytes)
         }
         if includesMetadata { bytes.append(contentsOf: "&meta=1".utf8) }
         if includesPermissions { bytes.append(contentsOf: "&perms=1".utf8) }

@@ -131,7 +131,7 @@ struct PlainJSONScanner {
 extension UnsafeBufferPointer<UInt8> {
     /// Whether these bytes are exactly `literal`'s UTF-8, for the byte readers' keyword tests: a length check, then
     /// one pass over two buffers (comparing with a `String`'s UTF-8 view goes through its iterator).
-    func equals(_ literal: StaticString) -> Bool {
+    package func equals(_ literal: StaticString) -> Bool {
         guard count == literal.utf8CodeUnitCount else { return false }
         return literal.withUTF8Buffer { expected in
             for index in 0..<count where self[index] != expected[index] { return false }
