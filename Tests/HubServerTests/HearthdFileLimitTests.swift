@@ -39,27 +39,27 @@ import Testing
 
     /// A GET of the home list with the owner's token over a fresh connection; the status, or `nil` when no answer
     /// came within 10 s.
-    func homesStatus(_ client: Client) -> Int? {
+    func homesStatus(_ client: Client) async -> Int? {
         let port = Int(client.url.split(separator: ":").last ?? "") ?? 0
         guard let socket = try? RawSocket(port: port) else { return nil }
         try? socket.send(
             "GET /v1/homes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(client.token)\r\nConnection: close\r\n\r\n"
         )
-        guard let answer = socket.answerThenClose(timeout: .seconds(10)) else { return nil }
+        guard let answer = await socket.answerThenClose(timeout: .seconds(10)) else { return nil }
         return Int(answer.dropFirst("HTTP/1.1 ".count).prefix(3))
     }
 
-    @Test func hearthdRaisesItsSoftOpenFileLimitToTheHardOne() throws {
+    @Test func hearthdRaisesItsSoftOpenFileLimitToTheHardOne() async throws {
         let state = NSTemporaryDirectory() + "hearthd-nofile-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: state) }
         let (child, client) = try start(limits: "1024:4096", state: state)
         defer { child.terminate() }
         let limits = try fileLimits(of: child.processIdentifier)
         #expect(limits.soft == "4096" && limits.hard == "4096", "\(limits)")
-        #expect(homesStatus(client) == 200)
+        #expect(await homesStatus(client) == 200)
     }
 
-    @Test func elevenHundredIdleConnectionsDoNotLockOutAClientWithAToken() throws {
+    @Test func elevenHundredIdleConnectionsDoNotLockOutAClientWithAToken() async throws {
         OpenFileLimit.raiseSoftLimitToHard()  // this test process holds 1,100 sockets
         let state = NSTemporaryDirectory() + "hearthd-flood-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: state) }
@@ -68,7 +68,7 @@ import Testing
         var flood: [RawSocket] = []
         for _ in 0..<1100 { flood.append(try RawSocket(port: port)) }
         var answered = 0
-        for _ in 0..<3 where homesStatus(client) == 200 { answered += 1 }
+        for _ in 0..<3 where await homesStatus(client) == 200 { answered += 1 }
         #expect(answered == 3, "3 of 3 requests with a token answered during the flood")
         for socket in flood { socket.close() }
         #expect(child.terminate() == 0)

@@ -39,7 +39,7 @@ import Testing
             for item in cases {
                 let socket = try RawSocket(port: api.port)
                 try? socket.send(item.bytes)
-                let answer = socket.answerThenClose(timeout: .seconds(20))
+                let answer = await socket.answerThenClose(timeout: .seconds(20))
                 let text = try #require(answer, "\(item.name): the connection was left open")
                 #expect(text.hasPrefix("HTTP/1.1 \(item.status) "), "\(item.name): \(text.prefix(80))")
                 #expect(text.lowercased().contains("connection: close"), "\(item.name)")
@@ -62,7 +62,7 @@ import Testing
             let partial = try RawSocket(port: api.port)
             try partial.send("GET /v1/homes HTTP/1.1\r\nHost: x\r\nAuthoriz")
             for (name, socket) in [("silent", silent), ("partial", partial)] {
-                let answer = try #require(socket.answerThenClose(timeout: .seconds(30)), "\(name) was left open")
+                let answer = try #require(await socket.answerThenClose(timeout: .seconds(30)), "\(name) was left open")
                 #expect(answer.hasPrefix("HTTP/1.1 408 "), "\(name): \(answer.prefix(60))")
             }
         }
@@ -77,7 +77,7 @@ import Testing
                 try socket.send(
                     "GET /v1/homes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.owner.token)\r\n\r\n\(tail)"
                 )
-                let answer = try #require(socket.answerThenClose(timeout: .seconds(30)), "left open (\(tail))")
+                let answer = try #require(await socket.answerThenClose(timeout: .seconds(30)), "left open (\(tail))")
                 #expect(answer.hasPrefix("HTTP/1.1 200 "), "\(answer.prefix(60))")
             }
         }
@@ -94,13 +94,13 @@ import Testing
             let request = "GET /v1/homes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.owner.token)\r\n\r\n"
             let kept = try RawSocket(port: api.port)
             try kept.send(request)
-            #expect(kept.readHTTPResponse(timeout: .seconds(30))?.hasPrefix("HTTP/1.1 200 ") == true)
+            #expect(await kept.readHTTPResponse(timeout: .seconds(30))?.hasPrefix("HTTP/1.1 200 ") == true)
             // Connections that showed a bogus token on a route that answers without checking it.
             var anonymous: [RawSocket] = []
             for _ in 0..<10 {
                 let faker = try RawSocket(port: api.port)
                 try faker.send("GET /nope HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer bogus\r\n\r\n")
-                #expect(faker.readHTTPResponse(timeout: .seconds(30)) != nil)
+                #expect(await faker.readHTTPResponse(timeout: .seconds(30)) != nil)
                 anonymous.append(faker)
             }
             for _ in 0..<40 { anonymous.append(try RawSocket(port: api.port)) }
@@ -117,7 +117,7 @@ import Testing
             #expect(shed >= 31, "\(shed) of 50 anonymous connections were closed to stay under 20")
             #expect(!kept.isClosedByPeer, "the authenticated connection was kept")
             try kept.send(request)
-            #expect(kept.readHTTPResponse(timeout: .seconds(30))?.hasPrefix("HTTP/1.1 200 ") == true)
+            #expect(await kept.readHTTPResponse(timeout: .seconds(30))?.hasPrefix("HTTP/1.1 200 ") == true)
         }
     }
 
@@ -153,7 +153,7 @@ import Testing
             }
             let finalSequence = await fixture.hub.graph.lastSequence(ofHome: h)
             print("stalled reader: \(total) events in \(ContinuousClock.now - started)")
-            let (bytes, closed) = stalled.readUntilClosed(timeout: .seconds(60))
+            let (bytes, closed) = await stalled.readUntilClosed(timeout: .seconds(60))
             #expect(closed, "the server closed the stalled connection")
             let sequences = WebSocketText.sequences(in: bytes)
             #expect(sequences.count < total, "closed before every event was written (\(sequences.count))")

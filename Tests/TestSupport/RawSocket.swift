@@ -60,7 +60,14 @@ public final class RawSocket: @unchecked Sendable {
     /// What the peer sent until it closed the connection, or until `timeout` passed.
     ///
     /// `closed` says whether the peer closed (end of stream or reset) within the time.
-    public func readUntilClosed(timeout: Duration) -> (bytes: [UInt8], closed: Bool) {
+    ///
+    /// The waiting runs on a thread of its own: a blocking read on one of Swift's few concurrency threads (two on
+    /// this machine) would starve the servers the tests run in the same process.
+    public func readUntilClosed(timeout: Duration) async -> (bytes: [UInt8], closed: Bool) {
+        await Self.offThePool { self.blockingReadUntilClosed(timeout: timeout) }
+    }
+
+    private func blockingReadUntilClosed(timeout: Duration) -> (bytes: [UInt8], closed: Bool) {
         let deadline = ContinuousClock.now + timeout
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -80,7 +87,11 @@ public final class RawSocket: @unchecked Sendable {
 
     /// One whole HTTP/1.1 answer (its head and `Content-Length` bytes of body) as text, or `nil` when none came
     /// within `timeout`; the connection stays open.
-    public func readHTTPResponse(timeout: Duration) -> String? {
+    public func readHTTPResponse(timeout: Duration) async -> String? {
+        await Self.offThePool { self.blockingReadHTTPResponse(timeout: timeout) }
+    }
+
+    private func blockingReadHTTPResponse(timeout: Duration) -> String? {
         let deadline = ContinuousClock.now + timeout
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -111,9 +122,16 @@ public final class RawSocket: @unchecked Sendable {
     }
 
     /// The text of what the peer sent until it closed, or `nil` when it did not close within `timeout`.
-    public func answerThenClose(timeout: Duration) -> String? {
-        let (bytes, closed) = readUntilClosed(timeout: timeout)
+    public func answerThenClose(timeout: Duration) async -> String? {
+        let (bytes, closed) = await readUntilClosed(timeout: timeout)
         return closed ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
+    /// Runs `body` on a new thread and returns its result.
+    private static func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
     }
 
     /// Closes the socket.
