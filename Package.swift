@@ -257,7 +257,7 @@ let package = Package(
         // prints each acknowledged one.
         .executableTarget(
             name: "hearth-store-torture",
-            dependencies: ["HomeStore", "HomeGraph", "HAP", "Hub"],
+            dependencies: ["HomeStore", "HomeGraph", "HAP", "Hub", "TestFixtures", "TestSupport"],
             path: "Tests/StoreTorture"
         ),
         // A hub in a child process for the namespace test: browses one interface, pairs, reports change events.
@@ -269,11 +269,12 @@ let package = Package(
             ],
             path: "Tests/HubProbe"
         ),
-        // A simulated bridge on a real accessory server and a stream recorder, shared by the test targets.
+        // What several test targets start from: a simulated bridge on a real accessory server, a stream recorder, the
+        // test lamp, and a hub with a home and accounts.
         .target(
             name: "TestFixtures",
             dependencies: [
-                "HAP", "HAPAccessoryServer", "HomeGraph", "Simulator",
+                "HAP", "HAPAccessoryServer", "HomeGraph", "Hub", "HubServer", "Simulator",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -349,12 +350,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HomeGraphTests",
-            dependencies: ["HomeGraph", "HAP"]
+            dependencies: ["HomeGraph", "HAP", "TestFixtures", "TestSupport"]
         ),
         .testTarget(
             name: "HomeStoreTests",
             dependencies: [
-                "HomeStore", "HomeGraph", "HAP", "TestSupport",
+                "HomeStore", "HomeGraph", "HAP", "TestFixtures", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
