@@ -284,7 +284,10 @@ let package = Package(
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport",
             exclude: ["README.md"]
         ),
