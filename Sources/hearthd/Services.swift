@@ -65,8 +65,10 @@ final class APIService: Service {
         self.onServerRunning = onServerRunning
     }
 
-    /// Waits for the hub, then serves; a failure to bind becomes ``HearthdError/cannotListen(host:port:errno:)``.
-    /// When the hub did not start, waits for the graceful shutdown the hub's failure brings.
+    /// Waits for the hub, then serves.
+    ///
+    /// A failure to bind becomes ``HearthdError/cannotListen(host:port:errno:)``. When the hub did not start, waits
+    /// for the graceful shutdown the hub's failure brings.
     func run() async throws {
         guard await ready.wait() else {
             try? await gracefulShutdown()

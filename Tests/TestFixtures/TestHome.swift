@@ -11,9 +11,10 @@ public struct TestPerson: Sendable {
     public let token: String
 }
 
-/// A hub on a fresh state folder with one home, Maple Street (owner Ada, administrator Bo, shared user Cy), and a
-/// lamp (``HomeGraph/Accessory/testLamp(named:roomID:)``); each person has an account with a token. The API tests
-/// of HubServer and HearthKit start from it.
+/// A hub on a fresh state folder with one home, Maple Street, its people and a lamp.
+///
+/// Ada owns the home, Bo is an administrator, Cy a shared user; each has an account with a token. The lamp is
+/// `HomeAccessory.testLamp`. The API tests of HubServer and HearthKit start from it.
 public struct TestHome {
     /// The hub, not started.
     public let hub: Hub

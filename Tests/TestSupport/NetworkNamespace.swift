@@ -47,9 +47,11 @@ public final class NetworkNamespace: Sendable {
         return namespace
     }
 
-    /// Two namespaces joined by a veth pair (`links`, made straight inside them, never in the root namespace), with
-    /// `addresses` (/24) on it, loopback up, multicast on and routed to the veth; by default 198.18.90.1 and .2 in
-    /// namespaces with random names. `disableIPv6` turns IPv6 off in both.
+    /// Two namespaces joined by a veth pair.
+    ///
+    /// The veth (`links`) is made straight inside them, never in the root namespace, with `addresses` (/24) on it,
+    /// loopback up, multicast on and routed to the veth; by default 198.18.90.1 and .2 in namespaces with random
+    /// names. `disableIPv6` turns IPv6 off in both.
     public static func makeVethPair(
         names: (String, String)? = nil,
         links: (String, String) = ("hdv-a", "hdv-b"),

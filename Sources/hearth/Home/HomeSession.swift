@@ -56,8 +56,9 @@ extension ObjectKind<User> {
     static var user: Self { Self(noun: "user", objects: \.users, id: \.id, name: \.name) }
 }
 
-/// The path most home commands take: the client and the home, the objects named on the command line, one call to
-/// the hub, the report (text, or JSON with `--json`). Every step exits with the sentence and code of its failure.
+/// The path most home commands take: the client and the home, the objects named, one call, the report.
+///
+/// The report is text, or JSON with `--json`. Every step exits with the sentence and code of its failure.
 struct HomeSession {
     /// The command's options.
     let options: HubOptions
