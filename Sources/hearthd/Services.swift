@@ -10,7 +10,9 @@ import Synchronization
 /// when one fails the others still stop in that order.
 
 /// The demo bridge as a service: serves from before the group runs until its graceful shutdown.
-struct DemoBridgeService: Service {
+struct DemoBridgeService: Service, CustomStringConvertible {
+    /// The name ServiceLifecycle logs (never the bridge's fields: they hold its setup code).
+    var description: String { "demo bridge" }
     /// The bridge, already listening.
     let bridge: DemoBridge
 
@@ -23,7 +25,9 @@ struct DemoBridgeService: Service {
 
 /// The hub as a service: starts the hub, does the work that must come before the API serves, opens `ready`, and
 /// stops the hub on graceful shutdown (or at once, when starting failed).
-struct HubService: Service {
+struct HubService: Service, CustomStringConvertible {
+    /// The name ServiceLifecycle logs.
+    var description: String { "hub" }
     /// The hub, opened but not started.
     let hub: Hub
     /// Opened when the hub is ready to serve, or failed to start.
@@ -49,7 +53,9 @@ struct HubService: Service {
 }
 
 /// The API as a service: serves once the hub is ready, until its graceful shutdown.
-final class APIService: Service {
+final class APIService: Service, CustomStringConvertible {
+    /// The name ServiceLifecycle logs.
+    var description: String { "API" }
     /// The API.
     let server: HubServer
     /// Opened by the hub's service.
