@@ -286,7 +286,7 @@ let package = Package(
         // prints each acknowledged one.
         .executableTarget(
             name: "hearth-store-torture",
-            dependencies: ["HomeStore", "HomeGraph", "HAP", "HAPTypes", "Hub"],
+            dependencies: ["HomeStore", "HomeGraph", "HAP", "HAPTypes", "Hub", "TestFixtures", "TestSupport"],
             path: "Tests/StoreTorture"
         ),
         // A hub in a child process for the namespace test: browses one interface, pairs, reports change events.
@@ -298,11 +298,12 @@ let package = Package(
             ],
             path: "Tests/HubProbe"
         ),
-        // A simulated bridge on a real accessory server and a stream recorder, shared by the test targets.
+        // What several test targets start from: a simulated bridge on a real accessory server, a stream recorder, the
+        // test lamp, and a hub with a home and accounts.
         .target(
             name: "TestFixtures",
             dependencies: [
-                "HAP", "HAPTypes", "HAPAccessoryServer", "HomeGraph", "Simulator",
+                "HAP", "HAPTypes", "HAPAccessoryServer", "HomeGraph", "Hub", "HubServer", "Simulator",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -312,7 +313,10 @@ let package = Package(
         // Helpers shared by the test targets: child processes, network namespaces, built products.
         .target(
             name: "TestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport",
             exclude: ["README.md"]
         ),
@@ -379,12 +383,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HomeGraphTests",
-            dependencies: ["HomeGraph", "HAP", "HAPTypes"]
+            dependencies: ["HomeGraph", "HAP", "HAPTypes", "TestFixtures", "TestSupport"]
         ),
         .testTarget(
             name: "HomeStoreTests",
             dependencies: [
-                "HomeStore", "HomeGraph", "HAP", "HAPTypes", "TestSupport",
+                "HomeStore", "HomeGraph", "HAP", "HAPTypes", "TestFixtures", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

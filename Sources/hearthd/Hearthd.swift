@@ -11,7 +11,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 
 /// The hub daemon: keeps the home, serves the API, stops cleanly on SIGINT and SIGTERM.
 @main
@@ -104,24 +103,8 @@ struct Hearthd: AsyncParsableCommand {
         )
         let credentials = try CredentialStore(path: folder.credentials)
         let owner = try await folder.ensureOwner(in: credentials, name: ownerName)
-        var bridge: DemoBridge?
-        var demoHomeID: UUID?
-        if demo {
-            let home = try await DemoHome.create(in: hub, owner: owner.userID, ownerName: ownerName)
-            demoHomeID = home.id
-            let started = try await DemoBridge.start(folder: folder.path + "/demo-bridge", logger: logger)
-            bridge = started
-            do {
-                try await hub.start()
-                try await Self.connect(started, to: home.id, in: hub, owner: owner.userID, logger: logger)
-            } catch {
-                await hub.stop()
-                await started.stop()
-                throw error
-            }
-        } else {
-            try await hub.start()
-        }
+        let demoHomeID = demo ? try await DemoHome.create(in: hub, owner: owner.userID, ownerName: ownerName).id : nil
+        let bridge = demo ? try await DemoBridge.start(folder: folder.path + "/demo-bridge", logger: logger) : nil
         let server = HubServer(
             hub: hub,
             credentials: credentials,
@@ -131,22 +114,12 @@ struct Hearthd: AsyncParsableCommand {
         let writeUserConfig = userConfig ?? (state == nil)
         let stateFolder = folder
         let isDemo = demo
-        let bridgePort = bridge?.port
-        var demoIDs: DemoIDs?
-        if let demoHomeID, let home = await hub.graph.home(withID: demoHomeID) {
-            demoIDs = DemoIDs(
-                home: demoHomeID,
-                lampOn: home.accessories.first { $0.name == "Living Room Lamp" }?.characteristics.first {
-                    $0.type == HAPUUID(apple: 0x25)
-                }?.id,
-                goodMorning: home.actionSets.first { $0.kind == .wakeUp }?.id
-            )
+        let ready = ReadyGate()
+        let hubService = HubService(hub: hub, ready: ready) { [logger] hub in
+            guard let bridge, let demoHomeID else { return }
+            try await Self.connect(bridge, to: demoHomeID, in: hub, owner: owner.userID, logger: logger)
         }
-        let welcomeIDs = demoIDs
-        // Whether the server has started listening: an I/O error before it is a failure to listen, one after is not.
-        let serving = Mutex(false)
-        let app = server.makeApplication { channel in
-            serving.withLock { $0 = true }
+        let api = APIService(server: server, ready: ready) { [bridgePort = bridge?.port] channel in
             let port = channel.localAddress?.port ?? 0
             let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
             let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
@@ -173,29 +146,23 @@ struct Hearthd: AsyncParsableCommand {
                 folder: stateFolder,
                 demo: isDemo,
                 bridgePort: bridgePort,
-                demoIDs: welcomeIDs,
+                demoIDs: await DemoIDs(home: demoHomeID, in: hub),
                 userConfig: writeUserConfig
             )
         }
+        // Stopped in the reverse order: the API, then the hub (its store closes with a snapshot), then the bridge.
+        let services: [any ServiceLifecycle.Service] =
+            (bridge.map { [DemoBridgeService(bridge: $0)] } ?? []) + [hubService, api]
         let group = ServiceGroup(
             configuration: .init(
-                services: [app],
+                services: services.map {
+                    .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
+                },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
         )
-        do {
-            try await group.run()
-        } catch {
-            await hub.stop()
-            await bridge?.stop()
-            if !serving.withLock({ $0 }), let systemError = HearthdError.systemError(in: error, depth: 3) {
-                throw HearthdError.cannotListen(host: address, port: port, errno: systemError.errnoCode)
-            }
-            throw error
-        }
-        await hub.stop()
-        await bridge?.stop()
+        try await group.run()
         print("hearthd: stopped")
         fflush(nil)
     }
@@ -258,6 +225,17 @@ struct Hearthd: AsyncParsableCommand {
         var home: UUID
         var lampOn: UUID?
         var goodMorning: UUID?
+
+        /// The ids in the demo home `home` of `hub`; `nil` without a demo home.
+        init?(home homeID: UUID?, in hub: Hub) async {
+            guard let homeID, let home = await hub.graph.home(withID: homeID) else { return nil }
+            self.home = homeID
+            lampOn =
+                home.accessories.first { $0.name == "Living Room Lamp" }?.characteristics.first {
+                    $0.type == HAPUUID(apple: 0x25)
+                }?.id
+            goodMorning = home.actionSets.first { $0.kind == .wakeUp }?.id
+        }
     }
 
     static func printWelcome(

@@ -109,12 +109,7 @@ struct MDNSNetworkTests {
 
     /// Waits up to `timeout` for the responder's advertised name to become `name`.
     static func waitForName(_ name: String, of responder: MDNSResponder, timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if await responder.service?.name == name { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
+        await eventually(timeout: timeout, every: .milliseconds(50)) { await responder.service?.name == name }
     }
 
     @Test func aConflictAfterAnnouncingThatIsDefendedRenamesTheService() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import DNSSD
@@ -73,7 +74,7 @@ struct ZeroconfInteropTests {
         return try await withCheckedThrowingContinuation { continuation in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: ipPath)
-            process.arguments = ["netns", "exec", namespace.name] + command
+            process.arguments = namespace.execArguments(command)
             let output = Pipe()
             process.standardOutput = output
             process.terminationHandler = { _ in

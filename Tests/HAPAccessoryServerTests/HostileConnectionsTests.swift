@@ -24,7 +24,7 @@ import Testing
         let maximum = accessory.server.configuration.maximumSessions
         let strangers = try await IdleConnectionsTests.openIdleConnections(40, port: accessory.port)
         try await accessory.waitForSessionCount(maximum, timeout: .seconds(20))
-        try await IdleConnectionsTests.waitUntil(timeout: .seconds(20)) {
+        try await waitUntil("the strangers held", timeout: .seconds(20), every: .milliseconds(10)) {
             strangers.filter(\.isActive).count == maximum - 1
         }
 
@@ -52,7 +52,7 @@ import Testing
         let maximum = accessory.server.configuration.maximumSessions
         let strangers = try await IdleConnectionsTests.openIdleConnections(40, port: accessory.port)
         try await accessory.waitForSessionCount(maximum, timeout: .seconds(20))
-        try await IdleConnectionsTests.waitUntil(timeout: .seconds(20)) {
+        try await waitUntil("the strangers held", timeout: .seconds(20), every: .milliseconds(10)) {
             strangers.filter(\.isActive).count == maximum - 1
         }
         #expect(!setup.isClosed)

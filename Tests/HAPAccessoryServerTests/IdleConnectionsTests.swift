@@ -3,6 +3,7 @@ import HAP
 import HAPAccessoryServer
 import NIOCore
 import NIOPosix
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -71,7 +72,9 @@ import Testing
         #expect(idle.count == Self.idleCount)
         // Each connection past the maximum closed the one idle longest; the server holds no more than its slots.
         try await accessory.waitForSessionCount(maximum, timeout: .seconds(20))
-        try await Self.waitUntil(timeout: .seconds(20)) { idle.filter(\.isActive).count == maximum }
+        try await waitUntil("\(maximum) idle connections", timeout: .seconds(20), every: .milliseconds(10)) {
+            idle.filter(\.isActive).count == maximum
+        }
         let peak = Self.residentKilobytes() ?? 0
 
         // A paired controller connecting now takes the slot of an idle connection and is served.
@@ -81,7 +84,9 @@ import Testing
         let write = #"{"characteristics":[{"aid":1,"iid":9,"value":true}]}"#
         #expect(try await controller.json(.put, "/characteristics", write).status == .noContent)
         #expect(await accessory.server.sessionCount == maximum)
-        try await Self.waitUntil(timeout: .seconds(5)) { idle.filter(\.isActive).count == maximum - 1 }
+        try await waitUntil("one idle connection closed", timeout: .seconds(5), every: .milliseconds(10)) {
+            idle.filter(\.isActive).count == maximum - 1
+        }
 
         // Close the idle connections; the controller keeps being served.
         for channel in idle { try? await channel.close() }
@@ -115,15 +120,6 @@ import Testing
             for future in futures { channels.append(try await future.get()) }
         }
         return channels
-    }
-
-    /// Polls `condition` until it holds, failing after `timeout`.
-    static func waitUntil(timeout: Duration, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw TestClientError.timedOut }
-            try await Task.sleep(for: .milliseconds(10))
-        }
     }
 
     /// This process's resident memory in kilobytes (`VmRSS` of `/proc/self/status`).

@@ -22,10 +22,6 @@ struct HearthCLI {
     let network: NetworkNamespacePair
     let state: String
 
-    static var ipPath: String {
-        FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip"
-    }
-
     /// Runs `hearth ARGUMENTS --state STATE` to its end (killed after `timeout` seconds).
     func run(_ arguments: [String], timeout: TimeInterval = 90) throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cli-\(UUID().uuidString)")
@@ -36,11 +32,11 @@ struct HearthCLI {
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.ipPath)
-        process.arguments =
-            ["netns", "exec", network.controllerNamespace, BuiltProducts.path("hearth")] + arguments + [
-                "--state", state,
-            ]
+        process.executableURL = URL(fileURLWithPath: NetworkNamespacePair.ipPath)
+        process.arguments = network.execArguments(
+            inAccessoryNamespace: false,
+            [BuiltProducts.path("hearth")] + arguments + ["--state", state]
+        )
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorsURL)

@@ -6,6 +6,7 @@ import HomeGraph
 import Hub
 import HubServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// HearthKit against a live HubServer on loopback: two clients at once, resuming after a cut, typed errors.
@@ -118,9 +119,8 @@ import Testing
             // Both mirrors equal the server's home.
             let server = try await alice.client.home(homeID)
             // Alice's own events reach her mirror over the WebSocket, after her calls returned: wait for the last.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while (await alice.sequence(ofHome: homeID) ?? 0) < server.sequence, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            _ = await eventually(every: .milliseconds(20)) {
+                (await alice.sequence(ofHome: homeID) ?? 0) >= server.sequence
             }
             #expect(await alice.home(withID: homeID) == server.home)
             #expect(await bob.home(withID: homeID) == server.home)

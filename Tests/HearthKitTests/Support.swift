@@ -25,40 +25,13 @@ struct KitFixture {
     let admin: Person
     let guest: Person
 
-    struct Person {
-        let id: UUID
-        let token: String
-    }
+    typealias Person = TestPerson
 
     init(historyLimit: Int = 1000) async throws {
-        folder = NSTemporaryDirectory() + "hearthkit-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let hub = try await Hub(configuration: .init(stateFolder: folder, historyLimit: historyLimit))
-        self.hub = hub
-        let credentials = try CredentialStore(path: folder + "/credentials.json")
-        self.credentials = credentials
-        func person(_ name: String) async throws -> Person {
-            let (account, token) = try await credentials.createAccount(name: name, label: "test")
-            return Person(id: account.id, token: token)
-        }
-        let owner = try await person("Ada")
-        let admin = try await person("Bo")
-        let guest = try await person("Cy")
-        (self.owner, self.admin, self.guest) = (owner, admin, guest)
-        let home = try await hub.addHome(name: "Maple Street", ownerName: "Ada", as: .user(owner.id))
-        homeID = home.id
-        try await hub.perform(
-            .addUser(home: home.id, id: admin.id, name: "Bo", role: .administrator),
-            as: .user(owner.id)
-        )
-        try await hub.perform(.addUser(home: home.id, id: guest.id, name: "Cy", role: .shared), as: .user(owner.id))
-        let lamp = Self.lamp(roomID: home.roomForEntireHome.id)
-        self.lamp = lamp
-        try await hub.perform(.addAccessory(home: home.id, accessory: lamp), as: .hub)
+        let base = try await TestHome(folderPrefix: "hearthkit", historyLimit: historyLimit)
+        (hub, credentials, folder, homeID, lamp) = (base.hub, base.credentials, base.folder, base.home.id, base.lamp)
+        (owner, admin, guest) = (base.owner, base.admin, base.guest)
     }
-
-    /// A lamp as the hub adds it after pairing: On (bool) and Brightness (int 0–100).
-    static func lamp(roomID: UUID) -> Accessory { .testLamp(roomID: roomID) }
 
     var onCharacteristic: Characteristic { lamp.services[0].characteristics[0] }
     var brightness: Characteristic { lamp.services[0].characteristics[1] }
@@ -136,16 +109,6 @@ final class UpdateRecorder: Sendable {
         }
         return nil
     }
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return false
 }
 
 extension Duration {

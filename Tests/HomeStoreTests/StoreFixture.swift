@@ -1,5 +1,6 @@
 import Foundation
 import HomeGraph
+import TestFixtures
 
 import enum HAPTypes.AccessoryCategory
 import struct HAPTypes.CharacteristicMetadata
@@ -30,57 +31,14 @@ struct StoreFixture {
         return all
     }
 
-    /// A lamp with On (bool), Brightness (int 0–100) and a read-only float temperature.
+    /// The tests' lamp (TestFixtures) made by "Hearth", with a read-only temperature in its service.
     mutating func makeLamp(_ name: String, room: UUID) -> Accessory {
-        Accessory(
-            id: ids.makeID(),
-            name: name,
-            roomID: room,
-            category: .lightbulb,
-            manufacturer: "Hearth",
-            services: [
-                Service(
-                    id: ids.makeID(),
-                    name: name,
-                    type: HAPUUID(apple: 0x43),
-                    instanceID: 10,
-                    isPrimary: true,
-                    characteristics: [
-                        Characteristic(
-                            id: ids.makeID(),
-                            type: HAPUUID(apple: 0x25),
-                            instanceID: 11,
-                            format: .bool,
-                            permissions: [.read, .write, .notify],
-                            value: .bool(false)
-                        ),
-                        Characteristic(
-                            id: ids.makeID(),
-                            type: HAPUUID(apple: 0x08),
-                            instanceID: 12,
-                            format: .int,
-                            permissions: [.read, .write, .notify],
-                            metadata: CharacteristicMetadata(unit: .percentage, minValue: 0, maxValue: 100, minStep: 1),
-                            value: .int(0)
-                        ),
-                        Characteristic(
-                            id: ids.makeID(),
-                            type: HAPUUID(apple: 0x11),
-                            instanceID: 13,
-                            format: .float,
-                            permissions: [.read, .notify],
-                            metadata: CharacteristicMetadata(
-                                unit: .celsius,
-                                minValue: -50,
-                                maxValue: 100,
-                                minStep: 0.1
-                            ),
-                            value: .float(20)
-                        ),
-                    ]
-                )
-            ]
+        var lamp = Accessory.testLamp(named: name, roomID: room, ids: &ids)
+        lamp.manufacturer = "Hearth"
+        lamp.services[0].characteristics.append(
+            .testTemperature(id: ids.makeID(), instanceID: 13, permissions: [.read, .notify])
         )
+        return lamp
     }
 
     /// Operations that build a home "Quokka Manor\(suffix)" with rooms, a zone and `lamps` lamps, then change values.

@@ -26,41 +26,13 @@ struct Fixture {
     let guest: Person
     let stranger: Person
 
-    struct Person {
-        let id: UUID
-        let token: String
-    }
+    typealias Person = TestPerson
 
     init(historyLimit: Int = 1000) async throws {
-        folder = NSTemporaryDirectory() + "hubserver-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        hub = try await Hub(configuration: .init(stateFolder: folder, historyLimit: historyLimit))
-        let credentials = try CredentialStore(path: folder + "/credentials.json")
-        self.credentials = credentials
-        func person(_ name: String) async throws -> Person {
-            let (account, token) = try await credentials.createAccount(name: name, label: "test")
-            return Person(id: account.id, token: token)
-        }
-        let owner = try await person("Ada")
-        let admin = try await person("Bo")
-        let guest = try await person("Cy")
-        (self.owner, self.admin, self.guest) = (owner, admin, guest)
-        stranger = try await person("Dee")
-        let hub = self.hub
-        let added = try await hub.addHome(name: "Maple Street", ownerName: "Ada", as: .user(owner.id))
-        try await hub.perform(
-            .addUser(home: added.id, id: admin.id, name: "Bo", role: .administrator),
-            as: .user(owner.id)
-        )
-        try await hub.perform(.addUser(home: added.id, id: guest.id, name: "Cy", role: .shared), as: .user(owner.id))
-        let lamp = Self.lamp(roomID: added.roomForEntireHome.id)
-        self.lamp = lamp
-        try await hub.perform(.addAccessory(home: added.id, accessory: lamp), as: .hub)
-        home = await hub.graph.home(withID: added.id) ?? added
+        let base = try await TestHome(folderPrefix: "hubserver", historyLimit: historyLimit, strangers: ["Dee"])
+        (hub, credentials, folder, home, lamp) = (base.hub, base.credentials, base.folder, base.home, base.lamp)
+        (owner, admin, guest, stranger) = (base.owner, base.admin, base.guest, base.strangers[0])
     }
-
-    /// A lamp as the hub adds it after pairing: On (bool) and Brightness (int 0–100), both writable.
-    static func lamp(roomID: UUID) -> Accessory { .testLamp(roomID: roomID) }
 
     var service: Service { lamp.services[0] }
     var onCharacteristic: Characteristic { lamp.services[0].characteristics[0] }

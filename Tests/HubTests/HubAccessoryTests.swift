@@ -6,6 +6,7 @@ import HAPTypes
 import HomeGraph
 import Simulator
 import TestFixtures
+import TestSupport
 import Testing
 
 @testable import Hub
@@ -457,18 +458,4 @@ func waitForNewConfigurationNumber(_ bridge: SimulatedBridge, after previous: In
         return number != previous
     }
     return number
-}
-
-/// Polls `condition` every 20 ms for up to `timeout`.
-func waitUntil(
-    _ what: String,
-    timeout: Duration = .seconds(60),
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw TestWaitError.timedOut(what)
 }

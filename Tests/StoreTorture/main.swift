@@ -8,6 +8,8 @@ import Foundation
 import HomeGraph
 import HomeStore
 import Hub
+import TestFixtures
+import TestSupport
 
 import enum HAPTypes.AccessoryCategory
 import struct HAPTypes.CharacteristicMetadata
@@ -16,60 +18,11 @@ import struct HAPTypes.HAPUUID
 import enum HAPTypes.HAPValue
 import enum HAPTypes.Permission
 
-/// SplitMix64, so a seed gives the same operations.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-func makeLamp(_ name: String, room: UUID, ids: inout SeededIDGenerator) -> Accessory {
-    Accessory(
-        id: ids.makeID(),
-        name: name,
-        roomID: room,
-        category: .lightbulb,
-        services: [
-            Service(
-                id: ids.makeID(),
-                name: name,
-                type: HAPUUID(apple: 0x43),
-                instanceID: 10,
-                isPrimary: true,
-                characteristics: [
-                    Characteristic(
-                        id: ids.makeID(),
-                        type: HAPUUID(apple: 0x25),
-                        instanceID: 11,
-                        format: .bool,
-                        permissions: [.read, .write, .notify],
-                        value: .bool(false)
-                    ),
-                    Characteristic(
-                        id: ids.makeID(),
-                        type: HAPUUID(apple: 0x08),
-                        instanceID: 12,
-                        format: .int,
-                        permissions: [.read, .write, .notify],
-                        metadata: CharacteristicMetadata(unit: .percentage, minValue: 0, maxValue: 100, minStep: 1),
-                        value: .int(0)
-                    ),
-                ]
-            )
-        ]
-    )
-}
-
-func makeOperation(for graph: HomeGraph, random: inout SeededRandom, ids: inout SeededIDGenerator) -> HomeOperation {
+func makeOperation(for graph: HomeGraph, random: inout SplitMix64, ids: inout SeededIDGenerator) -> HomeOperation {
     let words = ["Kitchen", "Hall", "Lamp", "Attic", "Porch", "Cellar", "Study", "Landing", "Nook", "Den"]
     let name = (words.randomElement(using: &random) ?? "Den") + " \(Int.random(in: 0..<40, using: &random))"
     guard let home = graph.homes.randomElement(using: &random), Int.random(in: 0..<40, using: &random) > 0 else {
@@ -87,7 +40,7 @@ func makeOperation(for graph: HomeGraph, random: inout SeededRandom, ids: inout 
         .removeRoom(home: h, room: room),
         .addZone(home: h, id: ids.makeID(), name: name, roomIDs: []),
         .addRoomToZone(home: h, room: room, zone: zone),
-        .addAccessory(home: h, accessory: makeLamp(name, room: room, ids: &ids)),
+        .addAccessory(home: h, accessory: .testLamp(named: name, roomID: room, ids: &ids)),
         .renameAccessory(home: h, accessory: accessory, name: name),
         .moveAccessory(home: h, accessory: accessory, room: room),
         .removeAccessory(home: h, accessory: accessory),
@@ -122,7 +75,7 @@ func isWritten(_ operation: HomeOperation, to hub: Hub) async throws(HubError) -
 /// Random operations through a `Hub` on `folder`, each printed before and acknowledged after.
 func tortureHub(folder: String, seed: UInt64, count: Int) async throws {
     let hub = try await Hub(configuration: Hub.Configuration(stateFolder: folder))
-    var random = SeededRandom(state: seed)
+    var random = SplitMix64(seed: seed)
     var ids = SeededIDGenerator(seed: seed)
     let encoder = JSONEncoder()
     say("ready")
@@ -147,7 +100,7 @@ do {
     }
     // A small interval, so kills land during snapshots and pruning too.
     let store = try HomeStore(folder: arguments[1], snapshotInterval: 37)
-    var random = SeededRandom(state: seed)
+    var random = SplitMix64(seed: seed)
     var ids = SeededIDGenerator(seed: seed)
     let encoder = JSONEncoder()
     say("ready \(store.lastOperationSequence)")

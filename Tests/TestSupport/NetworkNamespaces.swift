@@ -9,11 +9,7 @@ public final class NetworkNamespacePair: @unchecked Sendable {
     // @unchecked: every property is immutable after init.
 
     /// Whether the tests that need namespaces can run: root and `ip` present.
-    public static var isAvailable: Bool {
-        getuid() == 0
-            && (FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
-                || FileManager.default.isExecutableFile(atPath: "/sbin/ip"))
-    }
+    public static var isAvailable: Bool { NetworkNamespace.isAvailable }
 
     /// The namespace the accessory runs in.
     public let accessoryNamespace: String
@@ -23,6 +19,9 @@ public final class NetworkNamespacePair: @unchecked Sendable {
     public let accessoryAddress: String
     /// The controller side's IPv4 address on the veth pair.
     public let controllerAddress: String
+
+    /// The two namespaces.
+    private let namespaces: (accessory: NetworkNamespace, controller: NetworkNamespace)
 
     private static let counter = Counter()
 
@@ -37,31 +36,12 @@ public final class NetworkNamespacePair: @unchecked Sendable {
         controllerAddress = "198.19.\(subnet).2"
         let accessoryLink = "hva\(getpid() % 10_000)x\(serial)"
         let controllerLink = "hvc\(getpid() % 10_000)x\(serial)"
-        do {
-            try Self.ip(["netns", "add", accessoryNamespace])
-            try Self.ip(["netns", "add", controllerNamespace])
-            try Self.ip([
-                "link", "add", accessoryLink, "netns", accessoryNamespace, "type", "veth", "peer", "name",
-                controllerLink, "netns", controllerNamespace,
-            ])
-            for (namespace, link, address) in [
-                (accessoryNamespace, accessoryLink, accessoryAddress),
-                (controllerNamespace, controllerLink, controllerAddress),
-            ] {
-                try Self.ip(["-n", namespace, "link", "set", "lo", "up"])
-                try Self.ip(["-n", namespace, "link", "set", link, "multicast", "on"])
-                try Self.ip(["-n", namespace, "addr", "add", "\(address)/24", "dev", link])
-                try Self.ip(["-n", namespace, "link", "set", link, "up"])
-                try Self.ip(["-n", namespace, "route", "add", "224.0.0.0/4", "dev", link])
-                _ = try? Self.run(
-                    "/usr/sbin/ip",
-                    ["netns", "exec", namespace, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"]
-                )
-            }
-        } catch {
-            remove()
-            throw error
-        }
+        namespaces = try NetworkNamespace.makeVethPair(
+            names: (accessoryNamespace, controllerNamespace),
+            links: (accessoryLink, controllerLink),
+            addresses: (accessoryAddress, controllerAddress),
+            disableIPv6: true
+        )
     }
 
     deinit {
@@ -70,9 +50,8 @@ public final class NetworkNamespacePair: @unchecked Sendable {
 
     /// Deletes both namespaces (and with them the veth pair).
     public func remove() {
-        for namespace in [accessoryNamespace, controllerNamespace] {
-            _ = try? Self.ip(["netns", "del", namespace])
-        }
+        namespaces.accessory.delete()
+        namespaces.controller.delete()
     }
 
     /// Starts `executable` inside the accessory's (or the controller's) namespace.
@@ -82,41 +61,20 @@ public final class NetworkNamespacePair: @unchecked Sendable {
         _ arguments: [String],
         timeout: TimeInterval = 300
     ) throws -> ChildProcess {
-        let namespace = inAccessoryNamespace ? accessoryNamespace : controllerNamespace
-        // `ip netns exec` execs the command, so the child's PID is the command's own.
-        return try ChildProcess(Self.ipPath, ["netns", "exec", namespace, executable] + arguments, timeout: timeout)
+        try ChildProcess(
+            Self.ipPath,
+            execArguments(inAccessoryNamespace: inAccessoryNamespace, [executable] + arguments),
+            timeout: timeout
+        )
     }
 
-    static var ipPath: String {
-        FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip"
+    /// The arguments of ``ipPath`` that run `command` inside the accessory's (or the controller's) namespace.
+    public func execArguments(inAccessoryNamespace: Bool, _ command: [String]) -> [String] {
+        (inAccessoryNamespace ? namespaces.accessory : namespaces.controller).execArguments(command)
     }
 
-    struct CommandError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    @discardableResult
-    static func ip(_ arguments: [String]) throws -> String {
-        try run(ipPath, arguments)
-    }
-
-    @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw CommandError(description: "\(executable) \(arguments.joined(separator: " ")): \(text)")
-        }
-        return text
-    }
+    /// Where `ip` is, to run a command in a namespace with ``NetworkNamespace/execArguments(_:)``.
+    public static var ipPath: String { NetworkNamespace.ipPath ?? "/usr/sbin/ip" }
 
     /// A process-wide serial number for namespace names.
     final class Counter: @unchecked Sendable {

@@ -44,9 +44,9 @@ struct AccessoryCommand: AsyncParsableCommand {
         @Argument(help: "The accessory, by name or id.") var accessory: String
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
-            let found = options.accessory(accessory, in: home)
-            options.show(AccessoryResponse(accessory: found)) { Tree.accessory(found, in: home, indent: "") }
+            let session = await options.session()
+            let found = session.find(.accessory, accessory)
+            options.show(AccessoryResponse(accessory: found)) { Tree.accessory(found, in: session.home, indent: "") }
         }
     }
 
@@ -57,10 +57,8 @@ struct AccessoryCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let nearby = await options.attempt { () throws(HearthError) in
-                try await client.nearbyAccessories(forHome: home.id)
+            let nearby = await options.session().call { client, homeID throws(HearthError) in
+                try await client.nearbyAccessories(forHome: homeID)
             }
             options.show(NearbyList(accessories: nearby)) {
                 nearby.isEmpty
@@ -84,10 +82,9 @@ struct AccessoryCommand: AsyncParsableCommand {
         @Option(help: "The room to put it in.") var room: String?
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let nearby = await options.attempt { () throws(HearthError) in
-                try await client.nearbyAccessories(forHome: home.id)
+            let session = await options.session()
+            let nearby = await session.call { client, homeID throws(HearthError) in
+                try await client.nearbyAccessories(forHome: homeID)
             }
             let pairable = nearby.filter(\.isPairable)
             let chosen: NearbyAccessory
@@ -129,18 +126,18 @@ struct AccessoryCommand: AsyncParsableCommand {
             guard let setupCode, !setupCode.isEmpty else {
                 options.fail("a setup code is needed: give --code XXX-XX-XXX", code: HomeExit.usage, kind: "usage")
             }
-            let roomID = room.map { options.room($0, in: home).id }
-            let added = await options.attempt { () throws(HearthError) in
+            let roomID = room.map { session.find(.room, $0).id }
+            let added = await session.call { client, homeID throws(HearthError) in
                 try await client.pairAccessory(
                     deviceID: chosen.deviceID,
                     setupCode: setupCode,
                     name: name,
                     roomID: roomID,
-                    toHome: home.id
+                    toHome: homeID
                 )
             }
             options.show(AccessoryList(accessories: added)) {
-                "Added " + added.map(\.name).joined(separator: ", ") + " to \(home.name)."
+                "Added " + added.map(\.name).joined(separator: ", ") + " to \(session.home.name)."
             }
         }
     }
@@ -152,13 +149,11 @@ struct AccessoryCommand: AsyncParsableCommand {
         @Argument(help: "The new name.") var name: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.accessory(accessory, in: home)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.updateAccessory(found.id, name: name, inHome: home.id)
+            await options.change(.accessory, accessory) { client, accessory, homeID throws(HearthError) in
+                try await client.updateAccessory(accessory.id, name: name, inHome: homeID)
+            } report: {
+                "Renamed \($0.name) to \(name)."
             }
-            options.changed(events, "Renamed \(found.name) to \(name).")
         }
     }
 
@@ -169,14 +164,11 @@ struct AccessoryCommand: AsyncParsableCommand {
         @Argument(help: "The room, by name or id.") var room: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.accessory(accessory, in: home)
-            let target = options.room(room, in: home)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.updateAccessory(found.id, roomID: target.id, inHome: home.id)
+            let session = await options.session()
+            let (found, target) = (session.find(.accessory, accessory), session.find(.room, room))
+            await session.change("Moved \(found.name) to \(target.name).") { client, homeID throws(HearthError) in
+                try await client.updateAccessory(found.id, roomID: target.id, inHome: homeID)
             }
-            options.changed(events, "Moved \(found.name) to \(target.name).")
         }
     }
 
@@ -186,13 +178,11 @@ struct AccessoryCommand: AsyncParsableCommand {
         @Argument(help: "The accessory, by name or id.") var accessory: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.accessory(accessory, in: home)
-            await options.attempt { () throws(HearthError) in
-                try await client.removeAccessory(found.id, fromHome: home.id)
+            let session = await options.session()
+            let found = session.find(.accessory, accessory)
+            await session.change("Removed \(found.name).") { client, homeID throws(HearthError) in
+                try await client.removeAccessory(found.id, fromHome: homeID)
             }
-            options.show(Events(events: [])) { "Removed \(found.name)." }
         }
     }
 
@@ -202,13 +192,11 @@ struct AccessoryCommand: AsyncParsableCommand {
         @Argument(help: "The accessory, by name or id.") var accessory: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.accessory(accessory, in: home)
-            await options.attempt { () throws(HearthError) in
-                try await client.identifyAccessory(found.id, inHome: home.id)
+            let session = await options.session()
+            let found = session.find(.accessory, accessory)
+            await session.change("Asked \(found.name) to identify itself.") { client, homeID throws(HearthError) in
+                try await client.identifyAccessory(found.id, inHome: homeID)
             }
-            options.show(Events(events: [])) { "Asked \(found.name) to identify itself." }
         }
     }
 
@@ -221,13 +209,13 @@ struct AccessoryCommand: AsyncParsableCommand {
         @Argument(help: "The characteristic, by name or id.") var characteristic: String?
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
+            let session = await options.session()
+            let home = session.home
             if characteristic == nil, let id = UUID(uuidString: accessory),
                 home.accessory(withID: id) == nil
             {
-                let response = await options.attempt { () throws(HearthError) in
-                    try await client.characteristic(id, inHome: home.id)
+                let response = await session.call { client, homeID throws(HearthError) in
+                    try await client.characteristic(id, inHome: homeID)
                 }
                 options.show(response) {
                     "\(Naming.name(of: response.characteristic)) = "
@@ -235,11 +223,11 @@ struct AccessoryCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let found = options.accessory(accessory, in: home)
+            let found = session.find(.accessory, accessory)
             if let characteristic {
                 let target = options.characteristic(characteristic, of: found, in: home)
-                let response = await options.attempt { () throws(HearthError) in
-                    try await client.characteristic(target.id, inHome: home.id)
+                let response = await session.call { client, homeID throws(HearthError) in
+                    try await client.characteristic(target.id, inHome: homeID)
                 }
                 options.show(response) {
                     "\(found.name) \(Naming.name(of: response.characteristic)) = "
@@ -275,8 +263,8 @@ struct AccessoryCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
+            let session = await options.session()
+            let home = session.home
             let target: Characteristic
             let label: String
             if words.count == 2 {
@@ -288,13 +276,13 @@ struct AccessoryCommand: AsyncParsableCommand {
                 }
                 (target, label) = (found, "\(owner.name) \(Naming.name(of: found))")
             } else {
-                let accessory = options.accessory(words[0], in: home)
+                let accessory = session.find(.accessory, words[0])
                 target = options.characteristic(words[1], of: accessory, in: home)
                 label = "\(accessory.name) \(Naming.name(of: target))"
             }
             let value = options.value(words[words.count - 1], for: target)
-            let results = await options.attempt { () throws(HearthError) in
-                try await client.write(value, toCharacteristic: target.id, inHome: home.id)
+            let results = await session.call { client, homeID throws(HearthError) in
+                try await client.write(value, toCharacteristic: target.id, inHome: homeID)
             }
             if let refused = results.first(where: { $0.error != nil }), let error = refused.error {
                 options.fail("\(label): \(error.message)", code: HomeExit.failure, kind: error.code)
@@ -314,14 +302,14 @@ struct AccessoryCommand: AsyncParsableCommand {
             guard state == "on" || state == "off" else {
                 options.fail("the state must be 'on' or 'off'", code: HomeExit.usage, kind: "usage")
             }
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.accessory(accessory, in: home)
-            let target = options.characteristic(characteristic, of: found, in: home)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.setNotifications(state == "on", forCharacteristic: target.id, inHome: home.id)
+            let session = await options.session()
+            let found = session.find(.accessory, accessory)
+            let target = options.characteristic(characteristic, of: found, in: session.home)
+            await session.change("Events of \(found.name) \(Naming.name(of: target)) are \(state).") {
+                client,
+                homeID throws(HearthError) in
+                try await client.setNotifications(state == "on", forCharacteristic: target.id, inHome: homeID)
             }
-            options.changed(events, "Events of \(found.name) \(Naming.name(of: target)) are \(state).")
         }
     }
 }
@@ -341,8 +329,8 @@ struct ServiceCommand: AsyncParsableCommand {
         @Argument(help: "An accessory, by name or id.") var accessory: String?
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
-            let accessories = accessory.map { [options.accessory($0, in: home)] } ?? home.accessories
+            let session = await options.session()
+            let accessories = accessory.map { [session.find(.accessory, $0)] } ?? session.home.accessories
             let services = accessories.flatMap { accessory in accessory.services.map { (accessory, $0) } }
             options.show(services.map(\.1)) {
                 Output.table(
@@ -365,23 +353,13 @@ struct ServiceCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let services = (words.count == 3 ? [options.accessory(words[0], in: home)] : home.accessories)
-                .flatMap(\.services)
-            let found = options.find(
-                services,
-                words[words.count - 2],
-                kind: "service",
-                in: home,
-                id: \.id,
-                name: \.name
-            )
+            let session = await options.session()
+            let scope = words.count == 3 ? session.find(.accessory, words[0]).services : nil
+            let found = session.find(.service, words[words.count - 2], among: scope)
             let name = words[words.count - 1]
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.renameService(found.id, to: name, inHome: home.id)
+            await session.change("Renamed service \(found.name) to \(name).") { client, homeID throws(HearthError) in
+                try await client.renameService(found.id, to: name, inHome: homeID)
             }
-            options.changed(events, "Renamed service \(found.name) to \(name).")
         }
     }
 }

@@ -7,7 +7,10 @@ struct GroupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "group",
         abstract: "List, add, rename and remove service groups; add and remove their services.",
-        subcommands: [List.self, Add.self, Rename.self, Remove.self, AddService.self, RemoveService.self],
+        subcommands: [
+            List.self, Add.self, RenameCommand<ServiceGroups>.self, RemoveCommand<ServiceGroups>.self, AddService.self,
+            RemoveService.self,
+        ],
         defaultSubcommand: List.self
     )
 
@@ -38,47 +41,12 @@ struct GroupCommand: AsyncParsableCommand {
             []
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let all = home.accessories.flatMap(\.services)
-            let ids = services.map { options.find(all, $0, kind: "service", in: home, id: \.id, name: \.name).id }
-            let created = await options.attempt { () throws(HearthError) in
-                try await client.addServiceGroup(named: name, serviceIDs: ids, toHome: home.id)
+            let session = await options.session()
+            let ids = services.map { session.find(.service, $0).id }
+            let created = await session.call { client, homeID throws(HearthError) in
+                try await client.addServiceGroup(named: name, serviceIDs: ids, toHome: homeID)
             }
             options.changed(created.events, "Added service group \(created.object.name).")
-        }
-    }
-
-    struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a service group.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The group.") var group: String
-        @Argument(help: "The new name.") var name: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.serviceGroups, group, kind: "service group", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.renameServiceGroup(found.id, to: name, inHome: home.id)
-            }
-            options.changed(events, "Renamed service group \(found.name) to \(name).")
-        }
-    }
-
-    struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a service group.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The group.") var group: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.serviceGroups, group, kind: "service group", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.removeServiceGroup(found.id, fromHome: home.id)
-            }
-            options.changed(events, "Removed service group \(found.name).")
         }
     }
 
@@ -89,15 +57,11 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The service, by id or name.") var service: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.serviceGroups, group, kind: "service group", in: home, id: \.id, name: \.name)
-            let all = home.accessories.flatMap(\.services)
-            let target = options.find(all, service, kind: "service", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.addService(target.id, toGroup: found.id, inHome: home.id)
+            let session = await options.session()
+            let (found, target) = (session.find(.serviceGroup, group), session.find(.service, service))
+            await session.change("Added \(target.name) to \(found.name).") { client, homeID throws(HearthError) in
+                try await client.addService(target.id, toGroup: found.id, inHome: homeID)
             }
-            options.changed(events, "Added \(target.name) to \(found.name).")
         }
     }
 
@@ -108,15 +72,11 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The service, by id or name.") var service: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.serviceGroups, group, kind: "service group", in: home, id: \.id, name: \.name)
-            let all = home.accessories.flatMap(\.services)
-            let target = options.find(all, service, kind: "service", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.removeService(target.id, fromGroup: found.id, inHome: home.id)
+            let session = await options.session()
+            let (found, target) = (session.find(.serviceGroup, group), session.find(.service, service))
+            await session.change("Took \(target.name) out of \(found.name).") { client, homeID throws(HearthError) in
+                try await client.removeService(target.id, fromGroup: found.id, inHome: homeID)
             }
-            options.changed(events, "Took \(target.name) out of \(found.name).")
         }
     }
 }
@@ -126,7 +86,7 @@ struct SceneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scene",
         abstract: "List, add, rename, remove and run scenes (action sets).",
-        subcommands: [List.self, Add.self, Rename.self, Remove.self, Run.self],
+        subcommands: [List.self, Add.self, RenameCommand<Scenes>.self, RemoveCommand<Scenes>.self, Run.self],
         defaultSubcommand: List.self
     )
 
@@ -156,8 +116,7 @@ struct SceneCommand: AsyncParsableCommand {
         var actions: [String] = []
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
+            let session = await options.session()
             var parsedKind: ActionSetKind?
             if let kind {
                 guard let known = ActionSetKind(rawValue: kind) else {
@@ -169,52 +128,19 @@ struct SceneCommand: AsyncParsableCommand {
                 guard let equals = text.lastIndex(of: "="), let slash = text[..<equals].lastIndex(of: "/") else {
                     options.fail("an action is ACCESSORY/CHARACTERISTIC=VALUE, not '\(text)'", code: 2, kind: "usage")
                 }
-                let accessory = options.accessory(String(text[..<slash]), in: home)
+                let accessory = session.find(.accessory, String(text[..<slash]))
                 let target = options.characteristic(
                     String(text[text.index(after: slash)..<equals]),
                     of: accessory,
-                    in: home
+                    in: session.home
                 )
                 let value = options.value(String(text[text.index(after: equals)...]), for: target)
                 return Action(characteristicID: target.id, targetValue: value)
             }
-            let created = await options.attempt { () throws(HearthError) in
-                try await client.addActionSet(named: name, kind: parsedKind, actions: parsed, toHome: home.id)
+            let created = await session.call { client, homeID throws(HearthError) in
+                try await client.addActionSet(named: name, kind: parsedKind, actions: parsed, toHome: homeID)
             }
             options.changed(created.events, "Added scene \(created.object.name).")
-        }
-    }
-
-    struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a scene.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The scene.") var scene: String
-        @Argument(help: "The new name.") var name: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.actionSets, scene, kind: "scene", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.updateActionSet(found.id, name: name, inHome: home.id)
-            }
-            options.changed(events, "Renamed scene \(found.name) to \(name).")
-        }
-    }
-
-    struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a scene.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The scene.") var scene: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.actionSets, scene, kind: "scene", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.removeActionSet(found.id, fromHome: home.id)
-            }
-            options.changed(events, "Removed scene \(found.name).")
         }
     }
 
@@ -224,11 +150,10 @@ struct SceneCommand: AsyncParsableCommand {
         @Argument(help: "The scene.") var scene: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.actionSets, scene, kind: "scene", in: home, id: \.id, name: \.name)
-            let results = await options.attempt { () throws(HearthError) in
-                try await client.runActionSet(found.id, inHome: home.id)
+            let session = await options.session()
+            let found = session.find(.scene, scene)
+            let results = await session.call { client, homeID throws(HearthError) in
+                try await client.runActionSet(found.id, inHome: homeID)
             }
             let failed = results.filter { $0.error != nil }
             options.show(WriteResults(results: results)) {
@@ -244,7 +169,9 @@ struct TriggerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trigger",
         abstract: "List, add, rename, remove, enable and disable triggers.",
-        subcommands: [List.self, Add.self, Rename.self, Remove.self, Enable.self, Disable.self],
+        subcommands: [
+            List.self, Add.self, RenameCommand<Triggers>.self, RemoveCommand<Triggers>.self, Enable.self, Disable.self,
+        ],
         defaultSubcommand: List.self
     )
 
@@ -278,48 +205,12 @@ struct TriggerCommand: AsyncParsableCommand {
         @Flag(help: "Add it turned off.") var disabled = false
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let ids = scenes.map {
-                options.find(home.actionSets, $0, kind: "scene", in: home, id: \.id, name: \.name).id
-            }
-            let created = await options.attempt { () throws(HearthError) in
-                try await client.addTrigger(named: name, isEnabled: !disabled, actionSetIDs: ids, toHome: home.id)
+            let session = await options.session()
+            let ids = scenes.map { session.find(.scene, $0).id }
+            let created = await session.call { client, homeID throws(HearthError) in
+                try await client.addTrigger(named: name, isEnabled: !disabled, actionSetIDs: ids, toHome: homeID)
             }
             options.changed(created.events, "Added trigger \(created.object.name).")
-        }
-    }
-
-    struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a trigger.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The trigger.") var trigger: String
-        @Argument(help: "The new name.") var name: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.triggers, trigger, kind: "trigger", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.updateTrigger(found.id, name: name, inHome: home.id)
-            }
-            options.changed(events, "Renamed trigger \(found.name) to \(name).")
-        }
-    }
-
-    struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a trigger.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The trigger.") var trigger: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.triggers, trigger, kind: "trigger", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.removeTrigger(found.id, fromHome: home.id)
-            }
-            options.changed(events, "Removed trigger \(found.name).")
         }
     }
 
@@ -340,13 +231,11 @@ struct TriggerCommand: AsyncParsableCommand {
     }
 
     static func setEnabled(_ isEnabled: Bool, _ trigger: String, _ options: HubOptions) async {
-        let client = options.client()
-        let home = await options.loadHome(client).home
-        let found = options.find(home.triggers, trigger, kind: "trigger", in: home, id: \.id, name: \.name)
-        let events = await options.attempt { () throws(HearthError) in
-            try await client.updateTrigger(found.id, isEnabled: isEnabled, inHome: home.id)
+        await options.change(.trigger, trigger) { client, trigger, homeID throws(HearthError) in
+            try await client.updateTrigger(trigger.id, isEnabled: isEnabled, inHome: homeID)
+        } report: {
+            "Trigger \($0.name) is \(isEnabled ? "on" : "off")."
         }
-        options.changed(events, "Trigger \(found.name) is \(isEnabled ? "on" : "off").")
     }
 }
 
@@ -381,13 +270,11 @@ struct UserCommand: AsyncParsableCommand {
             guard let newRole = UserRole(rawValue: role) else {
                 options.fail("the role must be owner, administrator or shared", code: HomeExit.usage, kind: "usage")
             }
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.users, user, kind: "user", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.setRole(newRole, ofUser: found.id, inHome: home.id)
+            await options.change(.user, user) { client, user, homeID throws(HearthError) in
+                try await client.setRole(newRole, ofUser: user.id, inHome: homeID)
+            } report: {
+                "\($0.name) is now \(newRole.rawValue)."
             }
-            options.changed(events, "\(found.name) is now \(newRole.rawValue).")
         }
     }
 
@@ -397,13 +284,13 @@ struct UserCommand: AsyncParsableCommand {
         @Argument(help: "The user, by name or id.") var user: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.users, user, kind: "user", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.removeUser(found.id, fromHome: home.id)
+            let session = await options.session()
+            let found = session.find(.user, user)
+            await session.change("Removed \(found.name) from \(session.home.name).") {
+                client,
+                homeID throws(HearthError) in
+                try await client.removeUser(found.id, fromHome: homeID)
             }
-            options.changed(events, "Removed \(found.name) from \(home.name).")
         }
     }
 
@@ -416,14 +303,13 @@ struct UserCommand: AsyncParsableCommand {
             guard let newRole = UserRole(rawValue: role) else {
                 options.fail("the role must be owner, administrator or shared", code: HomeExit.usage, kind: "usage")
             }
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let invite = await options.attempt { () throws(HearthError) in
-                try await client.createInvite(role: newRole, forHome: home.id)
+            let session = await options.session()
+            let invite = await session.call { client, homeID throws(HearthError) in
+                try await client.createInvite(role: newRole, forHome: homeID)
             }
             options.show(invite) {
-                "Invite code for \(home.name) as \(newRole.rawValue): \(invite.code)\n"
-                    + "The invitee runs: hearth user join \(invite.code) --url \(client.baseURL) --name NAME"
+                "Invite code for \(session.home.name) as \(newRole.rawValue): \(invite.code)\n"
+                    + "The invitee runs: hearth user join \(invite.code) --url \(session.client.baseURL) --name NAME"
             }
         }
     }
@@ -433,9 +319,9 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let invites = await options.attempt { () throws(HearthError) in try await client.invites(forHome: home.id) }
+            let invites = await options.session().call { client, homeID throws(HearthError) in
+                try await client.invites(forHome: homeID)
+            }
             options.show(InviteList(invites: invites)) {
                 Output.table(
                     ["ROLE", "EXPIRES", "ID"],
@@ -456,10 +342,9 @@ struct UserCommand: AsyncParsableCommand {
             guard let id = UUID(uuidString: invite) else {
                 options.fail("'\(invite)' is not an invite id", code: HomeExit.usage, kind: "usage")
             }
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            await options.attempt { () throws(HearthError) in try await client.removeInvite(id, fromHome: home.id) }
-            options.show(Events(events: [])) { "Withdrew the invite." }
+            await options.session().change("Withdrew the invite.") { client, homeID throws(HearthError) in
+                try await client.removeInvite(id, fromHome: homeID)
+            }
         }
     }
 

@@ -164,12 +164,10 @@ struct HomeCommand: AsyncParsableCommand {
         @Argument(help: "The new name.") var name: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.updateHome(home.id, name: name)
+            let session = await options.session()
+            await session.change("Renamed \(session.home.name) to \(name).") { client, homeID throws(HearthError) in
+                try await client.updateHome(homeID, name: name)
             }
-            options.changed(events, "Renamed \(home.name) to \(name).")
         }
     }
 
@@ -179,10 +177,10 @@ struct HomeCommand: AsyncParsableCommand {
         @Argument(help: "The home to remove, by name or id (must be given).") var target: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client, named: target).home
-            let events = await options.attempt { () throws(HearthError) in try await client.removeHome(home.id) }
-            options.changed(events, "Removed home \(home.name).")
+            let session = await options.session(home: target)
+            await session.change("Removed home \(session.home.name).") { client, homeID throws(HearthError) in
+                try await client.removeHome(homeID)
+            }
         }
     }
 
@@ -192,10 +190,12 @@ struct HomeCommand: AsyncParsableCommand {
         @Argument(help: "The home, by name or id.") var target: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client, named: target).home
-            let events = await options.attempt { () throws(HearthError) in try await client.setPrimaryHome(home.id) }
-            options.changed(events, "\(home.name) is now the primary home.")
+            let session = await options.session(home: target)
+            await session.change("\(session.home.name) is now the primary home.") {
+                client,
+                homeID throws(HearthError) in
+                try await client.setPrimaryHome(homeID)
+            }
         }
     }
 
@@ -216,16 +216,13 @@ struct HomeCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
+            let session = await options.session()
             let location = clear ? nil : Location(latitude: latitude ?? 0, longitude: longitude ?? 0)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.setLocation(location, ofHome: home.id)
+            let name = session.home.name
+            await session.change(clear ? "Cleared the location of \(name)." : "Set the location of \(name).") {
+                client,
+                homeID throws(HearthError) in try await client.setLocation(location, ofHome: homeID)
             }
-            options.changed(
-                events,
-                clear ? "Cleared the location of \(home.name)." : "Set the location of \(home.name)."
-            )
         }
     }
 }
@@ -235,7 +232,7 @@ struct RoomCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "room",
         abstract: "List, add, rename and remove rooms.",
-        subcommands: [List.self, Add.self, Rename.self, Remove.self],
+        subcommands: [List.self, Add.self, RenameCommand<Rooms>.self, RemoveCommand<Rooms>.self],
         defaultSubcommand: List.self
     )
 
@@ -262,54 +259,18 @@ struct RoomCommand: AsyncParsableCommand {
         @Argument(help: "The room's name.") var name: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let created = await options.attempt { () throws(HearthError) in
-                try await client.addRoom(named: name, toHome: home.id)
+            let session = await options.session()
+            let created = await session.call { client, homeID throws(HearthError) in
+                try await client.addRoom(named: name, toHome: homeID)
             }
             options.show(CreatedReply(events: created.events, room: created.object)) {
-                "Added room \(created.object.name) to \(home.name)."
+                "Added room \(created.object.name) to \(session.home.name)."
             }
         }
 
         struct CreatedReply: Encodable {
             var events: [HomeEvent]
             var room: Room
-        }
-    }
-
-    struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a room.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The room, by name or id.") var room: String
-        @Argument(help: "The new name.") var name: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.room(room, in: home)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.renameRoom(found.id, to: name, inHome: home.id)
-            }
-            options.changed(events, "Renamed room \(found.name) to \(name).")
-        }
-    }
-
-    struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Remove a room; its accessories move to the room for the entire home."
-        )
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The room, by name or id.") var room: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.room(room, in: home)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.removeRoom(found.id, fromHome: home.id)
-            }
-            options.changed(events, "Removed room \(found.name).")
         }
     }
 }
@@ -319,7 +280,9 @@ struct ZoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "zone",
         abstract: "List, add, rename and remove zones, and put rooms in them.",
-        subcommands: [List.self, Add.self, Rename.self, Remove.self, AddRoom.self, RemoveRoom.self],
+        subcommands: [
+            List.self, Add.self, RenameCommand<Zones>.self, RemoveCommand<Zones>.self, AddRoom.self, RemoveRoom.self,
+        ],
         defaultSubcommand: List.self
     )
 
@@ -348,46 +311,12 @@ struct ZoneCommand: AsyncParsableCommand {
         @Option(name: .customLong("room"), help: "A room to put in it (repeat for more).") var rooms: [String] = []
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let roomIDs = rooms.map { options.room($0, in: home).id }
-            let created = await options.attempt { () throws(HearthError) in
-                try await client.addZone(named: name, roomIDs: roomIDs, toHome: home.id)
+            let session = await options.session()
+            let roomIDs = rooms.map { session.find(.room, $0).id }
+            let created = await session.call { client, homeID throws(HearthError) in
+                try await client.addZone(named: name, roomIDs: roomIDs, toHome: homeID)
             }
             options.changed(created.events, "Added zone \(created.object.name).")
-        }
-    }
-
-    struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a zone.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The zone, by name or id.") var zone: String
-        @Argument(help: "The new name.") var name: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.zones, zone, kind: "zone", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.renameZone(found.id, to: name, inHome: home.id)
-            }
-            options.changed(events, "Renamed zone \(found.name) to \(name).")
-        }
-    }
-
-    struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a zone.")
-        @OptionGroup var options: HubOptions
-        @Argument(help: "The zone, by name or id.") var zone: String
-
-        func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.zones, zone, kind: "zone", in: home, id: \.id, name: \.name)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.removeZone(found.id, fromHome: home.id)
-            }
-            options.changed(events, "Removed zone \(found.name).")
         }
     }
 
@@ -398,14 +327,11 @@ struct ZoneCommand: AsyncParsableCommand {
         @Argument(help: "The room.") var room: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.zones, zone, kind: "zone", in: home, id: \.id, name: \.name)
-            let foundRoom = options.room(room, in: home)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.addRoom(foundRoom.id, toZone: found.id, inHome: home.id)
+            let session = await options.session()
+            let (foundZone, foundRoom) = (session.find(.zone, zone), session.find(.room, room))
+            await session.change("Put \(foundRoom.name) in \(foundZone.name).") { client, homeID throws(HearthError) in
+                try await client.addRoom(foundRoom.id, toZone: foundZone.id, inHome: homeID)
             }
-            options.changed(events, "Put \(foundRoom.name) in \(found.name).")
         }
     }
 
@@ -419,14 +345,13 @@ struct ZoneCommand: AsyncParsableCommand {
         @Argument(help: "The room.") var room: String
 
         func run() async throws {
-            let client = options.client()
-            let home = await options.loadHome(client).home
-            let found = options.find(home.zones, zone, kind: "zone", in: home, id: \.id, name: \.name)
-            let foundRoom = options.room(room, in: home)
-            let events = await options.attempt { () throws(HearthError) in
-                try await client.removeRoom(foundRoom.id, fromZone: found.id, inHome: home.id)
+            let session = await options.session()
+            let (foundZone, foundRoom) = (session.find(.zone, zone), session.find(.room, room))
+            await session.change("Took \(foundRoom.name) out of \(foundZone.name).") {
+                client,
+                homeID throws(HearthError) in
+                try await client.removeRoom(foundRoom.id, fromZone: foundZone.id, inHome: homeID)
             }
-            options.changed(events, "Took \(foundRoom.name) out of \(found.name).")
         }
     }
 }

@@ -164,16 +164,6 @@ extension HubOptions {
         return found
     }
 
-    /// A room (the room for the entire home included).
-    func room(_ text: String, in home: Home) -> Room {
-        find(home.allRooms, text, kind: "room", in: home, id: \.id, name: \.name)
-    }
-
-    /// An accessory.
-    func accessory(_ text: String, in home: Home) -> Accessory {
-        find(home.accessories, text, kind: "accessory", in: home, id: \.id, name: \.name)
-    }
-
     /// A characteristic of `accessory`, by id or by its type's name or synonym (`on`, `brightness`).
     func characteristic(_ text: String, of accessory: Accessory, in home: Home) -> Characteristic {
         let all = accessory.characteristics

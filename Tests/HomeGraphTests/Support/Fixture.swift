@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 import enum HAPTypes.AccessoryCategory
@@ -49,69 +50,24 @@ struct Fixture {
         Self.makeLamp(name, room: room ?? entireHomeRoomID, bridge: bridge, ids: &ids)
     }
 
-    /// A lamp for any home, with ids from `ids`.
+    /// A lamp for any home, with ids from `ids`: the tests' lamp (TestFixtures) with its maker's details, a bridge,
+    /// and a Temperature service.
     static func makeLamp(_ name: String, room: UUID, bridge: UUID?, ids: inout SeededIDGenerator) -> Accessory {
-        Accessory(
-            id: ids.makeID(),
-            name: name,
-            roomID: room,
-            category: .lightbulb,
-            manufacturer: "Hearth",
-            model: "Lamp 1",
-            serialNumber: "SN-\(name)",
-            firmwareRevision: "1.0",
-            bridgeID: bridge,
-            services: [
-                Service(
-                    id: ids.makeID(),
-                    name: name,
-                    type: HAPUUID(apple: 0x43),
-                    instanceID: 10,
-                    isPrimary: true,
-                    characteristics: [
-                        Characteristic(
-                            id: ids.makeID(),
-                            type: HAPUUID(apple: 0x25),
-                            instanceID: 11,
-                            format: .bool,
-                            permissions: [.read, .write, .notify],
-                            value: .bool(false)
-                        ),
-                        Characteristic(
-                            id: ids.makeID(),
-                            type: HAPUUID(apple: 0x08),
-                            instanceID: 12,
-                            format: .int,
-                            permissions: [.read, .write, .notify],
-                            metadata: CharacteristicMetadata(unit: .percentage, minValue: 0, maxValue: 100, minStep: 1),
-                            value: .int(0)
-                        ),
-                    ]
-                ),
-                Service(
-                    id: ids.makeID(),
-                    name: "Temperature",
-                    type: HAPUUID(apple: 0x8A),
-                    instanceID: 20,
-                    characteristics: [
-                        Characteristic(
-                            id: ids.makeID(),
-                            type: HAPUUID(apple: 0x11),
-                            instanceID: 21,
-                            format: .float,
-                            permissions: [.read],
-                            metadata: CharacteristicMetadata(
-                                unit: .celsius,
-                                minValue: -50,
-                                maxValue: 100,
-                                minStep: 0.1
-                            ),
-                            value: .float(20)
-                        )
-                    ]
-                ),
-            ]
+        var lamp = Accessory.testLamp(named: name, roomID: room, ids: &ids)
+        (lamp.manufacturer, lamp.model, lamp.serialNumber, lamp.firmwareRevision) = (
+            "Hearth", "Lamp 1", "SN-\(name)", "1.0"
         )
+        lamp.bridgeID = bridge
+        lamp.services.append(
+            Service(
+                id: ids.makeID(),
+                name: "Temperature",
+                type: HAPUUID(apple: 0x8A),
+                instanceID: 20,
+                characteristics: [.testTemperature(id: ids.makeID(), instanceID: 21, permissions: [.read])]
+            )
+        )
+        return lamp
     }
 
     /// Adds a lamp and returns it as added.

@@ -5,16 +5,16 @@ import HomeGraph
 import Hub
 
 /// The demo home `hearthd --demo` makes on first start: rooms, zones and two scenes, owned by the owner.
-public enum DemoHome {
+enum DemoHome {
     /// The demo home's name.
-    public static let name = "Demo Home"
+    static let name = "Demo Home"
 
     /// Makes the demo home unless the owner already has a home; returns the home.
     ///
     /// The home starts with rooms, zones, a location and two empty scenes; `hearthd --demo` then pairs its
     /// simulated bridge and calls ``furnish(_:in:owner:)``.
     @discardableResult
-    public static func create(in hub: Hub, owner: UUID, ownerName: String) async throws -> Home {
+    static func create(in hub: Hub, owner: UUID, ownerName: String) async throws -> Home {
         let caller = HubCaller.user(owner)
         if let existing = await hub.graph.homes(visibleTo: caller).first { return existing }
         let home = try await hub.addHome(
@@ -48,7 +48,7 @@ public enum DemoHome {
     }
 
     /// The room each accessory of hearth-sim's demo bridge goes to, by the name the bridge gives it.
-    public static let placement: [String: String] = [
+    static let placement: [String: String] = [
         "Demo Bridge": "Hallway",
         "Lightbulb Color 1": "Living Room",
         "Lightbulb Color 2": "Bedroom",
@@ -63,14 +63,14 @@ public enum DemoHome {
     ]
 
     /// The names the demo gives the bridge's lights.
-    public static let renames: [String: String] = [
+    static let renames: [String: String] = [
         "Lightbulb Color 1": "Living Room Lamp",
         "Lightbulb Color 2": "Bedroom Lamp",
     ]
 
     /// Places the paired demo accessories in the demo rooms and fills the two scenes: Good Morning turns the lights
     /// on and sets the thermostat to 21 °C; Good Night turns the lights off and locks the door.
-    public static func furnish(
+    static func furnish(
         _ accessories: [Accessory],
         home homeID: UUID,
         in hub: Hub,

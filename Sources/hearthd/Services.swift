@@ -1,0 +1,125 @@
+import Hub
+import HubServer
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+// hearthd's parts are services of one `ServiceGroup`, listed `[bridge, hub, API]`: they stop in the reverse order
+// on SIGTERM or SIGINT (the API first, then the hub, which closes its store with a snapshot, then the bridge), and
+/// when one fails the others still stop in that order.
+
+/// The demo bridge as a service: serves from before the group runs until its graceful shutdown.
+struct DemoBridgeService: Service, CustomStringConvertible {
+    /// The name ServiceLifecycle logs (never the bridge's fields: they hold its setup code).
+    var description: String { "demo bridge" }
+    /// The bridge, already listening.
+    let bridge: DemoBridge
+
+    /// Waits for the graceful shutdown, then stops the bridge.
+    func run() async {
+        try? await gracefulShutdown()
+        await bridge.stop()
+    }
+}
+
+/// The hub as a service: starts the hub, does the work that must come before the API serves, opens `ready`, and
+/// stops the hub on graceful shutdown (or at once, when starting failed).
+struct HubService: Service, CustomStringConvertible {
+    /// The name ServiceLifecycle logs.
+    var description: String { "hub" }
+    /// The hub, opened but not started.
+    let hub: Hub
+    /// Opened when the hub is ready to serve, or failed to start.
+    let ready: ReadyGate
+    /// Work after the hub started and before the API serves (the demo bridge's pairing).
+    let prepare: @Sendable (Hub) async throws -> Void
+
+    /// Starts the hub and runs `prepare`, then waits for the graceful shutdown and stops the hub, failed or not.
+    func run() async throws {
+        let started: Result<Void, any Error>
+        do {
+            try await hub.start()
+            try await prepare(hub)
+            started = .success(())
+        } catch {
+            started = .failure(error)
+        }
+        ready.open(ready: (try? started.get()) != nil)
+        if case .success = started { try? await gracefulShutdown() }
+        await hub.stop()
+        try started.get()
+    }
+}
+
+/// The API as a service: serves once the hub is ready, until its graceful shutdown.
+final class APIService: Service, CustomStringConvertible {
+    /// The name ServiceLifecycle logs.
+    var description: String { "API" }
+    /// The API.
+    let server: HubServer
+    /// Opened by the hub's service.
+    let ready: ReadyGate
+    /// Called once the server listens.
+    let onServerRunning: @Sendable (any Channel) async -> Void
+    /// Whether the server has started listening: an I/O error before it is a failure to listen, one after is not.
+    let serving = Mutex(false)
+
+    init(server: HubServer, ready: ReadyGate, onServerRunning: @escaping @Sendable (any Channel) async -> Void) {
+        self.server = server
+        self.ready = ready
+        self.onServerRunning = onServerRunning
+    }
+
+    /// Waits for the hub, then serves.
+    ///
+    /// A failure to bind becomes ``HearthdError/cannotListen(host:port:errno:)``. When the hub did not start, waits
+    /// for the graceful shutdown the hub's failure brings.
+    func run() async throws {
+        guard await ready.wait() else {
+            try? await gracefulShutdown()
+            return
+        }
+        let application = server.makeApplication { channel in
+            self.serving.withLock { $0 = true }
+            await self.onServerRunning(channel)
+        }
+        do {
+            try await application.run()
+        } catch {
+            if !serving.withLock({ $0 }), let systemError = HearthdError.systemError(in: error, depth: 3) {
+                let configuration = server.configuration
+                throw HearthdError.cannotListen(
+                    host: configuration.host,
+                    port: configuration.port,
+                    errno: systemError.errnoCode
+                )
+            }
+            throw error
+        }
+    }
+}
+
+/// A one-time signal from the hub's service to the API's: whether the hub is ready.
+final class ReadyGate: Sendable {
+    private let stream: AsyncStream<Bool>
+    private let continuation: AsyncStream<Bool>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Says whether the hub is ready.
+    func open(ready: Bool) {
+        continuation.yield(ready)
+        continuation.finish()
+    }
+
+    /// Whether the hub is ready, once it is known; `false` when the graceful shutdown comes first.
+    func wait() async -> Bool {
+        await cancelWhenGracefulShutdown {
+            for await ready in self.stream { return ready }
+            return false
+        }
+    }
+}
