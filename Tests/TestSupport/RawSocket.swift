@@ -64,7 +64,7 @@ public final class RawSocket: @unchecked Sendable {
     /// The waiting runs on a thread of its own: a blocking read on one of Swift's few concurrency threads (two on
     /// this machine) would starve the servers the tests run in the same process.
     public func readUntilClosed(timeout: Duration) async -> (bytes: [UInt8], closed: Bool) {
-        await Self.offThePool { self.blockingReadUntilClosed(timeout: timeout) }
+        await offThePool { self.blockingReadUntilClosed(timeout: timeout) }
     }
 
     private func blockingReadUntilClosed(timeout: Duration) -> (bytes: [UInt8], closed: Bool) {
@@ -88,7 +88,7 @@ public final class RawSocket: @unchecked Sendable {
     /// One whole HTTP/1.1 answer (its head and `Content-Length` bytes of body) as text, or `nil` when none came
     /// within `timeout`; the connection stays open.
     public func readHTTPResponse(timeout: Duration) async -> String? {
-        await Self.offThePool { self.blockingReadHTTPResponse(timeout: timeout) }
+        await offThePool { self.blockingReadHTTPResponse(timeout: timeout) }
     }
 
     private func blockingReadHTTPResponse(timeout: Duration) -> String? {
@@ -125,13 +125,6 @@ public final class RawSocket: @unchecked Sendable {
     public func answerThenClose(timeout: Duration) async -> String? {
         let (bytes, closed) = await readUntilClosed(timeout: timeout)
         return closed ? String(decoding: bytes, as: UTF8.self) : nil
-    }
-
-    /// Runs `body` on a new thread and returns its result.
-    private static func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
     }
 
     /// Closes the socket.
