@@ -435,51 +435,29 @@ public struct ErrorBody: Codable, Sendable, Equatable {
 public protocol CreatedObject: Codable, Sendable, Equatable {
     /// The key of the new object in the answer: `room`, `zone`, `serviceGroup`, `actionSet`, `trigger`.
     static var createdKey: String { get }
-    /// The object `change` adds, if it adds one of this kind.
-    static func added(by change: HomeChange) -> Self?
 }
 
 extension Room: CreatedObject {
     /// `room`.
     public static var createdKey: String { "room" }
-    /// The room of `.roomAdded`.
-    public static func added(by change: HomeChange) -> Self? {
-        if case .roomAdded(let object) = change { object } else { nil }
-    }
 }
 
 extension Zone: CreatedObject {
     /// `zone`.
     public static var createdKey: String { "zone" }
-    /// The zone of `.zoneAdded`.
-    public static func added(by change: HomeChange) -> Self? {
-        if case .zoneAdded(let object) = change { object } else { nil }
-    }
 }
 
 extension ServiceGroup: CreatedObject {
     /// `serviceGroup`.
     public static var createdKey: String { "serviceGroup" }
-    /// The serviceGroup of `.serviceGroupAdded`.
-    public static func added(by change: HomeChange) -> Self? {
-        if case .serviceGroupAdded(let object) = change { object } else { nil }
-    }
 }
 
 extension ActionSet: CreatedObject {
     /// `actionSet`.
     public static var createdKey: String { "actionSet" }
-    /// The actionSet of `.actionSetAdded`.
-    public static func added(by change: HomeChange) -> Self? {
-        if case .actionSetAdded(let object) = change { object } else { nil }
-    }
 }
 
 extension Trigger: CreatedObject {
     /// `trigger`.
     public static var createdKey: String { "trigger" }
-    /// The trigger of `.triggerAdded`.
-    public static func added(by change: HomeChange) -> Self? {
-        if case .triggerAdded(let object) = change { object } else { nil }
-    }
 }

@@ -93,6 +93,24 @@ public enum HomeChange: Sendable, Equatable, Codable {
     case userRoleChanged(user: UUID, old: UserRole, new: UserRole)
 }
 
+extension HomeChange {
+    /// The object an addition adds (a home, room, zone, accessory, service group, action set, trigger or user), as
+    /// the graph stored it; `nil` for every other change.
+    public var addedObject: (any Sendable)? {
+        switch self {
+        case .homeAdded(let home): home
+        case .roomAdded(let room): room
+        case .zoneAdded(let zone): zone
+        case .accessoryAdded(let accessory): accessory
+        case .serviceGroupAdded(let group): group
+        case .actionSetAdded(let actionSet): actionSet
+        case .triggerAdded(let trigger): trigger
+        case .userAdded(let user): user
+        default: nil
+        }
+    }
+}
+
 /// A change stamped with its home and that home's sequence number, which only grows.
 public struct HomeEvent: Sendable, Equatable, Codable {
     /// The home the change happened in.

@@ -137,7 +137,7 @@ struct Call: Sendable {
 
     /// The answer to an addition: its events and the new object as its event carries it (no second read).
     func created<Object: CreatedObject>(_ events: [HomeEvent]) throws -> Created<Object> {
-        guard let object = events.lazy.compactMap({ Object.added(by: $0.change) }).first else {
+        guard let object = events.lazy.compactMap({ $0.change.addedObject as? Object }).first else {
             throw APIError(HubError.internalError("the addition reported no new \(Object.createdKey)"))
         }
         return Created(object: object, events: events)

@@ -7,28 +7,8 @@ import Testing
 /// `hearth accessory get/set` by name and by id against an in-process hub that has a lamp (the demo hub has no
 /// accessories; the lamp has no HAP accessory behind it, so writes are refused as such).
 @Suite struct CharacteristicCommandTests {
-    static func hearth(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        try await offThePool { try runHearth(arguments) }
-    }
-
-    /// Runs `hearth` and waits for it, blocking the calling thread.
-    static func runHearth(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("hearth"))
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-            String(decoding: errorData, as: UTF8.self)
-        )
+    static func hearth(_ arguments: [String]) async throws -> ProgramResult {
+        try await runBuiltProgram("hearth", arguments)
     }
 
     @Test func getAndSetFindCharacteristicsByNameAndByID() async throws {

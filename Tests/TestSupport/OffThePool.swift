@@ -16,3 +16,37 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -
         Thread { continuation.resume(returning: body()) }.start()
     }
 }
+
+/// What a program run to its end gave: its exit status, stdout and stderr.
+public struct ProgramResult: Sendable {
+    /// The exit status.
+    public var status: Int32
+    /// Standard output, as text.
+    public var output: String
+    /// Standard error, as text.
+    public var errors: String
+}
+
+/// Runs the built program `program` (a product of this package) with `arguments` and no input to its end, waiting
+/// off Swift's concurrency threads.
+public func runBuiltProgram(_ program: String, _ arguments: [String]) async throws -> ProgramResult {
+    try await offThePool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.path(program))
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProgramResult(
+            status: process.terminationStatus,
+            output: String(decoding: outputData, as: UTF8.self),
+            errors: String(decoding: errorData, as: UTF8.self)
+        )
+    }
+}
