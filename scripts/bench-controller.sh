@@ -9,6 +9,7 @@
 # Usage: scripts/bench-controller.sh [OUTDIR]
 # Environment: PORT=53826 CONTROL_PORT=53827 SETUP_REPS=10 VERIFY_REPS=50 LATENCY_REPS=1000
 #              THROUGHPUT_COUNT=50000 THROUGHPUT_SECONDS=5 RECONNECT_REPS=5 SKIP_BUILD=1 ORDER="hearth aiohomekit"
+#              BENCH=PATH: another ControllerBench build (another commit's), for before/after runs.
 #              SIM_CPUS=0 CONTROLLER_CPUS=0 pin the accessory and the controllers (taskset CPU lists; unpinned when
 #              empty). With one request in flight, whether the two share a vCPU decides much of the kernel's
 #              wake-up cost on a VM, so pinning both sides alike makes runs comparable.
@@ -37,7 +38,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
 fi
 PY="$ROOT/.venv/bin/python"
 SIM="$ROOT/.build/release/hearth-sim"
-BENCH="$ROOT/Benchmarks/.build/release/ControllerBench"
+BENCH="${BENCH:-$ROOT/Benchmarks/.build/release/ControllerBench}"
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for port in "$PORT" "$CONTROL_PORT"; do

@@ -81,7 +81,7 @@ extension Call {
         if let name = body.name, let own = added.first(where: { $0.bridgeID == nil }) {
             _ = try await perform(.renameAccessory(home: homeID, accessory: own.id, name: name))
             let ids = Set(added.map(\.id))
-            if let home = await server.hub.graph.home(withID: homeID) {
+            if let home = server.hub.graph.home(withID: homeID) {
                 added = home.accessories.filter { ids.contains($0.id) }
             }
         }
@@ -159,7 +159,7 @@ extension Call {
     /// Turns events of a characteristic on or off at the accessory; returns the change recorded.
     func setNotifications(_ id: UUID, isEnabled: Bool, home homeID: UUID) async throws -> [HomeEvent] {
         let hub = server.hub
-        let before = await hub.graph.lastSequence(ofHome: homeID)
+        let before = hub.graph.lastSequence(ofHome: homeID)
         do throws(HubError) {
             try await hub.setNotifications(home: homeID, characteristic: id, isEnabled: isEnabled, as: caller)
             guard case .events(let events) = try await hub.changes(after: before, inHome: homeID, as: caller) else {

@@ -42,24 +42,26 @@ struct Call: Sendable {
     let request: Request
     let principal: Principal
     let server: HubServer
-    /// The path's ids by parameter name.
-    let ids: [String: UUID]
+    /// The path's ids, with their parameter names, in the path's order.
+    let ids: [(name: String, id: UUID)]
 
-    /// The call of `request`, its path's ids read in the path's order; a malformed id is an unknown one (404).
+    /// The call of `request`, its path's ids read in the path's order (`parameters`, the endpoint's, worked out
+    /// once when the route is registered); a malformed id is an unknown one (404).
     init(
         request: Request,
         context: HubRequestContext,
         principal: Principal,
         server: HubServer,
-        path: some APIEndpoint
+        parameters: [String]
     )
         throws
     {
-        var ids: [String: UUID] = [:]
-        for name in path.parameters {
+        var ids: [(name: String, id: UUID)] = []
+        ids.reserveCapacity(parameters.count)
+        for name in parameters {
             let text = context.parameters.get(name) ?? ""
             guard let id = UUID(uuidString: text) else { throw APIError.notFound(Self.kind(of: name), text) }
-            ids[name] = id
+            ids.append((name, id))
         }
         self.request = request
         self.principal = principal
@@ -77,8 +79,10 @@ struct Call: Sendable {
 
     /// The id in path parameter `name`.
     func id(_ name: String) throws -> UUID {
-        guard let id = ids[name] else { throw APIError.notFound(Self.kind(of: name), "") }
-        return id
+        guard let found = ids.first(where: { $0.name == name }) else {
+            throw APIError.notFound(Self.kind(of: name), "")
+        }
+        return found.id
     }
 
     /// The home in the path.
@@ -88,7 +92,7 @@ struct Call: Sendable {
 
     /// The home and the caller's role in it; 404 when the caller is not one of its users.
     func home(_ homeID: UUID) async throws -> (home: Home, role: UserRole, sequence: UInt64) {
-        let graph = await server.hub.graph
+        let graph = server.hub.graph
         guard let home = graph.home(withID: homeID), let role = graph.role(of: caller, inHome: homeID) else {
             throw APIError(HubError.homeNotFound(homeID))
         }
@@ -97,7 +101,7 @@ struct Call: Sendable {
 
     /// The hub's graph, after checking that the caller is one of the home's users (404 otherwise).
     func graph(ofHome homeID: UUID) async throws -> HomeGraph {
-        let graph = await server.hub.graph
+        let graph = server.hub.graph
         guard graph.role(of: caller, inHome: homeID) != nil else { throw APIError(HubError.homeNotFound(homeID)) }
         return graph
     }

@@ -121,7 +121,7 @@ struct EventSession {
         outbound: WebSocketOutboundWriter
     ) async {
         let caller = HubCaller.user(principal.userID)
-        let graph = await server.hub.graph
+        let graph = server.hub.graph
         let homes = graph.homes(visibleTo: caller).map {
             ServerMessage.HomeSequence(homeID: $0.id, sequence: graph.lastSequence(ofHome: $0.id))
         }
@@ -139,7 +139,7 @@ struct EventSession {
                     return
                 }
                 if case .userRemoved(let userID) = event.change, userID == principal.userID {
-                    let remaining = await server.hub.graph.homes(visibleTo: caller)
+                    let remaining = server.hub.graph.homes(visibleTo: caller)
                     if remaining.isEmpty {
                         try? await outbound.close(.policyViolation, reason: "access revoked: removed from the home")
                         return

@@ -61,7 +61,7 @@ extension Routes {
             var graph = try await call.graph(ofHome: homeID)
             if try call.refresh {
                 try await call.readThrough(id, home: homeID)
-                graph = await call.server.hub.graph
+                graph = call.server.hub.graph
             }
             let found: (characteristic: Characteristic, accessory: Accessory)
             do throws(HomeGraphError) {

@@ -90,7 +90,7 @@ extension HubServer {
 extension Call {
     /// The homes the caller belongs to, each with their role and its last sequence number.
     func homeSummaries() async -> [HomeSummary] {
-        let graph = await server.hub.graph
+        let graph = server.hub.graph
         return graph.homes(visibleTo: caller).map { home in
             HomeSummary(
                 id: home.id,

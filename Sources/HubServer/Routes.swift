@@ -32,6 +32,10 @@ struct Routes {
         _ handler: @escaping @Sendable (Call, Body) async throws -> Answer
     ) {
         let server = server
+        // Worked out once here, not for every request.
+        let parameters = endpoint.parameters
+        let body = Self.bodyReader(of: endpoint)
+        let level = endpoint.access.level
         register(endpoint) { request, context in
             guard let principal = context.principal else { throw APIError.unauthorized }
             let call = try Call(
@@ -39,10 +43,10 @@ struct Routes {
                 context: context,
                 principal: principal,
                 server: server,
-                path: endpoint
+                parameters: parameters
             )
-            if checkingAccess { try await call.require(endpoint.access.level, inHome: call.homeID) }
-            return try await handler(call, try await Self.body(of: endpoint, from: request))
+            if checkingAccess { try await call.require(level, inHome: call.homeID) }
+            return try await handler(call, try await body(request))
         }
     }
 
@@ -51,8 +55,9 @@ struct Routes {
         _ endpoint: Endpoint<Body, Answer>,
         _ handler: @escaping @Sendable (Principal?, Body) async throws -> Answer
     ) {
+        let body = Self.bodyReader(of: endpoint)
         register(endpoint) { request, context in
-            try await handler(context.principal, try await Self.body(of: endpoint, from: request))
+            try await handler(context.principal, try await body(request))
         }
     }
 
@@ -72,14 +77,12 @@ struct Routes {
         }
     }
 
-    /// The request's body as the endpoint's type, decoded strictly; nothing is read for an endpoint without one.
-    private static func body<Body, Answer>(
-        of endpoint: Endpoint<Body, Answer>,
-        from request: Request
-    ) async throws
-        -> Body
-    {
-        if let none = NoBody() as? Body { return none }
-        return try await JSONBody.decode(Body.self, from: request)
+    /// What reads the request's body as the endpoint's type, decoded strictly; nothing is read for an endpoint
+    /// without one.
+    private static func bodyReader<Body, Answer>(
+        of endpoint: Endpoint<Body, Answer>
+    ) -> @Sendable (Request) async throws -> Body {
+        if let none = NoBody() as? Body { return { _ in none } }
+        return { request in try await JSONBody.decode(Body.self, from: request) }
     }
 }

@@ -16,7 +16,7 @@ enum DemoHome {
     @discardableResult
     static func create(in hub: Hub, owner: UUID, ownerName: String) async throws -> Home {
         let caller = HubCaller.user(owner)
-        if let existing = await hub.graph.homes(visibleTo: caller).first { return existing }
+        if let existing = hub.graph.homes(visibleTo: caller).first { return existing }
         let home = try await hub.addHome(
             name: name,
             timeZoneIdentifier: "Europe/Berlin",
@@ -44,7 +44,7 @@ enum DemoHome {
             .setLocation(home: home.id, location: Location(latitude: 52.52, longitude: 13.405)),
             as: caller
         )
-        return await hub.graph.home(withID: home.id) ?? home
+        return hub.graph.home(withID: home.id) ?? home
     }
 
     /// The room each accessory of hearth-sim's demo bridge goes to, by the name the bridge gives it.
@@ -79,7 +79,7 @@ enum DemoHome {
         async throws(HubError)
     {
         let caller = HubCaller.user(owner)
-        guard let home = await hub.graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
+        guard let home = hub.graph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         let roomIDs = Dictionary(home.rooms.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
         for accessory in accessories {
             if let room = placement[accessory.name].flatMap({ roomIDs[$0] }), room != accessory.roomID {

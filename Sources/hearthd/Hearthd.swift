@@ -182,7 +182,7 @@ struct Hearthd: AsyncParsableCommand {
     ) async throws {
         guard let advertisement = await bridge.advertisement else { return }
         let (deviceID, configurationNumber) = advertisement
-        let home = await hub.graph.home(withID: homeID)
+        let home = hub.graph.home(withID: homeID)
         let isPaired =
             home?.accessories.contains { accessory in
                 accessory.deviceID?.description.uppercased() == deviceID.uppercased()
@@ -228,7 +228,7 @@ struct Hearthd: AsyncParsableCommand {
 
         /// The ids in the demo home `home` of `hub`; `nil` without a demo home.
         init?(home homeID: UUID?, in hub: Hub) async {
-            guard let homeID, let home = await hub.graph.home(withID: homeID) else { return nil }
+            guard let homeID, let home = hub.graph.home(withID: homeID) else { return nil }
             self.home = homeID
             lampOn =
                 home.accessories.first { $0.name == "Living Room Lamp" }?.characteristics.first {

@@ -83,7 +83,7 @@ func probe(folder: String, interface: IPv4Address, setupCode: SetupCode) async t
                 say(["written": "bad command"])
                 continue
             }
-            let graph = await hub.graph
+            let graph = hub.graph
             guard
                 let characteristic = graph.home(withID: home.id)?.accessories
                     .first(where: { $0.accessoryInstanceID == aid })?.characteristics
@@ -112,7 +112,7 @@ func probe(folder: String, interface: IPv4Address, setupCode: SetupCode) async t
         switch event.change {
         case .characteristicValueChanged(let characteristicID, let accessoryID, let value):
             guard
-                let accessory = await hub.graph.home(withID: home.id)?.accessories.first(where: { $0.id == accessoryID }
+                let accessory = hub.graph.home(withID: home.id)?.accessories.first(where: { $0.id == accessoryID }
                 ),
                 let characteristic = accessory.characteristics.first(where: { $0.id == characteristicID })
             else { continue }

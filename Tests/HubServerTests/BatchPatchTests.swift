@@ -21,7 +21,7 @@ import Testing
                 body: #"{"name": "Evening", "actions": [{"characteristicID": "\#(onID)", "targetValue": true}]}"#
             )
             let scene = ["homeID": h, "actionSetID": reply.id("actionSet")]
-            let before = await fixture.hub.graph
+            let before = fixture.hub.graph
             let sequence = before.lastSequence(ofHome: fixture.home.id)
 
             // The rename comes first and is valid; the move names a room the home does not have.
@@ -55,7 +55,7 @@ import Testing
             )
             #expect(reply.status == 404, "\(reply.text)")
 
-            let after = await fixture.hub.graph
+            let after = fixture.hub.graph
             #expect(after == before)
             #expect(after.lastSequence(ofHome: fixture.home.id) == sequence)
             reply = try await api.call(.get, "/v1/homes/{homeID}/accessories/{accessoryID}", lamp, token: o)

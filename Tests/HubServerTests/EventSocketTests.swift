@@ -199,7 +199,7 @@ import Testing
             let body = try #require(reload.message["reloadRequired"] as? [String: Any])
             #expect(body["homeID"] as? String == h)
             #expect(
-                body["currentSequence"] as? Int == Int(await fixture.hub.graph.lastSequence(ofHome: fixture.home.id))
+                body["currentSequence"] as? Int == Int(fixture.hub.graph.lastSequence(ofHome: fixture.home.id))
             )
             let reply = try await api.call(
                 .get,

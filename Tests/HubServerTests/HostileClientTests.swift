@@ -146,7 +146,7 @@ import Testing
                     as: .user(fixture.owner.id)
                 )
             }
-            let finalSequence = await fixture.hub.graph.lastSequence(ofHome: h)
+            let finalSequence = fixture.hub.graph.lastSequence(ofHome: h)
             print("stalled reader: \(total) events in \(ContinuousClock.now - started)")
             let (bytes, closed) = await stalled.readUntilClosed(timeout: .seconds(60))
             #expect(closed, "the server closed the stalled connection")

@@ -49,7 +49,7 @@ struct Fixture {
             setupCode: try SetupCode(SimulatedBridge.setupCode),
             as: .user(owner.id)
         )
-        return (added, try #require(await hub.graph.home(withID: home.id)))
+        return (added, try #require(hub.graph.home(withID: home.id)))
     }
 
     /// The server for this hub on an ephemeral loopback port.

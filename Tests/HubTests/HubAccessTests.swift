@@ -41,7 +41,7 @@ struct HubFixture {
     @Test func theCreatorOwnsTheHomeAndEveryRoleSeesIt() async throws {
         let fixture = try await HubFixture()
         defer { Task { await fixture.stop() } }
-        let graph = await fixture.hub.graph
+        let graph = fixture.hub.graph
         #expect(graph.role(of: .user(fixture.owner), inHome: fixture.home.id) == .owner)
         #expect(graph.role(of: .user(fixture.admin), inHome: fixture.home.id) == .administrator)
         #expect(graph.role(of: .user(fixture.guest), inHome: fixture.home.id) == .shared)
@@ -69,11 +69,11 @@ struct HubFixture {
             .removeUser(home: h, user: fixture.admin), .setRole(home: h, user: fixture.guest, role: .administrator),
             .removeHome(h),
         ]
-        let before = await fixture.hub.graph
+        let before = fixture.hub.graph
         for operation in configuration {
             await #expect(throws: HubError.self) { try await fixture.hub.perform(operation, as: .user(fixture.guest)) }
         }
-        #expect(await fixture.hub.graph == before)
+        #expect(fixture.hub.graph == before)
     }
 
     @Test func aSharedUserControlsButValuesOnlyComeFromTheHub() async throws {
@@ -113,7 +113,7 @@ struct HubFixture {
             )
         }
         try await fixture.hub.perform(.removeHome(h), as: .user(fixture.owner))
-        #expect(await fixture.hub.graph.homes.isEmpty)
+        #expect(fixture.hub.graph.homes.isEmpty)
     }
 
     @Test func aStrangerIsToldTheHomeDoesNotExist() async throws {
@@ -140,7 +140,7 @@ struct HubFixture {
             .addUser(home: second.id, id: fixture.owner, name: "Ada", role: .shared),
             as: .user(fixture.guest)
         )
-        let graph = await fixture.hub.graph
+        let graph = fixture.hub.graph
         #expect(graph.role(of: .user(fixture.guest), inHome: second.id) == .owner)
         #expect(graph.role(of: .user(fixture.owner), inHome: second.id) == .shared)
         #expect(graph.homes(visibleTo: .user(fixture.owner)).count == 2)
@@ -269,7 +269,7 @@ struct HubFixture {
     @Test func aResumingClientGetsExactlyWhatItMissed() async throws {
         let fixture = try await HubFixture()
         defer { Task { await fixture.stop() } }
-        let start = await fixture.hub.graph.lastSequence(ofHome: fixture.home.id)
+        let start = fixture.hub.graph.lastSequence(ofHome: fixture.home.id)
         for name in ["Hall", "Den", "Loft"] {
             try await fixture.hub.perform(
                 .addRoom(home: fixture.home.id, id: UUID(), name: name),

@@ -41,7 +41,7 @@ struct HubAccessoryTests {
         defer { Task { await bridge.stop() } }
         let database = await bridge.simulator.database()
         #expect(added.count == database.accessories.count)
-        let home = try #require(await hub.graph.home(withID: homeID))
+        let home = try #require(hub.graph.home(withID: homeID))
         let server = try #require(home.accessories.first { $0.bridgeID == nil })
         #expect(server.category == .bridge)
         #expect(server.accessoryInstanceID == 1)
@@ -66,7 +66,7 @@ struct HubAccessoryTests {
         let (hub, bridge, homeID, _) = try await pairedHub()
         defer { Task { await bridge.stop() } }
         let events = await Recorder.start(await hub.subscribe(as: .user(guest)))
-        var home = try #require(await hub.graph.home(withID: homeID))
+        var home = try #require(hub.graph.home(withID: homeID))
         let lamp = try #require(home.accessories.first { $0.category == .lightbulb })
         let on = try home.characteristic(ShortType.on, ofAccessoryNamed: lamp.name)
         let brightness = try home.characteristic(ShortType.brightness, ofAccessoryNamed: lamp.name)
@@ -81,7 +81,7 @@ struct HubAccessoryTests {
             value: .bool(!now)
         )
         _ = try await events.next("the simulator's change") { $0.isValue(.bool(!now), of: on.id) }
-        #expect(try await hub.graph.characteristic(withID: on.id, inHome: homeID).characteristic.value == .bool(!now))
+        #expect(try hub.graph.characteristic(withID: on.id, inHome: homeID).characteristic.value == .bool(!now))
 
         // A shared user writes through the hub: the simulator and the graph both change.
         let results = try await hub.writeCharacteristics(
@@ -106,7 +106,7 @@ struct HubAccessoryTests {
         _ = try await events.next("the write's change") { $0.isValue(.int(42), of: brightness.id) }
 
         // Out of range, read-only, unknown: typed errors, nothing sent, nothing changed.
-        let before = await hub.graph
+        let before = hub.graph
         let refused = try await hub.writeCharacteristics(
             home: homeID,
             [(brightness.id, .int(150)), (temperature.id, .float(30)), (UUID(), .bool(true))],
@@ -121,7 +121,7 @@ struct HubAccessoryTests {
             return
         }
         #expect(refused.count == 3)
-        #expect(await hub.graph == before)
+        #expect(hub.graph == before)
         let stillBright = await bridge.simulator.read([
             CharacteristicID(accessoryID: lamp.accessoryInstanceID, instanceID: brightness.instanceID)
         ])
@@ -138,7 +138,7 @@ struct HubAccessoryTests {
 
         // Notifications can be turned off and on by a shared user, through the accessory.
         try await hub.setNotifications(home: homeID, characteristic: on.id, isEnabled: false, as: .user(guest))
-        home = try #require(await hub.graph.home(withID: homeID))
+        home = try #require(hub.graph.home(withID: homeID))
         #expect(try home.characteristic(ShortType.on, ofAccessoryNamed: lamp.name).isNotificationEnabled == false)
         try await hub.setNotifications(home: homeID, characteristic: on.id, isEnabled: true, as: .user(guest))
         await hub.stop()
@@ -149,7 +149,7 @@ struct HubAccessoryTests {
         defer { Task { await bridge.stop() } }
         let other = try await SimulatedBridge.start()
         defer { Task { await other.stop() } }
-        let before = await hub.graph
+        let before = hub.graph
         let lamp = try #require(added.first { $0.category == .lightbulb })
         let code = try SetupCode(SimulatedBridge.setupCode)
         do {
@@ -183,7 +183,7 @@ struct HubAccessoryTests {
         } catch {
             #expect(error.code == "notPermitted")
         }
-        #expect(await hub.graph == before)
+        #expect(hub.graph == before)
         #expect(await hub.linkedDeviceIDs.count == 1)
         // The other bridge is still unpaired: the owner can pair it.
         let second = try await hub.pairAccessory(
@@ -201,7 +201,7 @@ struct HubAccessoryTests {
     @Test func aSharedUserRunsASceneAndItReachesTheAccessory() async throws {
         let (hub, bridge, homeID, _) = try await pairedHub()
         defer { Task { await bridge.stop() } }
-        let home = try #require(await hub.graph.home(withID: homeID))
+        let home = try #require(hub.graph.home(withID: homeID))
         let lamp = try #require(home.accessories.first { $0.category == .lightbulb })
         let on = try home.characteristic(ShortType.on, ofAccessoryNamed: lamp.name)
         let brightness = try home.characteristic(ShortType.brightness, ofAccessoryNamed: lamp.name)
@@ -223,7 +223,7 @@ struct HubAccessoryTests {
         #expect(results[brightness.id] == .success(.int(35)))
         let brightnessID = CharacteristicID(accessoryID: lamp.accessoryInstanceID, instanceID: brightness.instanceID)
         #expect(await bridge.simulator.read([brightnessID])[brightnessID] == .success(.int(35)))
-        let graph = await hub.graph
+        let graph = hub.graph
         #expect(try graph.characteristic(withID: brightness.id, inHome: homeID).characteristic.value == .int(35))
         await #expect(throws: HubError.self) {
             try await hub.runActionSet(home: homeID, actionSet: UUID(), as: .user(guest))
@@ -238,7 +238,7 @@ struct HubAccessoryTests {
         let hub = try await Hub(configuration: testConfiguration(folder: folder))
         try await hub.start()
         let home = try await hub.addHome(name: "Maple Street", ownerName: "Ada", as: .user(owner))
-        let before = await hub.graph
+        let before = hub.graph
         let wrong = try SetupCode("111-22-333")
         do {
             try await hub.pairAccessory(
@@ -252,7 +252,7 @@ struct HubAccessoryTests {
         } catch {
             #expect(error == .accessory(.wrongSetupCode))
         }
-        #expect(await hub.graph == before)
+        #expect(hub.graph == before)
         #expect(await hub.linkedDeviceIDs.isEmpty)
         #expect(try await ControllerPairingStore(folder: folder + "/controller").accessories().isEmpty)
         #expect(await bridge.server.advertisement?.statusFlags == 1, "the bridge is still unpaired")
@@ -276,7 +276,7 @@ struct HubAccessoryTests {
             if case .accessoryRemoved(let id) = event.change { return id == victim.id }
             return false
         }
-        var home = try #require(await hub.graph.home(withID: homeID))
+        var home = try #require(hub.graph.home(withID: homeID))
         #expect(home.accessory(victim.id) == nil)
         for kept in added where kept.id != victim.id {
             #expect(home.accessory(kept.id) != nil, "\(kept.name) keeps its id")
@@ -293,7 +293,7 @@ struct HubAccessoryTests {
         #expect(porch.name == "Porch Lamp")
         #expect(porch.bridgeID == added.first { $0.bridgeID == nil }?.id)
         // The new accessory is subscribed: its events reach the graph.
-        home = try #require(await hub.graph.home(withID: homeID))
+        home = try #require(hub.graph.home(withID: homeID))
         let porchOn = try home.characteristic(ShortType.on, ofAccessoryNamed: "Porch Lamp")
         _ = try await events.next("notifications on") { event in
             if case .characteristicNotificationsChanged(let id, _, true) = event.change { return id == porchOn.id }
@@ -327,7 +327,7 @@ struct HubAccessoryTests {
             if case .accessoryReachabilityChanged(let id, true) = event.change { return id == server.id }
             return false
         }
-        let home = try #require(await hub.graph.home(withID: homeID))
+        let home = try #require(hub.graph.home(withID: homeID))
         #expect(home.accessories.allSatisfy { $0.isReachable })
         let now = try home.characteristic(ShortType.on, ofAccessoryNamed: lamp.name).value == .bool(true)
         try await restarted.simulator.set(
@@ -343,7 +343,7 @@ struct HubAccessoryTests {
         let folder = temporaryFolder()
         let (hub, bridge, homeID, added) = try await pairedHub(folder: folder)
         defer { Task { await bridge.stop() } }
-        let before = try #require(await hub.graph.home(withID: homeID))
+        let before = try #require(hub.graph.home(withID: homeID))
         await hub.stop()
 
         let again = try await Hub(configuration: testConfiguration(folder: folder))
@@ -403,7 +403,7 @@ struct HubAccessoryTests {
             as: .user(owner)
         )
         #expect(Set(again.map(\.id)) == Set(added.map(\.id)))
-        #expect(await hub.graph.home(withID: homeID)?.accessories.count == added.count)
+        #expect(hub.graph.home(withID: homeID)?.accessories.count == added.count)
         #expect(await hub.linkedDeviceIDs.count == 1)
         let lamp = try #require(again.first { $0.category == .lightbulb })
         let on = try #require(lamp.characteristics.first { $0.type == ShortType.on })
@@ -432,7 +432,7 @@ struct HubAccessoryTests {
         let removal = try await hub.removeAccessory(home: homeID, accessory: server.id, as: .user(owner))
         #expect(removal.isUnpairedOnAccessory)
         #expect(Set(removal.removedAccessoryIDs) == Set(added.map(\.id)))
-        #expect(await hub.graph.home(withID: homeID)?.accessories.isEmpty == true)
+        #expect(hub.graph.home(withID: homeID)?.accessories.isEmpty == true)
         #expect(await hub.linkedDeviceIDs.isEmpty)
         #expect(try await ControllerPairingStore(folder: folder + "/controller").accessories().isEmpty)
         try await waitUntil("the bridge is unpaired") { await bridge.server.advertisement?.statusFlags == 1 }
@@ -445,7 +445,7 @@ struct HubAccessoryTests {
         let server = try #require(added.first { $0.bridgeID == nil })
         let removal = try await hub.removeAccessory(home: homeID, accessory: server.id, as: .user(owner))
         #expect(removal.isUnpairedOnAccessory == false)
-        #expect(await hub.graph.home(withID: homeID)?.accessories.isEmpty == true)
+        #expect(hub.graph.home(withID: homeID)?.accessories.isEmpty == true)
         await hub.stop()
     }
 }

@@ -58,7 +58,7 @@ import Testing
             tried += triedThisRound
 
             let hub = try await Hub(configuration: Hub.Configuration(stateFolder: folder))
-            var graph = await hub.graph
+            var graph = hub.graph
             if graph != expected, let pending {
                 // Killed after the commit, before the acknowledgement was printed: written, never acknowledged.
                 var withPending = expected

@@ -109,7 +109,7 @@ struct HubSimulatorProcessTests {
             if case .accessoryRemoved(let id) = event.change { return id == lock.id }
             return false
         }
-        #expect(await hub.graph.home(withID: home.id)?.accessories.map(\.id).sorted() == [bridge.id, lamp.id].sorted())
+        #expect(hub.graph.home(withID: home.id)?.accessories.map(\.id).sorted() == [bridge.id, lamp.id].sorted())
 
         // The simulator restarts: the hub sees it go and come back, and events flow again.
         #expect(simulator.terminate() == 0)
@@ -123,7 +123,7 @@ struct HubSimulatorProcessTests {
             return false
         }
         let current = try #require(
-            try await hub.graph.characteristic(withID: on.id, inHome: home.id).characteristic.value
+            try hub.graph.characteristic(withID: on.id, inHome: home.id).characteristic.value
         )
         let next = current != .bool(true)
         let again = try Self.simulator([

@@ -80,7 +80,7 @@ func tortureHub(folder: String, seed: UInt64, count: Int) async throws {
     let encoder = JSONEncoder()
     say("ready")
     for _ in 0..<count {
-        let operation = makeOperation(for: await hub.graph, random: &random, ids: &ids)
+        let operation = makeOperation(for: hub.graph, random: &random, ids: &ids)
         say("try " + (try encoder.encode(operation)).base64EncodedString())
         say(try await isWritten(operation, to: hub) ? "ack" : "skip")
     }

@@ -64,6 +64,6 @@ public struct TestHome {
         let lamp = Accessory.testLamp(roomID: added.roomForEntireHome.id)
         self.lamp = lamp
         try await hub.perform(.addAccessory(home: added.id, accessory: lamp), as: .hub)
-        home = await hub.graph.home(withID: added.id) ?? added
+        home = hub.graph.home(withID: added.id) ?? added
     }
 }
