@@ -18,7 +18,8 @@ struct HubSimulatorProcessTests {
         let process = try ChildProcess(
             BuiltProducts.path("hearth-sim"),
             [
-                "serve", "--unverified-timeout", "600", "--state", state, "--port", "\(port)", "--setup-code", setupCode, "--no-mdns", "--json",
+                "serve", "--unverified-timeout", "600", "--state", state, "--port", "\(port)", "--setup-code",
+                setupCode, "--no-mdns", "--json",
                 "--bridge", "--preset", "lightbulb", "--preset", "door-lock", "--coalesce-milliseconds", "0",
             ],
             timeout: 600
@@ -149,7 +150,8 @@ struct HubNamespaceTests {
             inAccessoryNamespace: true,
             BuiltProducts.path("hearth-sim"),
             [
-                "serve", "--unverified-timeout", "600", "--state", state, "--port", "51826", "--setup-code", setupCode, "--interface",
+                "serve", "--unverified-timeout", "600", "--state", state, "--port", "51826", "--setup-code", setupCode,
+                "--interface",
                 network.accessoryAddress, "--json", "--bridge", "--preset", "lightbulb", "--preset", "door-lock",
                 "--coalesce-milliseconds", "0",
             ]
