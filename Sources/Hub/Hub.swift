@@ -228,12 +228,20 @@ public actor Hub {
             }
         }
         guard !written.isEmpty else { return results }
+        let lastWritten = store.lastOperationSequence
         do {
             try store.append(written, resulting: currentGraph)
         } catch {
-            currentGraph = store.graph
-            acknowledged.withLock { $0 = currentGraph }
-            throw HubError(error)
+            // The store read the disk back. A commit that reported a failure may still have landed (the batch is
+            // one transaction: all of it or none); then it is acknowledged after all and its events go out, or the
+            // home's event sequence would have a hole no later event fills.
+            guard store.lastOperationSequence == lastWritten + Int64(written.count) else {
+                logger.error("a change could not be saved", metadata: ["code": "\(error.code)"])
+                currentGraph = store.graph
+                acknowledged.withLock { $0 = currentGraph }
+                throw HubError(error)
+            }
+            logger.warning("a save reported a failure but is on disk", metadata: ["code": "\(error.code)"])
         }
         acknowledged.withLock { $0 = currentGraph }
         for case .success(let events) in results { publish(events, before: before) }
