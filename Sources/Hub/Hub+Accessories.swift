@@ -196,7 +196,7 @@ extension Hub {
                 deviceID: key,
                 category: advertised?.category
             )
-            try commit(operations, .allOrNothing)
+            try commitWhole(operations)
         } catch {
             // Undo the pairing, so the accessory can be paired again and nothing is left behind.
             do { try await paired.unpair() } catch { await paired.close() }

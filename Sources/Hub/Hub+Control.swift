@@ -176,7 +176,7 @@ extension Hub {
         do { _ = try trial.apply(operation) } catch { throw .rejected(error) }
         // An accessory with no HAP device (one a bridge to another system reports for) has nothing to subscribe.
         if let found = try? currentGraph.characteristic(withID: id, inHome: homeID), found.accessory.deviceID == nil {
-            try commit([operation], .allOrNothing)
+            try commitWhole([operation])
             return
         }
         let target = try resolve(id, inHome: homeID)
@@ -191,7 +191,7 @@ extension Hub {
         }
         let status = statuses[target.hapID] ?? .resourceDoesNotExist
         guard status.isSuccess else { throw .accessory(.accessoryRefused(status)) }
-        try commit([operation], .allOrNothing)
+        try commitWhole([operation])
     }
 
     /// Removes a paired accessory from `homeID` (configure right): unpairs it, then removes it and, for a bridge,
@@ -231,8 +231,7 @@ extension Hub {
                 logger.error("could not forget a removed accessory's pairing", metadata: ["device": "\(key)"])
             }
         }
-        let events = try commit([.removeAccessory(home: homeID, accessory: accessoryID)], .allOrNothing)
-            .flatMap { (try? $0.get()) ?? [] }
+        let events = try commitWhole([.removeAccessory(home: homeID, accessory: accessoryID)])
         let removed = events.compactMap { event -> UUID? in
             guard case .accessoryRemoved(let id) = event.change else { return nil }
             return id

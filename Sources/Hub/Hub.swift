@@ -117,7 +117,7 @@ public actor Hub {
     @discardableResult
     public func perform(_ operations: [HomeOperation], as caller: HubCaller) async throws(HubError) -> [HomeEvent] {
         for operation in operations { try authorize(operation, as: caller) }
-        return try commit(operations, .allOrNothing).flatMap { (try? $0.get()) ?? [] }
+        return try commitWhole(operations)
     }
 
     /// Adds a home whose owner is `caller` (a person) and returns it; the first home becomes primary.
@@ -138,7 +138,7 @@ public actor Hub {
         if case .user(let userID) = caller {
             operations.append(.addUser(home: homeID, id: userID, name: ownerName, role: .owner))
         }
-        try commit(operations, .allOrNothing)
+        try commitWhole(operations)
         guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         return home
     }
@@ -246,6 +246,13 @@ public actor Hub {
         acknowledged.withLock { $0 = currentGraph }
         for case .success(let events) in results { publish(events, before: before) }
         return results
+    }
+
+    /// Commits `operations` whole or not at all and returns their events in order.
+    @discardableResult
+    func commitWhole(_ operations: [HomeOperation]) throws(HubError) -> [HomeEvent] {
+        // Under `.allOrNothing` a refusal throws, so every result is a success.
+        try commit(operations, .allOrNothing).flatMap { (try? $0.get()) ?? [] }
     }
 
     /// Applies value reports from accessories in one transaction (group commit); refused ones are skipped.
