@@ -180,6 +180,13 @@ let package = Package(
             dependencies: ["HAPTypes"],
             exclude: ["README.md"]
         ),
+        // What makes a home act by itself: sun and calendar times, the trigger index and the evaluation engine.
+        // Pure (no I/O, no clock of its own): the hub feeds it changes and times and carries out what it decides.
+        .target(
+            name: "Automation",
+            dependencies: ["HomeGraph", "HAPTypes"],
+            exclude: ["README.md"]
+        ),
         // The home graph on disk: an encrypted operation log and snapshots in SQLite through GRDB.
         .target(
             name: "HomeStore",
@@ -197,6 +204,7 @@ let package = Package(
         .target(
             name: "Hub",
             dependencies: [
+                "Automation",
                 "AtomicFiles",
                 "HomeGraph",
                 "HomeStore",
@@ -380,6 +388,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "AutomationTests",
+            dependencies: ["Automation", "HomeGraph", "HAPTypes"]
         ),
         .testTarget(
             name: "HomeGraphTests",

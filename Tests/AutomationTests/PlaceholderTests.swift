@@ -1,0 +1,6 @@
+import Automation
+import Testing
+
+@Test func automationModuleLinks() {
+    #expect(AutomationVersion.decisions >= 1)
+}
