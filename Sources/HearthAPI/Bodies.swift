@@ -182,11 +182,16 @@ public struct CreateTriggerBody: Codable, Sendable, Equatable {
     public var isEnabled: Bool?
     /// The action sets it runs.
     public var actionSetIDs: [UUID]?
-    /// What makes it fire, as the automation layer encodes it.
-    public var definition: Data?
+    /// What makes it fire (a timer or events), what must hold, and what follows.
+    public var definition: TriggerDefinition?
 
     /// Makes the body.
-    public init(name: String, isEnabled: Bool? = nil, actionSetIDs: [UUID]? = nil, definition: Data? = nil) {
+    public init(
+        name: String,
+        isEnabled: Bool? = nil,
+        actionSetIDs: [UUID]? = nil,
+        definition: TriggerDefinition? = nil
+    ) {
         self.name = name
         self.isEnabled = isEnabled
         self.actionSetIDs = actionSetIDs
@@ -200,11 +205,22 @@ public struct UpdateTriggerBody: Codable, Sendable, Equatable {
     public var name: String?
     /// On or off.
     public var isEnabled: Bool?
+    /// A new definition (checked like a new trigger's; what the trigger remembered starts over).
+    public var definition: TriggerDefinition?
+    /// The action sets it runs, replacing the old list.
+    public var actionSetIDs: [UUID]?
 
     /// Makes the body.
-    public init(name: String? = nil, isEnabled: Bool? = nil) {
+    public init(
+        name: String? = nil,
+        isEnabled: Bool? = nil,
+        definition: TriggerDefinition? = nil,
+        actionSetIDs: [UUID]? = nil
+    ) {
         self.name = name
         self.isEnabled = isEnabled
+        self.definition = definition
+        self.actionSetIDs = actionSetIDs
     }
 }
 

@@ -343,7 +343,7 @@ public enum Endpoints {
     public static let updateTrigger = Endpoint<UpdateTriggerBody, Events>(
         .patch("/v1/homes/{homeID}/triggers/{triggerID}"),
         .configure,
-        "Rename a trigger and/or turn it on or off (each field its own change, in this order)."
+        "Change a trigger: its name, definition, action sets and on/off state, in this order, whole or not at all."
     )
     /// `DELETE /v1/homes/{homeID}/triggers/{triggerID}`.
     public static let deleteTrigger = Endpoint<NoBody, Events>(

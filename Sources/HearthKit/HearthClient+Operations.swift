@@ -390,7 +390,7 @@ extension HearthClient {
         named name: String,
         isEnabled: Bool = true,
         actionSetIDs: [UUID] = [],
-        definition: Data? = nil,
+        definition: TriggerDefinition? = nil,
         toHome homeID: UUID
     ) async throws(HearthError) -> Created<Trigger> {
         let body = CreateTriggerBody(
@@ -402,15 +402,22 @@ extension HearthClient {
         return try await request(Endpoints.createTrigger, homeID, body: body)
     }
 
-    /// `PATCH …/triggers/{triggerID}`: renames a trigger and/or turns it on or off.
+    /// `PATCH …/triggers/{triggerID}`: changes a trigger's name, definition, action sets and on/off state.
     @discardableResult
     public func updateTrigger(
         _ triggerID: UUID,
         name: String? = nil,
         isEnabled: Bool? = nil,
+        definition: TriggerDefinition? = nil,
+        actionSetIDs: [UUID]? = nil,
         inHome homeID: UUID
     ) async throws(HearthError) -> [HomeEvent] {
-        let body = UpdateTriggerBody(name: name, isEnabled: isEnabled)
+        let body = UpdateTriggerBody(
+            name: name,
+            isEnabled: isEnabled,
+            definition: definition,
+            actionSetIDs: actionSetIDs
+        )
         return try await request(Endpoints.updateTrigger, homeID, triggerID, body: body).events
     }
 

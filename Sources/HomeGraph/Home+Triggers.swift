@@ -12,14 +12,87 @@ extension Home {
         var trigger = new
         try checkNewID(trigger.id)
         trigger.name = try uniqueName(trigger.name, for: trigger.id, check)
+        trigger.actionSetIDs = try validatedActionSets(trigger.actionSetIDs)
+        if check == .strict {
+            // A new trigger: everything checked, nothing remembered yet.
+            try validate(trigger.definition, creatorID: trigger.creatorID)
+            if trigger.isEnabled, trigger.definition.isEmpty {
+                throw .invalidTrigger(field: "events", problem: "a trigger needs a timer or at least one event")
+            }
+            trigger.state = TriggerState()
+            trigger.note = nil
+        }
+        triggers.append(trigger)
+        return [.triggerAdded(trigger)]
+    }
+
+    mutating func setTriggerDefinition(
+        _ id: UUID,
+        to definition: TriggerDefinition,
+        _ check: NameCheck
+    ) throws(HomeGraphError) -> [HomeChange] {
+        let index = try triggerIndex(id)
+        if check == .strict { try validate(definition, creatorID: triggers[index].creatorID) }
+        if check == .strict, triggers[index].isEnabled, definition.isEmpty {
+            throw .invalidTrigger(field: "events", problem: "a trigger needs a timer or at least one event")
+        }
+        guard triggers[index].definition != definition || triggers[index].note != nil else { return [] }
+        triggers[index].definition = definition
+        triggers[index].note = nil
+        var changes: [HomeChange] = [.triggerDefinitionChanged(trigger: id, definition: definition)]
+        // What was remembered belongs to the old definition; the decisions stay, to explain the past.
+        let fresh = TriggerState(lastFired: triggers[index].state.lastFired, decisions: triggers[index].state.decisions)
+        if triggers[index].state != fresh {
+            triggers[index].state = fresh
+            changes.append(.triggerStateChanged(trigger: id, state: fresh))
+        }
+        return changes
+    }
+
+    mutating func setTriggerActionSets(_ id: UUID, to actionSetIDs: [UUID]) throws(HomeGraphError) -> [HomeChange] {
+        let index = try triggerIndex(id)
+        let validated = try validatedActionSets(actionSetIDs)
+        guard triggers[index].actionSetIDs != validated else { return [] }
+        triggers[index].actionSetIDs = validated
+        return [.triggerActionSetsChanged(trigger: id, actionSetIDs: validated)]
+    }
+
+    mutating func setTriggerState(_ id: UUID, to state: TriggerState) throws(HomeGraphError) -> [HomeChange] {
+        let index = try triggerIndex(id)
+        var state = state
+        if state.decisions.count > TriggerState.decisionLimit {
+            state.decisions.removeFirst(state.decisions.count - TriggerState.decisionLimit)
+        }
+        guard triggers[index].state != state else { return [] }
+        triggers[index].state = state
+        return [.triggerStateChanged(trigger: id, state: state)]
+    }
+
+    mutating func setPresence(of userID: UUID, to presence: Presence) throws(HomeGraphError) -> [HomeChange] {
+        guard let index = users.firstIndex(where: { $0.id == userID }) else { throw .notFound(.user, userID) }
+        if let position = presence.position, !position.isValid { throw .invalidLocation(position) }
+        guard users[index].presence != presence else { return [] }
+        users[index].presence = presence
+        return [.userPresenceChanged(user: userID, presence: presence)]
+    }
+
+    mutating func setPresenceRadius(_ radius: Double) throws(HomeGraphError) -> [HomeChange] {
+        guard radius.isFinite, Region.radiusRange.contains(radius) else {
+            throw .invalidTrigger(field: "presenceRadius", problem: "the radius must be 10 to 100000 metres")
+        }
+        guard presenceRadius != radius else { return [] }
+        presenceRadius = radius
+        return [.homePresenceRadiusChanged(radius: radius)]
+    }
+
+    /// The action sets without repeats, once each exists.
+    private func validatedActionSets(_ ids: [UUID]) throws(HomeGraphError) -> [UUID] {
         var unique: [UUID] = []
-        for actionSetID in trigger.actionSetIDs where !unique.contains(actionSetID) {
+        for actionSetID in ids where !unique.contains(actionSetID) {
             _ = try actionSetIndex(actionSetID)
             unique.append(actionSetID)
         }
-        trigger.actionSetIDs = unique
-        triggers.append(trigger)
-        return [.triggerAdded(trigger)]
+        return unique
     }
 
     mutating func renameTrigger(_ id: UUID, to name: String, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange]
@@ -38,8 +111,20 @@ extension Home {
         return [.triggerRemoved(trigger: id)]
     }
 
-    mutating func enableTrigger(_ id: UUID, isEnabled: Bool) throws(HomeGraphError) -> [HomeChange] {
+    mutating func enableTrigger(
+        _ id: UUID,
+        isEnabled: Bool,
+        _ check: NameCheck
+    ) throws(HomeGraphError)
+        -> [HomeChange]
+    {
         let index = try triggerIndex(id)
+        if check == .strict, isEnabled, triggers[index].definition.isEmpty {
+            throw .invalidTrigger(
+                field: "isEnabled",
+                problem: "the trigger has no timer and no events; give it some before turning it on"
+            )
+        }
         guard triggers[index].isEnabled != isEnabled else { return [] }
         triggers[index].isEnabled = isEnabled
         return [.triggerEnabledChanged(trigger: id, isEnabled: isEnabled)]

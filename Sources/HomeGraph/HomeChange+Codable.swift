@@ -30,6 +30,10 @@ extension HomeChange {
         case actionSetAdded, actionSetRenamed, actionSetRemoved, actionSetActionsChanged
         /// Changes of triggers.
         case triggerAdded, triggerRenamed, triggerRemoved, triggerEnabledChanged, triggerActionSetsChanged
+        /// More changes of triggers.
+        case triggerDefinitionChanged, triggerStateChanged
+        /// Presence: a user's, and the home's radius.
+        case userPresenceChanged, homePresenceRadiusChanged
         /// Changes of users.
         case userAdded, userRemoved, userRoleChanged
     }
@@ -77,6 +81,10 @@ extension HomeChange {
         case .triggerRemoved: .triggerRemoved
         case .triggerEnabledChanged: .triggerEnabledChanged
         case .triggerActionSetsChanged: .triggerActionSetsChanged
+        case .triggerDefinitionChanged: .triggerDefinitionChanged
+        case .triggerStateChanged: .triggerStateChanged
+        case .userPresenceChanged: .userPresenceChanged
+        case .homePresenceRadiusChanged: .homePresenceRadiusChanged
         case .userAdded: .userAdded
         case .userRemoved: .userRemoved
         case .userRoleChanged: .userRoleChanged
@@ -92,7 +100,8 @@ extension HomeChange {
         case serviceID, characteristicID, value, isEnabled
         case serviceGroup, serviceGroupID
         case actionSet, actionSetID, actions
-        case trigger, triggerID, actionSetIDs
+        case trigger, triggerID, actionSetIDs, definition, state
+        case presence, radius
         case user, userID
         case old, new
         // Only in the old form.
@@ -199,6 +208,17 @@ extension HomeChange {
         case .triggerActionSetsChanged(let trigger, let actionSetIDs):
             try container.encode(trigger, forKey: .triggerID)
             try container.encode(actionSetIDs, forKey: .actionSetIDs)
+        case .triggerDefinitionChanged(let trigger, let definition):
+            try container.encode(trigger, forKey: .triggerID)
+            try container.encode(definition, forKey: .definition)
+        case .triggerStateChanged(let trigger, let state):
+            try container.encode(trigger, forKey: .triggerID)
+            try container.encode(state, forKey: .state)
+        case .userPresenceChanged(let user, let presence):
+            try container.encode(user, forKey: .userID)
+            try container.encode(presence, forKey: .presence)
+        case .homePresenceRadiusChanged(let radius):
+            try container.encode(radius, forKey: .radius)
         case .userAdded(let user):
             try container.encode(user, forKey: .user)
         case .userRemoved(let user):
@@ -335,6 +355,23 @@ extension HomeChange {
                 trigger: try id(.triggerID),
                 actionSetIDs: try fields.decode([UUID].self, forKey: .actionSetIDs)
             )
+        case .triggerDefinitionChanged:
+            self = .triggerDefinitionChanged(
+                trigger: try id(.triggerID),
+                definition: try fields.decode(TriggerDefinition.self, forKey: .definition)
+            )
+        case .triggerStateChanged:
+            self = .triggerStateChanged(
+                trigger: try id(.triggerID),
+                state: try fields.decode(TriggerState.self, forKey: .state)
+            )
+        case .userPresenceChanged:
+            self = .userPresenceChanged(
+                user: try id(.userID),
+                presence: try fields.decode(Presence.self, forKey: .presence)
+            )
+        case .homePresenceRadiusChanged:
+            self = .homePresenceRadiusChanged(radius: try fields.decode(Double.self, forKey: .radius))
         case .userAdded: self = .userAdded(try fields.decode(User.self, forKey: .user))
         case .userRemoved: self = .userRemoved(user: try id(.userID))
         case .userRoleChanged:
@@ -432,7 +469,8 @@ extension HomeChange {
                 old: try fields.decode(UserRole.self, forKey: .old),
                 new: try fields.decode(UserRole.self, forKey: .new)
             )
-        case .homeRemoved, .homeBecamePrimary, .homeStoppedBeingPrimary, .homeRenamed:
+        case .homeRemoved, .homeBecamePrimary, .homeStoppedBeingPrimary, .homeRenamed, .triggerDefinitionChanged,
+            .triggerStateChanged, .userPresenceChanged, .homePresenceRadiusChanged:
             self = try Self(kind, flat: fields)
         }
     }

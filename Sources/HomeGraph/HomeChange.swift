@@ -82,8 +82,16 @@ public enum HomeChange: Sendable, Equatable, Codable {
     case triggerRemoved(trigger: UUID)
     /// A trigger was turned on or off.
     case triggerEnabledChanged(trigger: UUID, isEnabled: Bool)
-    /// A trigger's action sets changed because one was removed.
+    /// A trigger's action sets changed (replaced, or one was removed).
     case triggerActionSetsChanged(trigger: UUID, actionSetIDs: [UUID])
+    /// A trigger's definition was replaced.
+    case triggerDefinitionChanged(trigger: UUID, definition: TriggerDefinition)
+    /// What the hub remembers of a trigger changed (it fired, decided not to, or waits for another time).
+    case triggerStateChanged(trigger: UUID, state: TriggerState)
+    /// A user reported being home or away, or a position.
+    case userPresenceChanged(user: UUID, presence: Presence)
+    /// The radius that counts as home changed.
+    case homePresenceRadiusChanged(radius: Double)
 
     /// A user was added.
     case userAdded(User)

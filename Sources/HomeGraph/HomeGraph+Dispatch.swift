@@ -139,7 +139,27 @@ extension HomeGraph {
             }
         case .enableTrigger(let h, let id, let isEnabled):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.enableTrigger(id, isEnabled: isEnabled)
+                try home.enableTrigger(id, isEnabled: isEnabled, check)
+            }
+        case .setTriggerDefinition(let h, let id, let definition):
+            return try modifyHome(h) { home throws(HomeGraphError) in
+                try home.setTriggerDefinition(id, to: definition, check)
+            }
+        case .setTriggerActionSets(let h, let id, let actionSetIDs):
+            return try modifyHome(h) { home throws(HomeGraphError) in
+                try home.setTriggerActionSets(id, to: actionSetIDs)
+            }
+        case .setTriggerState(let h, let id, let state):
+            return try modifyHome(h) { home throws(HomeGraphError) in
+                try home.setTriggerState(id, to: state)
+            }
+        case .setPresence(let h, let user, let presence):
+            return try modifyHome(h) { home throws(HomeGraphError) in
+                try home.setPresence(of: user, to: presence)
+            }
+        case .setPresenceRadius(let h, let radius):
+            return try modifyHome(h) { home throws(HomeGraphError) in
+                try home.setPresenceRadius(radius)
             }
 
         case .addUser(let h, let id, let name, let role):

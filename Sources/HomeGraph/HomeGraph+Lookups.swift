@@ -53,6 +53,7 @@ extension HomeOperation {
             .removeAccessory, .setReachability, .renameService, .updateCharacteristicValue, .writeCharacteristicValue,
             .setNotifications, .renameServiceGroup, .removeServiceGroup, .addServiceToGroup, .removeServiceFromGroup,
             .renameActionSet, .removeActionSet, .setActions, .renameTrigger, .removeTrigger, .enableTrigger,
+            .setTriggerDefinition, .setTriggerActionSets, .setTriggerState, .setPresence, .setPresenceRadius,
             .removeUser, .setRole:
             []
         }
@@ -75,7 +76,8 @@ extension HomeOperation {
             .removeServiceFromGroup(let h, _, _), .addActionSet(let h, _, _, _, _), .renameActionSet(let h, _, _),
             .removeActionSet(let h, _), .setActions(let h, _, _), .addTrigger(let h, _), .renameTrigger(let h, _, _),
             .removeTrigger(let h, _), .enableTrigger(let h, _, _), .addUser(let h, _, _, _), .removeUser(let h, _),
-            .setRole(let h, _, _):
+            .setRole(let h, _, _), .setTriggerDefinition(let h, _, _), .setTriggerActionSets(let h, _, _),
+            .setTriggerState(let h, _, _), .setPresence(let h, _, _), .setPresenceRadius(let h, _):
             h
         }
     }

@@ -28,6 +28,10 @@ public enum HomeGraphError: Error, Equatable, Sendable {
     case duplicateAction(characteristicID: UUID)
     /// The accessory cannot sit behind this bridge (itself, or a bridge that is itself bridged).
     case invalidBridge(UUID)
+    /// A part of a trigger's definition is invalid: `field` is its path (`events[0].value`), `problem` a sentence.
+    case invalidTrigger(field: String, problem: String)
+    /// A user reported presence for someone else, or a user who is not in the home.
+    case invalidPresence(String)
 
     /// The stable API error code (docs/style.md §4).
     public var code: String {
@@ -44,6 +48,8 @@ public enum HomeGraphError: Error, Equatable, Sendable {
         case .builtInActionSetExists: "builtInActionSetExists"
         case .duplicateAction: "duplicateAction"
         case .invalidBridge: "invalidBridge"
+        case .invalidTrigger: "invalidTrigger"
+        case .invalidPresence: "invalidPresence"
         }
     }
 
@@ -52,7 +58,9 @@ public enum HomeGraphError: Error, Equatable, Sendable {
         switch self {
         case .notFound: 404
         case .nameTaken, .idTaken, .roomForEntireHome, .ownerExists, .builtInActionSetExists: 409
-        case .invalidName, .invalidValue, .invalidLocation, .invalidTimeZone, .duplicateAction, .invalidBridge: 400
+        case .invalidName, .invalidValue, .invalidLocation, .invalidTimeZone, .duplicateAction, .invalidBridge,
+            .invalidTrigger, .invalidPresence:
+            400
         }
     }
 }

@@ -143,6 +143,15 @@ extension Home {
         case .triggerRemoved(let id): triggers.removeAll { $0.id == id }
         case .triggerEnabledChanged(let id, let isEnabled): modifyTrigger(id) { $0.isEnabled = isEnabled }
         case .triggerActionSetsChanged(let id, let actionSetIDs): modifyTrigger(id) { $0.actionSetIDs = actionSetIDs }
+        case .triggerDefinitionChanged(let id, let definition):
+            modifyTrigger(id) {
+                $0.definition = definition
+                $0.note = nil
+            }
+        case .triggerStateChanged(let id, let state): modifyTrigger(id) { $0.state = state }
+        case .userPresenceChanged(let id, let presence):
+            if let index = users.firstIndex(where: { $0.id == id }) { users[index].presence = presence }
+        case .homePresenceRadiusChanged(let radius): presenceRadius = radius
 
         case .userAdded(let user): users.append(user)
         case .userRemoved(let id): users.removeAll { $0.id == id }

@@ -92,8 +92,18 @@ public enum HomeOperation: Sendable, Equatable, Codable {
     case renameTrigger(home: UUID, trigger: UUID, name: String)
     /// Removes a trigger.
     case removeTrigger(home: UUID, trigger: UUID)
-    /// Turns a trigger on or off.
+    /// Turns a trigger on or off; one without a timer or events cannot be turned on.
     case enableTrigger(home: UUID, trigger: UUID, isEnabled: Bool)
+    /// Replaces a trigger's definition (checked like a new trigger's); its remembered state starts over.
+    case setTriggerDefinition(home: UUID, trigger: UUID, definition: TriggerDefinition)
+    /// Replaces the action sets a trigger runs.
+    case setTriggerActionSets(home: UUID, trigger: UUID, actionSetIDs: [UUID])
+    /// Records what the hub remembers of a trigger between firings (the hub's own operation).
+    case setTriggerState(home: UUID, trigger: UUID, state: TriggerState)
+    /// Records whether a user is home and where they are, as they reported it.
+    case setPresence(home: UUID, user: UUID, presence: Presence)
+    /// Sets the radius in metres of the circle around the home's location that counts as home.
+    case setPresenceRadius(home: UUID, radius: Double)
 
     // MARK: Users
 

@@ -28,13 +28,17 @@ public enum AccessLevel: Sendable, Equatable {
         case .removeHome: self = .owner
         case .addUser(_, _, _, let role): self = role == .owner ? .owner : .configure
         case .setRole(_, _, let role): self = role == .owner ? .owner : .configure
-        case .addAccessory, .removeAccessory, .setReachability, .updateCharacteristicValue, .writeCharacteristicValue:
+        case .addAccessory, .removeAccessory, .setReachability, .updateCharacteristicValue, .writeCharacteristicValue,
+            .setTriggerState:
             self = .hub
+        // Only for oneself: the hub checks that the user is the caller.
+        case .setPresence: self = .control
         case .addHome, .setPrimaryHome, .renameHome, .setLocation, .setTimeZone, .addRoom, .renameRoom, .removeRoom,
             .addZone, .renameZone, .removeZone, .addRoomToZone, .removeRoomFromZone, .renameAccessory, .moveAccessory,
             .renameService, .addServiceGroup, .renameServiceGroup, .removeServiceGroup, .addServiceToGroup,
             .removeServiceFromGroup, .addActionSet, .renameActionSet, .removeActionSet, .setActions, .addTrigger,
-            .renameTrigger, .removeTrigger, .enableTrigger, .removeUser:
+            .renameTrigger, .removeTrigger, .enableTrigger, .setTriggerDefinition, .setTriggerActionSets,
+            .setPresenceRadius, .removeUser:
             self = .configure
         }
     }

@@ -137,6 +137,8 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
             "field 'kind': the home already has a '\(kind.rawValue)' action set (\(existing.uuidString))"
         case .duplicateAction(let id): "field 'actions': two actions write characteristic \(id.uuidString)"
         case .invalidBridge(let id): "the accessory cannot sit behind bridge \(id.uuidString)"
+        case .invalidTrigger(let field, let problem): "field '\(field)': \(problem)"
+        case .invalidPresence(let problem): problem
         }
     }
 

@@ -51,7 +51,8 @@ extension Routes {
                 name: body.name,
                 isEnabled: body.isEnabled ?? true,
                 actionSetIDs: body.actionSetIDs ?? [],
-                definition: body.definition ?? Data()
+                definition: body.definition ?? TriggerDefinition(),
+                creatorID: call.principal.userID
             )
             let events = try await call.perform(.addTrigger(home: homeID, trigger: trigger))
             return try call.created(events)
@@ -60,6 +61,9 @@ extension Routes {
             let (homeID, triggerID) = (try call.homeID, try call.id("triggerID"))
             let operations: [HomeOperation?] = [
                 body.name.map { .renameTrigger(home: homeID, trigger: triggerID, name: $0) },
+                body.definition.map { .setTriggerDefinition(home: homeID, trigger: triggerID, definition: $0) },
+                body.actionSetIDs.map { .setTriggerActionSets(home: homeID, trigger: triggerID, actionSetIDs: $0) },
+                // Last: a trigger given its first events in this request may be turned on by it.
                 body.isEnabled.map { .enableTrigger(home: homeID, trigger: triggerID, isEnabled: $0) },
             ]
             return call.changed(try await call.perform(operations.compactMap { $0 }))

@@ -97,7 +97,14 @@ import Testing
             #expect(try await owner.actionSets(inHome: homeID).map(\.name) == ["Late Evening"])
             // Emptied above: running it writes nothing.
             #expect(try await owner.runActionSet(scene.id, inHome: homeID).isEmpty)
-            let trigger = try await owner.addTrigger(named: "At Dusk", actionSetIDs: [scene.id], toHome: homeID).object
+            let dusk = TriggerDefinition(events: [.significantTime(sun: .sunset, offsetSeconds: -600)])
+            let trigger = try await owner.addTrigger(
+                named: "At Dusk",
+                actionSetIDs: [scene.id],
+                definition: dusk,
+                toHome: homeID
+            ).object
+            #expect(trigger.definition == dusk)
             try await owner.updateTrigger(trigger.id, name: "Dusk", isEnabled: false, inHome: homeID)
             #expect(try await owner.triggers(inHome: homeID).map(\.isEnabled) == [false])
             try await owner.removeTrigger(trigger.id, fromHome: homeID)

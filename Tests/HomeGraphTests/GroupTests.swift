@@ -96,7 +96,7 @@ import Testing
         let night = fixture.ids.makeID()
         try fixture.apply(.addActionSet(home: home, id: evening, name: "Evening"))
         try fixture.apply(.addActionSet(home: home, id: night, name: "Night"))
-        let trigger = Trigger(id: fixture.ids.makeID(), name: "Sunset", actionSetIDs: [evening, night])
+        let trigger = Trigger.make(id: fixture.ids.makeID(), name: "Sunset", actionSetIDs: [evening, night])
         #expect(try fixture.changes(.addTrigger(home: home, trigger: trigger)) == [.triggerAdded(trigger)])
         #expect(
             try fixture.changes(.removeActionSet(home: home, actionSet: evening))
@@ -112,11 +112,14 @@ import Testing
         let home = fixture.homeID
         let stray = fixture.ids.makeID()
         fixture.expectFailure(
-            .addTrigger(home: home, trigger: Trigger(id: fixture.ids.makeID(), name: "Dusk", actionSetIDs: [stray])),
+            .addTrigger(
+                home: home,
+                trigger: Trigger.make(id: fixture.ids.makeID(), name: "Dusk", actionSetIDs: [stray])
+            ),
             .notFound(.actionSet, stray)
         )
         let trigger = fixture.ids.makeID()
-        try fixture.apply(.addTrigger(home: home, trigger: Trigger(id: trigger, name: "Dusk")))
+        try fixture.apply(.addTrigger(home: home, trigger: Trigger.make(id: trigger, name: "Dusk")))
         #expect(
             try fixture.changes(.enableTrigger(home: home, trigger: trigger, isEnabled: false))
                 == [.triggerEnabledChanged(trigger: trigger, isEnabled: false)]

@@ -51,7 +51,14 @@ import enum HAPTypes.HAPValue
             .actionSetRenamed(actionSet: ids[3], old: "Evening", new: "Night"),
             .actionSetRemoved(actionSet: ids[3]),
             .actionSetActionsChanged(actionSet: ids[3], actions: [action]),
-            .triggerAdded(Trigger(id: ids[4], name: "At Dusk", actionSetIDs: [ids[3]], definition: Data([1, 2]))),
+            .triggerAdded(
+                Trigger(
+                    id: ids[4],
+                    name: "At Dusk",
+                    actionSetIDs: [ids[3]],
+                    definition: TriggerDefinition(events: [.significantTime(sun: .sunset, offsetSeconds: -1800)])
+                )
+            ),
             .triggerRenamed(trigger: ids[4], old: "At Dusk", new: "Sunset"),
             .triggerRemoved(trigger: ids[4]),
             .triggerEnabledChanged(trigger: ids[4], isEnabled: false),
@@ -59,6 +66,37 @@ import enum HAPTypes.HAPValue
             .userAdded(User(id: ids[5], name: "Bo", role: .shared)),
             .userRemoved(user: ids[5]),
             .userRoleChanged(user: ids[5], old: .shared, new: .administrator),
+            .triggerDefinitionChanged(
+                trigger: ids[4],
+                definition: TriggerDefinition(
+                    events: [.characteristic(id: lamp.on.id, value: .bool(true))],
+                    condition: .all([
+                        .time(after: .sun(.sunset, offsetSeconds: -1800), before: nil), .presence(.anyone),
+                    ]),
+                    end: TriggerEnd(afterSeconds: 300)
+                )
+            ),
+            .triggerStateChanged(
+                trigger: ids[4],
+                state: TriggerState(
+                    lastFired: Date(timeIntervalSince1970: 1_800_000_000),
+                    holdingSince: [0: Date(timeIntervalSince1970: 1_800_000_100)],
+                    decisions: [
+                        TriggerDecision(
+                            at: Date(timeIntervalSince1970: 1_800_000_000),
+                            cause: "On became true",
+                            outcome: .skipped,
+                            reason: "a condition did not hold",
+                            conditions: [ConditionCheck(condition: "after sunset-30m", observed: "17:02", holds: false)]
+                        )
+                    ]
+                )
+            ),
+            .userPresenceChanged(
+                user: ids[5],
+                presence: Presence(isHome: true, reportedAt: Date(timeIntervalSince1970: 1_800_000_000))
+            ),
+            .homePresenceRadiusChanged(radius: 150),
         ]
     }
 
@@ -113,7 +151,9 @@ import enum HAPTypes.HAPValue
 
     @Test func theSynthesizedFormOfEveryKindIsStillRead() throws {
         for change in try Self.everyKind() {
-            let old = try JSONEncoder().encode(SynthesizedChange(change))
+            // Kinds added after the flat form have no old form.
+            guard let synthesized = SynthesizedChange(change) else { continue }
+            let old = try JSONEncoder().encode(synthesized)
             #expect(try Self.object(old)[change.kind] != nil, "the old form is keyed by the case name")
             #expect(
                 try JSONDecoder().decode(HomeChange.self, from: old) == change,
@@ -214,7 +254,7 @@ private enum SynthesizedChange: Codable {
     case userRemoved(user: UUID)
     case userRoleChanged(user: UUID, old: UserRole, new: UserRole)
 
-    init(_ change: HomeChange) {
+    init?(_ change: HomeChange) {
         switch change {
         case .homeAdded(let value0): self = .homeAdded(value0)
         case .homeRemoved: self = .homeRemoved
@@ -273,6 +313,8 @@ private enum SynthesizedChange: Codable {
         case .userAdded(let value0): self = .userAdded(value0)
         case .userRemoved(let user): self = .userRemoved(user: user)
         case .userRoleChanged(let user, let old, let new): self = .userRoleChanged(user: user, old: old, new: new)
+        case .triggerDefinitionChanged, .triggerStateChanged, .userPresenceChanged, .homePresenceRadiusChanged:
+            return nil
         }
     }
 }

@@ -30,7 +30,7 @@ import Testing
             .renameService(home: home, service: lamp.services[0].id, name: name),
             .addServiceGroup(home: home, id: id, name: name),
             .addActionSet(home: home, id: id, name: name),
-            .addTrigger(home: home, trigger: Trigger(id: id, name: name)),
+            .addTrigger(home: home, trigger: Trigger.make(id: id, name: name)),
             .addUser(home: home, id: id, name: name, role: .shared),
         ]
     }

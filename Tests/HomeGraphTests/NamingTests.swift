@@ -58,7 +58,7 @@ import Testing
                 .renameService(home: home, service: lamp.services[0].id, name: blank),
                 .addServiceGroup(home: home, id: id, name: blank),
                 .addActionSet(home: home, id: id, name: blank),
-                .addTrigger(home: home, trigger: Trigger(id: id, name: blank)),
+                .addTrigger(home: home, trigger: Trigger.make(id: id, name: blank)),
                 .addUser(home: home, id: id, name: blank, role: .shared),
             ]
             for operation in operations { fixture.expectFailure(operation, .invalidName(blank, .nothingVisible)) }
@@ -76,7 +76,7 @@ import Testing
         let scene = fixture.ids.makeID()
         try fixture.apply(.addActionSet(home: home, id: scene, name: "Good Night"))
         let trigger = fixture.ids.makeID()
-        try fixture.apply(.addTrigger(home: home, trigger: Trigger(id: trigger, name: "Sunset")))
+        try fixture.apply(.addTrigger(home: home, trigger: Trigger.make(id: trigger, name: "Sunset")))
         let taken: [(String, ObjectReference)] = [
             ("study", ObjectReference(.room, room)),
             ("READING LIGHT", ObjectReference(.accessory, lamp.id)),
@@ -96,7 +96,7 @@ import Testing
                 .addAccessory(home: home, accessory: newLamp),
                 .addServiceGroup(home: home, id: id, name: name),
                 .addActionSet(home: home, id: id, name: name),
-                .addTrigger(home: home, trigger: Trigger(id: id, name: name)),
+                .addTrigger(home: home, trigger: Trigger.make(id: id, name: name)),
             ] {
                 fixture.expectFailure(operation, .nameTaken(name: name, existing: existing))
             }

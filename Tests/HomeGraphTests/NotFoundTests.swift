@@ -27,7 +27,7 @@ import Testing
             actionSet = fixture.ids.makeID()
             try fixture.apply(.addActionSet(home: home, id: actionSet, name: "Evening"))
             trigger = fixture.ids.makeID()
-            try fixture.apply(.addTrigger(home: home, trigger: Trigger(id: trigger, name: "Dusk")))
+            try fixture.apply(.addTrigger(home: home, trigger: Trigger.make(id: trigger, name: "Dusk")))
             user = fixture.ids.makeID()
             try fixture.apply(.addUser(home: home, id: user, name: "Sam", role: .administrator))
         }
@@ -99,7 +99,7 @@ import Testing
                     actions: [Action(characteristicID: missing, targetValue: .bool(true))]
                 ), .characteristic
             ),
-            (.addTrigger(home: home, trigger: Trigger(id: newID, name: "X", actionSetIDs: [missing])), .actionSet),
+            (.addTrigger(home: home, trigger: Trigger.make(id: newID, name: "X", actionSetIDs: [missing])), .actionSet),
             (.renameTrigger(home: home, trigger: missing, name: "X"), .trigger),
             (.removeTrigger(home: home, trigger: missing), .trigger),
             (.enableTrigger(home: home, trigger: missing, isEnabled: false), .trigger),

@@ -146,7 +146,7 @@ struct OperationMaker {
                 actionSet: actionSet,
                 actions: [Action(characteristicID: characteristic, targetValue: value)]
             ),
-            .addTrigger(home: h, trigger: Trigger(id: ids.makeID(), name: name, actionSetIDs: [actionSet])),
+            .addTrigger(home: h, trigger: Trigger.make(id: ids.makeID(), name: name, actionSetIDs: [actionSet])),
             .renameTrigger(home: h, trigger: trigger, name: name), .removeTrigger(home: h, trigger: trigger),
             .enableTrigger(home: h, trigger: trigger, isEnabled: flag),
             .addUser(home: h, id: ids.makeID(), name: name, role: role), .removeUser(home: h, user: user),

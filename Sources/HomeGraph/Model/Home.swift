@@ -28,6 +28,11 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
     public var triggers: [Trigger]
     /// The people who share the home.
     public var users: [User]
+    /// The radius in metres of the circle around `location` that counts as home; `nil`: `defaultPresenceRadius`.
+    public var presenceRadius: Double?
+
+    /// The radius that counts as home when the owner has not set one.
+    public static let defaultPresenceRadius = 100.0
 
     /// Makes an empty home with only its room for the entire home.
     public init(
@@ -140,6 +145,8 @@ public struct User: Sendable, Equatable, Codable, Identifiable {
     public var name: String
     /// What the user may do in the home.
     public var role: UserRole
+    /// Whether they are home and where they are, as they last reported; `nil` before any report.
+    public var presence: Presence?
 
     /// Makes a user.
     public init(id: UUID, name: String, role: UserRole) {
@@ -160,4 +167,21 @@ public enum UserRole: String, Sendable, Equatable, Codable, CaseIterable {
 
     /// Whether the role may change the home's configuration.
     public var mayConfigure: Bool { self != .shared }
+}
+
+/// Whether a user is home and where, as their device last reported it.
+public struct Presence: Sendable, Equatable, Codable {
+    /// Whether they are home.
+    public var isHome: Bool
+    /// Their position, when they reported one (kept to tell region entries from exits).
+    public var position: Location?
+    /// When they reported it.
+    public var reportedAt: Date
+
+    /// Makes a presence report.
+    public init(isHome: Bool, position: Location? = nil, reportedAt: Date) {
+        self.isHome = isHome
+        self.position = position
+        self.reportedAt = reportedAt
+    }
 }

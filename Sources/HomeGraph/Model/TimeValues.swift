@@ -93,7 +93,8 @@ public struct TimeOfDay: Sendable, Equatable, Hashable, Comparable, Codable, Cus
     /// Reads `HH:MM` or `HH:MM:SS` (one-digit hours allowed); `nil` for anything else.
     public init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) })
+        guard (2...3).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) })
         else { return nil }
         guard let hour = Int(parts[0]), let minute = Int(parts[1]) else { return nil }
         var second = 0
