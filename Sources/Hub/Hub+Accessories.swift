@@ -40,6 +40,7 @@ extension Hub {
             install(paired, key: key, homeID: homeID, isReachable: nil)
             accessories.links[key]?.tasks.append(connectTask(paired, key: key))
         }
+        startAutomation()
         if !configuration.interfaces.isEmpty {
             let browser = AccessoryBrowser(
                 interfaces: configuration.interfaces,

@@ -28,6 +28,18 @@ extension Hub {
         as caller: HubCaller,
         refusingInvalid: Bool = false
     ) async throws(HubError) -> [UUID: Result<HAPValue, HubError>] {
+        try await writeCharacteristics(home: homeID, writes, as: caller, refusingInvalid: refusingInvalid, cascade: 0)
+    }
+
+    /// Writes as `writeCharacteristics(home:_:as:refusingInvalid:)`; `cascade` counts the triggers that led to the
+    /// writes (0 for a person's), so the values they set reach other triggers only so deep.
+    func writeCharacteristics(
+        home homeID: UUID,
+        _ writes: [(characteristic: UUID, value: HAPValue)],
+        as caller: HubCaller,
+        refusingInvalid: Bool = false,
+        cascade: Int
+    ) async throws(HubError) -> [UUID: Result<HAPValue, HubError>] {
         try authorize(.control, inHome: homeID, as: caller)
         guard !isStopped else { throw .stopped }
         guard !writes.isEmpty || !refusingInvalid else { throw .invalidRequest("field 'writes' must not be empty") }
@@ -65,10 +77,14 @@ extension Hub {
         let operations = accepted.map { id, value in
             HomeOperation.writeCharacteristicValue(home: homeID, characteristic: id, value: value)
         }
+        let home = currentGraph.home(withID: homeID)
+        let before = accepted.map { id, _ in home.flatMap { automation.engine.value(of: id, in: $0) } }
         let applied = try applyReports(operations)
-        for ((id, value), result) in zip(accepted, applied) {
+        for (((id, value), result), old) in zip(zip(accepted, applied), before) {
             switch result {
-            case .success: results[id] = .success(value)
+            case .success:
+                results[id] = .success(value)
+                automationHeard(home: homeID, characteristic: id, old: old, value: value, cascade: cascade)
             case .failure(let error): results[id] = .failure(.rejected(error))
             }
         }

@@ -30,6 +30,7 @@ extension Hub {
             accessories.pendingReports.append(
                 .updateCharacteristicValue(home: link.homeID, characteristic: id, value: value)
             )
+            automationHeard(home: link.homeID, characteristic: id, value: value, cascade: 0)
         }
         scheduleFlush()
     }
@@ -52,7 +53,7 @@ extension Hub {
         }
     }
 
-    private func scheduleFlush() {
+    func scheduleFlush() {
         guard accessories.flush == nil, !accessories.pendingReports.isEmpty, !isStopped else { return }
         let window = configuration.reportWindow
         accessories.flush = Task { [weak self] in

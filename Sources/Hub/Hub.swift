@@ -1,3 +1,4 @@
+import Automation
 import DNSSD
 import Foundation
 import HAP
@@ -34,6 +35,8 @@ public actor Hub {
         public var pairingTimeouts: ConnectionTimeouts
         /// How long value reports from accessories are gathered into one transaction (group commit).
         public var reportWindow: Duration
+        /// Where automation time comes from (timers, sun times, durations, the decisions' times).
+        public var clock: any AutomationClock
 
         /// Makes a configuration for the state folder `stateFolder`.
         public init(
@@ -44,7 +47,8 @@ public actor Hub {
             eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
             accessoryLinks: PairedAccessory.Configuration = PairedAccessory.Configuration(),
             pairingTimeouts: ConnectionTimeouts = ConnectionTimeouts(connect: .seconds(10), request: .seconds(30)),
-            reportWindow: Duration = .milliseconds(3)
+            reportWindow: Duration = .milliseconds(3),
+            clock: any AutomationClock = SystemClock()
         ) {
             self.stateFolder = stateFolder
             self.historyLimit = historyLimit
@@ -54,6 +58,7 @@ public actor Hub {
             self.accessoryLinks = accessoryLinks
             self.pairingTimeouts = pairingTimeouts
             self.reportWindow = reportWindow
+            self.clock = clock
         }
 
         /// The folder of the controller's identity and pairings: `<stateFolder>/controller`.
@@ -83,6 +88,8 @@ public actor Hub {
     var isStopped = false
     /// The accessory links, the browser and the reports waiting for their group commit.
     var accessories = AccessoryLinks()
+    /// The automation engine and its timer.
+    var automation = AutomationRuntime()
 
     /// Opens the home store in the state folder (creating it on first start) and reads the home graph.
     public init(configuration: Configuration) async throws(HubError) {
@@ -244,7 +251,12 @@ public actor Hub {
             logger.warning("a save reported a failure but is on disk", metadata: ["code": "\(error.code)"])
         }
         acknowledged.withLock { $0 = currentGraph }
-        for case .success(let events) in results { publish(events, before: before) }
+        var all: [HomeEvent] = []
+        for case .success(let events) in results {
+            publish(events, before: before)
+            all += events
+        }
+        automationFollow(all, before: before)
         return results
     }
 
@@ -352,6 +364,7 @@ public actor Hub {
     /// `.stopped`.
     public func stop() async {
         guard !isStopped else { return }
+        stopAutomation()
         await stopAccessories()
         isStopped = true
         for subscriber in subscribers.values { subscriber.end() }

@@ -101,69 +101,13 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     }
 
     /// A sentence for a hub error that names the object or value concerned.
-    static func message(for error: HubError) -> String {
-        switch error {
-        case .rejected(let graphError): message(for: graphError)
-        case .invalidWrite(let index, let count, let graphError):
-            count > 1 ? "writes[\(index)]: " + message(for: graphError) : message(for: graphError)
-        case .notPermitted(let reason): "not permitted: \(reason)"
-        case .homeNotFound(let id): "no home with id \(id.uuidString)"
-        case .storage(let storeError): message(for: storeError)
-        case .accessory(let controllerError): "the accessory failed: \(controllerError)"
-        case .accessoryNotFound(let deviceID): "no accessory with device id \(deviceID) is known"
-        case .stopped: "the hub is shutting down"
-        case .invalidRequest(let reason): reason
-        case .internalError(let reason): "the hub failed: \(reason)"
-        }
-    }
+    static func message(for error: HubError) -> String { error.sentence }
 
     /// A sentence for a refusal of the home graph.
-    static func message(for error: HomeGraphError) -> String {
-        switch error {
-        case .notFound(let kind, let id): "no \(words(kind.rawValue)) with id \(id.uuidString)"
-        case .nameTaken(let name, let existing):
-            "the name '\(name)' is taken by the \(words(existing.kind.rawValue)) \(existing.id.uuidString)"
-        case .invalidName(_, let problem): problem.sentence
-        case .idTaken(let reference):
-            "the id \(reference.id.uuidString) is taken by a \(words(reference.kind.rawValue))"
-        case .invalidValue(let valueError, let type):
-            valueError.message(naming: ValueError.displayName(of: type))
-        case .roomForEntireHome(let id): "the room for the entire home (\(id.uuidString)) cannot be removed or zoned"
-        case .invalidLocation(let location):
-            "field 'latitude'/'longitude': \(location.latitude), \(location.longitude) is not on Earth"
-        case .invalidTimeZone(let identifier): "field 'timeZone': no time zone is called '\(identifier)'"
-        case .ownerExists(let id): "the home already has an owner (\(id.uuidString))"
-        case .builtInActionSetExists(let kind, let existing):
-            "field 'kind': the home already has a '\(kind.rawValue)' action set (\(existing.uuidString))"
-        case .duplicateAction(let id): "field 'actions': two actions write characteristic \(id.uuidString)"
-        case .invalidBridge(let id): "the accessory cannot sit behind bridge \(id.uuidString)"
-        case .invalidTrigger(let field, let problem): "field '\(field)': \(problem)"
-        case .invalidPresence(let problem): problem
-        }
-    }
+    static func message(for error: HomeGraphError) -> String { error.sentence }
 
     /// A sentence for a failure of the home store; it never holds a key or a sealed payload.
-    static func message(for error: HomeStoreError) -> String {
-        switch error {
-        case .stateFolder(let path, let code):
-            "the state folder \(path) could not be used (\(String(cString: strerror(code))))"
-        case .invalidDeviceKey(let path): "the device key \(path) is not 32 bytes"
-        case .deviceKeyNotWritten: "a new device key could not be written"
-        case .database(_, let message): "the home database failed: \(message)"
-        case .newerSchema: "the home database was written by a newer Hearth"
-        case .sealFailed(let table, let sequence):
-            "row \(sequence) of the home database's \(table) table does not open under the device key"
-        case .unencodable: "the change could not be written (a value that JSON cannot hold)"
-        case .undecodable(let table, let sequence):
-            "row \(sequence) of the home database's \(table) table is unreadable"
-        case .missingOperation(let expected, let found):
-            "the home database's log misses change \(expected) (the next is \(found))"
-        case .replayFailed(let sequence, let graphError):
-            "change \(sequence) of the home database could not be replayed: \(message(for: graphError))"
-        case .notPrivate(let reason): "the state folder cannot be kept private: \(reason)"
-        case .closed: "the home store is closed"
-        }
-    }
+    static func message(for error: HomeStoreError) -> String { error.sentence }
 
     /// The JSON error body.
     var body: ErrorBody { ErrorBody(error: .init(code: code, message: message)) }

@@ -200,6 +200,8 @@ public struct TriggerState: Sendable, Equatable, Codable {
     public var pendingEnd: PendingEnd?
     /// Per duration event (by its index in the events), since when its condition has held.
     public var holdingSince: [Int: Date]
+    /// The duration events (by index) that fired since their condition began to hold: once per holding.
+    public var firedDurations: [Int]
     /// Its recent decisions, oldest first, at most `decisionLimit`.
     public var decisions: [TriggerDecision]
 
@@ -212,12 +214,14 @@ public struct TriggerState: Sendable, Equatable, Codable {
         nextFire: Date? = nil,
         pendingEnd: PendingEnd? = nil,
         holdingSince: [Int: Date] = [:],
+        firedDurations: [Int] = [],
         decisions: [TriggerDecision] = []
     ) {
         self.lastFired = lastFired
         self.nextFire = nextFire
         self.pendingEnd = pendingEnd
         self.holdingSince = holdingSince
+        self.firedDurations = firedDurations
         self.decisions = decisions
     }
 }

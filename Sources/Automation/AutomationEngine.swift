@@ -1,0 +1,647 @@
+import Foundation
+import HAPTypes
+import HomeGraph
+
+/// What the hub must carry out for one trigger after a decision, and the trigger's state to remember.
+public struct AutomationOutcome: Sendable, Equatable {
+    /// What to run.
+    public enum Run: Sendable, Equatable {
+        /// Run the scenes; with `captureUndo`, remember the values they replace, for the end to write back.
+        case fire(actionSetIDs: [UUID], captureUndo: Bool)
+        /// The end of a firing: write back `restore`, or run `actionSetIDs`.
+        case end(restore: [Action], actionSetIDs: [UUID])
+    }
+
+    /// The home.
+    public var homeID: UUID
+    /// The trigger.
+    public var triggerID: UUID
+    /// What to run; `nil` when the decision runs nothing (a condition failed, a duration began).
+    public var run: Run?
+    /// Whether to turn the trigger off (it executes once).
+    public var turnOff: Bool
+    /// The trigger's state after the decision, to store.
+    public var state: TriggerState
+}
+
+/// The evaluation engine: which triggers an event or a time reaches, whether their conditions hold, what they run.
+///
+/// Pure: the hub gives it the home, what happened and the time, and carries out the outcomes. It keeps the
+/// triggers' states (the hub stores each outcome's state) and an index per home, rebuilt by `load(_:now:isStart:)`
+/// when a home's triggers or accessories change; an event costs a dictionary lookup and the work of its listeners,
+/// however many other triggers the home has.
+public struct AutomationEngine: Sendable {
+    struct HomeAutomation: Sendable {
+        var index: HomeIndex
+        var clock: HomeClock
+        var states: [UUID: TriggerState]
+        /// The definition and on/off state each remembered state belongs to.
+        var versions: [UUID: Version]
+    }
+
+    struct Version: Sendable, Equatable {
+        var definition: TriggerDefinition
+        var isEnabled: Bool
+    }
+
+    private var homes: [UUID: HomeAutomation] = [:]
+
+    /// Makes an engine that knows no home.
+    public init() {}
+
+    /// The value `home` holds for one of its characteristics (found through the index, not a scan).
+    public func value(of characteristicID: UUID, in home: Home) -> HAPValue? {
+        homes[home.id]?.index.characteristic(characteristicID, in: home)?.value
+    }
+
+    /// The state the engine holds for a trigger.
+    public func state(ofTrigger triggerID: UUID, inHome homeID: UUID) -> TriggerState? {
+        homes[homeID]?.states[triggerID]
+    }
+
+    /// Indexes `home` again and arms what waits for a time; keeps the states of triggers whose definition did not
+    /// change. With `isStart` (the hub starting), firings missed while it was down are run when inside the
+    /// trigger's catch-up window and recorded as missed otherwise.
+    public mutating func load(_ home: Home, now: Date, isStart: Bool) -> [AutomationOutcome] {
+        let previous = homes[home.id]
+        var states: [UUID: TriggerState] = [:]
+        var versions: [UUID: Version] = [:]
+        var fresh: [UUID] = []
+        for trigger in home.triggers {
+            let version = Version(definition: trigger.definition, isEnabled: trigger.isEnabled)
+            versions[trigger.id] = version
+            if let previous, previous.versions[trigger.id] == version, let state = previous.states[trigger.id] {
+                states[trigger.id] = state
+            } else {
+                states[trigger.id] = trigger.state
+                fresh.append(trigger.id)
+            }
+        }
+        let timeZone = TimeZone(identifier: home.timeZoneIdentifier) ?? TimeZone(secondsFromGMT: 0) ?? .current
+        let clock =
+            previous?.clock.timeZone == timeZone
+            ? previous?.clock ?? HomeClock(timeZone: timeZone)
+            : HomeClock(timeZone: timeZone)
+        homes[home.id] = HomeAutomation(
+            index: HomeIndex(home, states: states),
+            clock: clock,
+            states: states,
+            versions: versions
+        )
+        var outcomes: [AutomationOutcome] = []
+        let armed = isStart ? home.triggers.map(\.id) : fresh
+        for triggerID in armed {
+            guard let trigger = homes[home.id]?.index.trigger(triggerID, in: home) else { continue }
+            outcomes += arm(trigger, in: home, now: now, isStart: isStart)
+        }
+        return outcomes
+    }
+
+    /// Forgets a removed home.
+    public mutating func forget(home homeID: UUID) {
+        homes[homeID] = nil
+    }
+
+    /// The earliest time any trigger of `homeID` waits for.
+    public func nextWake(home homeID: UUID) -> Date? {
+        guard let automation = homes[homeID] else { return nil }
+        var earliest: Date?
+        for triggerID in automation.index.timed {
+            guard let state = automation.states[triggerID] else { continue }
+            for date in Self.deadlines(of: state, definitionOf: automation.versions[triggerID]) {
+                earliest = earliest.map { min($0, date) } ?? date
+            }
+        }
+        return earliest
+    }
+
+    /// The earliest time any home waits for.
+    public var nextWake: Date? {
+        homes.keys.compactMap { nextWake(home: $0) }.min()
+    }
+
+    // MARK: Events
+
+    /// A characteristic of `home` reported `new` (changed or not: a programmable switch repeats its value);
+    /// `old` is the value before. `pending` holds other values reported but not yet in `home`.
+    public mutating func valueReported(
+        _ characteristicID: UUID,
+        old: HAPValue?,
+        new: HAPValue,
+        in home: Home,
+        now: Date,
+        pending: [UUID: HAPValue] = [:]
+    ) -> [AutomationOutcome] {
+        guard let automation = homes[home.id], let listeners = automation.index.listeners[characteristicID] else {
+            return []
+        }
+        var overrides = pending
+        overrides[characteristicID] = new
+        let situation = Situation(
+            home: home,
+            index: automation.index,
+            overrides: overrides,
+            presence: [:],
+            clock: automation.clock,
+            now: now
+        )
+        let characteristic = automation.index.characteristic(characteristicID, in: home)
+        let isStateless =
+            characteristic.map { !$0.permissions.contains(.read) || Self.statelessTypes.contains($0.type) }
+            ?? false
+        let changed = old.map { !Values.same($0, new) } ?? true
+        let name = automation.index.name(of: characteristicID, in: home)
+        var outcomes: [AutomationOutcome] = []
+        for triggerID in listeners {
+            guard let trigger = automation.index.trigger(triggerID, in: home) else { continue }
+            var cause: String?
+            if trigger.isEnabled {
+                for event in trigger.definition.events {
+                    switch event {
+                    case .characteristic(let id, let value) where id == characteristicID:
+                        guard changed || isStateless else { continue }
+                        if let value, !Values.same(value, new) { continue }
+                        cause = changed ? "\(name) became \(new)" : "\(name) reported \(new)"
+                    case .threshold(let id, let min, let max) where id == characteristicID:
+                        if Values.inRange(new, min: min, max: max), !Values.inRange(old, min: min, max: max) {
+                            cause = "\(name) entered \(Self.range(min, max)) at \(new)"
+                        }
+                    default: continue
+                    }
+                    if cause != nil { break }
+                }
+            }
+            outcomes += react(
+                to: trigger,
+                cause: cause,
+                endCause: endCause(of: trigger, characteristicID, old, new, name),
+                situation: situation
+            )
+        }
+        return outcomes
+    }
+
+    /// A user of `home` reported presence `new` (`old` before).
+    public mutating func presenceReported(
+        user userID: UUID,
+        old: Presence?,
+        new: Presence,
+        in home: Home,
+        now: Date
+    ) -> [AutomationOutcome] {
+        guard let automation = homes[home.id], !automation.index.presenceListeners.isEmpty else { return [] }
+        let situation = Situation(
+            home: home,
+            index: automation.index,
+            overrides: [:],
+            presence: [userID: new],
+            clock: automation.clock,
+            now: now
+        )
+        let userName = home.users.first { $0.id == userID }?.name ?? "someone"
+        let wasHome = old?.isHome ?? false
+        var outcomes: [AutomationOutcome] = []
+        for triggerID in automation.index.presenceListeners {
+            guard let trigger = automation.index.trigger(triggerID, in: home) else { continue }
+            func matches(_ event: TriggerEvent) -> String? {
+                switch event {
+                case .presence(let change, let users):
+                    let scope = Self.users(users, of: trigger, in: home)
+                    guard scope.contains(userID), wasHome != new.isHome else { return nil }
+                    let othersHome = scope.contains { $0 != userID && situation.isHome($0) }
+                    switch change {
+                    case .everyEntry where new.isHome: return "\(userName) arrived home"
+                    case .everyExit where !new.isHome: return "\(userName) left home"
+                    case .firstEntry where new.isHome && !othersHome: return "\(userName) arrived, the first one home"
+                    case .lastExit where !new.isHome && !othersHome: return "\(userName) left, the last one out"
+                    default: return nil
+                    }
+                case .location(let region, let transition, let users):
+                    guard Self.users(users, of: trigger, in: home).contains(userID), let position = new.position
+                    else { return nil }
+                    let wasInside = old?.position.map(region.contains) ?? false
+                    let isInside = region.contains(position)
+                    switch transition {
+                    case .entry where isInside && !wasInside: return "\(userName) entered \(region.name)"
+                    case .exit where !isInside && wasInside: return "\(userName) left \(region.name)"
+                    default: return nil
+                    }
+                default: return nil
+                }
+            }
+            let cause = trigger.isEnabled ? trigger.definition.events.lazy.compactMap(matches).first : nil
+            let endCause =
+                homes[home.id]?.states[triggerID]?.pendingEnd == nil
+                ? nil : (trigger.definition.end?.events ?? []).lazy.compactMap(matches).first
+            outcomes += react(to: trigger, cause: cause, endCause: endCause, situation: situation)
+        }
+        return outcomes
+    }
+
+    /// The time is `now`: timers, calendar and sun events, durations and ends that came due run.
+    public mutating func timePassed(in home: Home, now: Date) -> [AutomationOutcome] {
+        guard let automation = homes[home.id] else { return [] }
+        let situation = Situation(
+            home: home,
+            index: automation.index,
+            overrides: [:],
+            presence: [:],
+            clock: automation.clock,
+            now: now
+        )
+        var outcomes: [AutomationOutcome] = []
+        for triggerID in automation.index.timed {
+            guard let trigger = automation.index.trigger(triggerID, in: home),
+                var state = homes[home.id]?.states[triggerID]
+            else { continue }
+            var changed = false
+            var results: [AutomationOutcome] = []
+            if let end = state.pendingEnd, let due = end.due, due <= now {
+                results.append(finish(trigger, home: home.id, state: &state, cause: "the end delay passed", now: now))
+                changed = true
+            }
+            if trigger.isEnabled, let due = state.nextFire, due <= now {
+                let cause = timeCause(of: trigger, due: due, clock: automation.clock, location: home.location)
+                state.nextFire = nextTime(of: trigger.definition, after: now, clock: automation.clock, home: home)
+                results.append(decide(trigger, cause: cause, state: &state, situation: situation))
+                changed = true
+            }
+            if trigger.isEnabled {
+                for (offset, event) in trigger.definition.events.enumerated() {
+                    guard case .duration(let condition, let seconds) = event, let since = state.holdingSince[offset],
+                        !state.firedDurations.contains(offset), since.addingTimeInterval(Double(seconds)) <= now
+                    else { continue }
+                    var evaluator = ConditionEvaluator(situation: situation, lastFired: state.lastFired)
+                    guard evaluator.holds(condition) else {
+                        state.holdingSince[offset] = nil
+                        changed = true
+                        continue
+                    }
+                    state.firedDurations.append(offset)
+                    let text = evaluator.checks.map(\.condition).joined(separator: " and ")
+                    results.append(
+                        decide(
+                            trigger,
+                            cause: "\(text) held for \(Self.duration(seconds))",
+                            state: &state,
+                            situation: situation
+                        )
+                    )
+                    changed = true
+                }
+            }
+            guard changed else { continue }
+            homes[home.id]?.states[triggerID] = state
+            if results.isEmpty {
+                results.append(
+                    AutomationOutcome(homeID: home.id, triggerID: triggerID, run: nil, turnOff: false, state: state)
+                )
+            }
+            // Each result carries the state after all of them.
+            outcomes += results.map { result in
+                var result = result
+                result.state = state
+                return result
+            }
+        }
+        return outcomes
+    }
+
+    /// Records how a firing's writes went, and for an undo the values to write back; returns the state to store.
+    public mutating func recordRun(
+        home homeID: UUID,
+        trigger triggerID: UUID,
+        decidedAt: Date,
+        writes: [WriteRecord],
+        restore: [Action]?
+    ) -> TriggerState? {
+        guard var state = homes[homeID]?.states[triggerID] else { return nil }
+        if let index = state.decisions.lastIndex(where: { $0.at == decidedAt && $0.outcome != .skipped }) {
+            state.decisions[index].writes = writes
+        }
+        if let restore, state.pendingEnd?.firedAt == decidedAt {
+            state.pendingEnd?.restore = restore
+        }
+        homes[homeID]?.states[triggerID] = state
+        return state
+    }
+
+    // MARK: Deciding
+
+    /// An event reached `trigger`: `cause` fires it, `endCause` ends its pending end; durations follow values.
+    private mutating func react(
+        to trigger: Trigger,
+        cause: String?,
+        endCause: String?,
+        situation: Situation
+    ) -> [AutomationOutcome] {
+        guard var state = homes[situation.home.id]?.states[trigger.id] else { return [] }
+        let before = state
+        var results: [AutomationOutcome] = []
+        if let endCause, state.pendingEnd != nil {
+            results.append(finish(trigger, home: situation.home.id, state: &state, cause: endCause, now: situation.now))
+        }
+        if trigger.isEnabled { followDurations(of: trigger, state: &state, situation: situation) }
+        if let cause, trigger.isEnabled {
+            results.append(decide(trigger, cause: cause, state: &state, situation: situation))
+        }
+        guard state != before else { return [] }
+        homes[situation.home.id]?.states[trigger.id] = state
+        if results.isEmpty {
+            return [
+                AutomationOutcome(
+                    homeID: situation.home.id,
+                    triggerID: trigger.id,
+                    run: nil,
+                    turnOff: false,
+                    state: state
+                )
+            ]
+        }
+        return results.map { result in
+            var result = result
+            result.state = state
+            return result
+        }
+    }
+
+    /// Tests the conditions and records the decision: fire (and arm the end) or say why not.
+    private func decide(
+        _ trigger: Trigger,
+        cause: String,
+        state: inout TriggerState,
+        situation: Situation,
+        isCatchUp: Bool = false
+    ) -> AutomationOutcome {
+        var evaluator = ConditionEvaluator(situation: situation, lastFired: state.lastFired)
+        let holds = trigger.definition.condition.map { evaluator.holds($0) } ?? true
+        let now = situation.now
+        guard holds else {
+            let failing = evaluator.checks.filter { !$0.holds }.map { "\($0.condition) (saw \($0.observed))" }
+            append(
+                TriggerDecision(
+                    at: now,
+                    cause: cause,
+                    outcome: .skipped,
+                    reason: "a condition did not hold: " + failing.joined(separator: "; "),
+                    isCatchUp: isCatchUp,
+                    conditions: evaluator.checks
+                ),
+                to: &state
+            )
+            return AutomationOutcome(
+                homeID: situation.home.id,
+                triggerID: trigger.id,
+                run: nil,
+                turnOff: false,
+                state: state
+            )
+        }
+        state.lastFired = now
+        append(
+            TriggerDecision(at: now, cause: cause, outcome: .fired, isCatchUp: isCatchUp, conditions: evaluator.checks),
+            to: &state
+        )
+        var captureUndo = false
+        if let end = trigger.definition.end {
+            // Fired again before its end: the end moves, and an undo still restores what was there first.
+            let restore = state.pendingEnd?.restore ?? []
+            captureUndo = end.actionSetIDs.isEmpty && state.pendingEnd == nil
+            state.pendingEnd = PendingEnd(
+                firedAt: now,
+                due: end.afterSeconds.map { now.addingTimeInterval(Double($0)) },
+                restore: restore
+            )
+        }
+        return AutomationOutcome(
+            homeID: situation.home.id,
+            triggerID: trigger.id,
+            run: .fire(actionSetIDs: trigger.actionSetIDs, captureUndo: captureUndo),
+            turnOff: trigger.definition.executeOnce,
+            state: state
+        )
+    }
+
+    /// The pending end came: undo or run the end scenes.
+    private func finish(
+        _ trigger: Trigger,
+        home homeID: UUID,
+        state: inout TriggerState,
+        cause: String,
+        now: Date
+    ) -> AutomationOutcome {
+        let pending = state.pendingEnd
+        state.pendingEnd = nil
+        let scenes = trigger.definition.end?.actionSetIDs ?? []
+        append(TriggerDecision(at: now, cause: cause, outcome: .ended), to: &state)
+        return AutomationOutcome(
+            homeID: homeID,
+            triggerID: trigger.id,
+            run: .end(restore: scenes.isEmpty ? pending?.restore ?? [] : [], actionSetIDs: scenes),
+            turnOff: false,
+            state: state
+        )
+    }
+
+    /// Starts or stops the clocks of duration events as their conditions begin or stop holding.
+    private func followDurations(of trigger: Trigger, state: inout TriggerState, situation: Situation) {
+        for (offset, event) in trigger.definition.events.enumerated() {
+            guard case .duration(let condition, _) = event else { continue }
+            var evaluator = ConditionEvaluator(situation: situation, lastFired: state.lastFired)
+            if evaluator.holds(condition) {
+                if state.holdingSince[offset] == nil { state.holdingSince[offset] = situation.now }
+            } else {
+                state.holdingSince[offset] = nil
+                state.firedDurations.removeAll { $0 == offset }
+            }
+        }
+    }
+
+    /// Arms a trigger: its next time, its durations; at start, a firing missed while the hub was down.
+    private mutating func arm(_ trigger: Trigger, in home: Home, now: Date, isStart: Bool) -> [AutomationOutcome] {
+        guard let automation = homes[home.id], var state = automation.states[trigger.id], trigger.isEnabled else {
+            return []
+        }
+        let before = state
+        let situation = Situation(
+            home: home,
+            index: automation.index,
+            overrides: [:],
+            presence: [:],
+            clock: automation.clock,
+            now: now
+        )
+        var results: [AutomationOutcome] = []
+        if isStart, let missed = state.nextFire, missed < now {
+            let cause = timeCause(of: trigger, due: missed, clock: automation.clock, location: home.location)
+            let late = now.timeIntervalSince(missed)
+            if late <= Double(trigger.definition.catchUpSeconds) {
+                results.append(
+                    decide(
+                        trigger,
+                        cause: cause + " (missed while the hub was down)",
+                        state: &state,
+                        situation: situation,
+                        isCatchUp: true
+                    )
+                )
+            } else {
+                append(
+                    TriggerDecision(
+                        at: now,
+                        cause: cause,
+                        outcome: .skipped,
+                        reason: "the hub was down at \(automation.clock.local(missed)), \(Int(late))s ago, outside the "
+                            + "catch-up window of \(trigger.definition.catchUpSeconds)s"
+                    ),
+                    to: &state
+                )
+            }
+            state.nextFire = nil
+        }
+        if state.nextFire == nil {
+            state.nextFire = nextTime(of: trigger.definition, after: now, clock: automation.clock, home: home)
+        }
+        followDurations(of: trigger, state: &state, situation: situation)
+        guard state != before else { return results }
+        homes[home.id]?.states[trigger.id] = state
+        if results.isEmpty {
+            return [AutomationOutcome(homeID: home.id, triggerID: trigger.id, run: nil, turnOff: false, state: state)]
+        }
+        return results.map { result in
+            var result = result
+            result.state = state
+            return result
+        }
+    }
+
+    // MARK: Helpers
+
+    private func append(_ decision: TriggerDecision, to state: inout TriggerState) {
+        state.decisions.append(decision)
+        if state.decisions.count > TriggerState.decisionLimit {
+            state.decisions.removeFirst(state.decisions.count - TriggerState.decisionLimit)
+        }
+    }
+
+    /// What an end event heard, when the trigger waits for its end.
+    private func endCause(
+        of trigger: Trigger,
+        _ id: UUID,
+        _ old: HAPValue?,
+        _ new: HAPValue,
+        _ name: String
+    ) -> String? {
+        guard let end = trigger.definition.end, !end.events.isEmpty else { return nil }
+        for event in end.events {
+            switch event {
+            case .characteristic(let eventID, let value) where eventID == id:
+                if let value, !Values.same(value, new) { continue }
+                return "\(name) became \(new)"
+            case .threshold(let eventID, let min, let max) where eventID == id:
+                if Values.inRange(new, min: min, max: max), !Values.inRange(old, min: min, max: max) {
+                    return "\(name) entered \(Self.range(min, max))"
+                }
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// The next instant a timer, calendar or sun event of `definition` comes, after `date`.
+    func nextTime(of definition: TriggerDefinition, after date: Date, clock: HomeClock, home: Home) -> Date? {
+        var candidates: [Date] = []
+        if let timer = definition.timer, let next = clock.nextFire(of: timer, after: date) { candidates.append(next) }
+        for event in definition.events {
+            switch event {
+            case .calendar(let time, let weekdays):
+                candidates.append(clock.nextCalendarTime(time, weekdays: weekdays, after: date))
+            case .significantTime(let sun, let offset):
+                guard let location = home.location,
+                    let next = clock.nextSunTime(
+                        sun,
+                        offsetSeconds: offset,
+                        latitude: location.latitude,
+                        longitude: location.longitude,
+                        after: date
+                    )
+                else { continue }
+                candidates.append(next)
+            default: continue
+            }
+        }
+        return candidates.min()
+    }
+
+    /// Which time event came due at `due`, in words.
+    private func timeCause(of trigger: Trigger, due: Date, clock: HomeClock, location: Location?) -> String {
+        let local = clock.local(due)
+        if let timer = trigger.definition.timer {
+            return "the timer (first \(timer.fireDate)) came due at \(local)"
+        }
+        for event in trigger.definition.events {
+            switch event {
+            case .calendar(let time, _)
+            where clock.nextCalendarTime(time, weekdays: [], after: due.addingTimeInterval(-1)) == due:
+                return "it was \(time)"
+            case .significantTime(let sun, let offset):
+                let point = TimePoint.sun(sun, offsetSeconds: offset)
+                guard let location,
+                    clock.nextSunTime(
+                        sun,
+                        offsetSeconds: offset,
+                        latitude: location.latitude,
+                        longitude: location.longitude,
+                        after: due.addingTimeInterval(-1)
+                    ) == due
+                else { continue }
+                return "it was \(point) (\(local.time))"
+            default: continue
+            }
+        }
+        return "the time came (\(local))"
+    }
+
+    /// The ids a user scope names in `home`.
+    static func users(_ scope: UserScope, of trigger: Trigger, in home: Home) -> [UUID] {
+        switch scope {
+        case .currentUser: trigger.creatorID.map { [$0] } ?? []
+        case .everyUser: home.users.map(\.id)
+        case .users(let ids): ids
+        }
+    }
+
+    /// Every instant a state waits for.
+    static func deadlines(of state: TriggerState, definitionOf version: Version?) -> [Date] {
+        var dates: [Date] = []
+        if version?.isEnabled ?? false, let next = state.nextFire { dates.append(next) }
+        if let due = state.pendingEnd?.due { dates.append(due) }
+        if let version, version.isEnabled {
+            for (offset, since) in state.holdingSince where !state.firedDurations.contains(offset) {
+                guard offset < version.definition.events.count,
+                    case .duration(_, let seconds) = version.definition.events[offset]
+                else { continue }
+                dates.append(since.addingTimeInterval(Double(seconds)))
+            }
+        }
+        return dates
+    }
+
+    /// Characteristic types whose events carry no state (each report is an event): programmable switch presses.
+    static let statelessTypes: Set<HAPUUID> = [HAPUUID(apple: 0x73)]
+
+    static func range(_ min: Double?, _ max: Double?) -> String {
+        switch (min, max) {
+        case (let low?, let high?): "\(low)…\(high)"
+        case (let low?, nil): "≥ \(low)"
+        case (nil, let high?): "≤ \(high)"
+        case (nil, nil): "any value"
+        }
+    }
+
+    static func duration(_ seconds: Int) -> String {
+        if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
+        if seconds % 60 == 0 { return "\(seconds / 60) min" }
+        return "\(seconds)s"
+    }
+}

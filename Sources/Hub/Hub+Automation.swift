@@ -1,0 +1,269 @@
+import Automation
+import Foundation
+import HAPController
+import HAPTypes
+import HomeGraph
+import Logging
+
+/// The hub's automation: what it keeps of the engine, its timer and the values reported but not yet committed.
+struct AutomationRuntime {
+    /// The evaluation engine, with the triggers' states.
+    var engine = AutomationEngine()
+    /// Whether the hub runs automations (after `start()`).
+    var isRunning = false
+    /// The task sleeping until the next time a trigger waits for.
+    var timer: Task<Void, Never>?
+    /// The deadline `timer` sleeps until.
+    var timerDeadline: Date?
+    /// Values reported since the last group commit, newest per characteristic.
+    var uncommitted: [UUID: HAPValue] = [:]
+}
+
+/// Running automations: the hub feeds the engine accessory values, presence and time, and carries out what it
+/// decides (scene writes, undo, state). Writes a trigger makes can set off other triggers, up to `cascadeLimit`
+/// deep, so two triggers that answer each other cannot loop forever.
+extension Hub {
+    /// How many triggers deep a chain of triggers setting off triggers may go.
+    static let cascadeLimit = 4
+
+    /// Loads every home into the engine and arms its timers; firings missed while the hub was down are run or
+    /// recorded as missed. Part of `start()`.
+    func startAutomation() {
+        guard !automation.isRunning, !isStopped else { return }
+        automation.isRunning = true
+        let now = configuration.clock.now()
+        for home in currentGraph.homes {
+            carryOut(automation.engine.load(home, now: now, isStart: true), cascade: 0)
+        }
+        rearmAutomationTimer()
+    }
+
+    /// Stops the automation timer; part of `stop()`.
+    func stopAutomation() {
+        automation.isRunning = false
+        automation.timer?.cancel()
+        automation.timer = nil
+        automation.timerDeadline = nil
+    }
+
+    /// An accessory (or a write) changed a characteristic: triggers listening to it decide at once, before the
+    /// value's group commit.
+    ///
+    /// `old` is the value before when the graph already holds the new one (a write); otherwise the graph's.
+    func automationHeard(
+        home homeID: UUID,
+        characteristic: UUID,
+        old known: HAPValue?? = nil,
+        value: HAPValue,
+        cascade: Int
+    ) {
+        guard automation.isRunning, let home = currentGraph.home(withID: homeID) else { return }
+        let old =
+            known ?? automation.uncommitted[characteristic] ?? automation.engine.value(of: characteristic, in: home)
+        automation.uncommitted[characteristic] = value
+        guard cascade < Self.cascadeLimit else { return }
+        let outcomes = automation.engine.valueReported(
+            characteristic,
+            old: old,
+            new: value,
+            in: home,
+            now: configuration.clock.now(),
+            pending: automation.uncommitted
+        )
+        guard !outcomes.isEmpty else { return }
+        carryOut(outcomes, cascade: cascade)
+        rearmAutomationTimer()
+    }
+
+    /// Follows committed changes: a home whose triggers, accessories, place or clock changed is indexed again;
+    /// presence reports reach the triggers that listen to them.
+    func automationFollow(_ events: [HomeEvent], before: HomeGraph) {
+        guard automation.isRunning else { return }
+        var reload: Set<UUID> = []
+        var presence: [(home: UUID, user: UUID, presence: Presence)] = []
+        for event in events {
+            switch event.change {
+            case .triggerAdded, .triggerRemoved, .triggerEnabledChanged, .triggerDefinitionChanged,
+                .triggerActionSetsChanged, .accessoryAdded, .accessoryRemoved, .homeLocationChanged,
+                .homeTimeZoneChanged, .homeAdded:
+                reload.insert(event.homeID)
+            case .homeRemoved:
+                automation.engine.forget(home: event.homeID)
+            case .userPresenceChanged(let user, let reported):
+                presence.append((event.homeID, user, reported))
+            case .characteristicValueChanged(let id, _, _):
+                automation.uncommitted[id] = nil
+            default:
+                continue
+            }
+        }
+        let now = configuration.clock.now()
+        for homeID in reload {
+            guard let home = currentGraph.home(withID: homeID) else { continue }
+            carryOut(automation.engine.load(home, now: now, isStart: false), cascade: 0)
+        }
+        for (homeID, user, reported) in presence {
+            guard let home = currentGraph.home(withID: homeID) else { continue }
+            let old = before.home(withID: homeID)?.users.first { $0.id == user }?.presence
+            carryOut(
+                automation.engine.presenceReported(user: user, old: old, new: reported, in: home, now: now),
+                cascade: 0
+            )
+        }
+        if !reload.isEmpty || !presence.isEmpty { rearmAutomationTimer() }
+    }
+
+    /// Carries out the engine's outcomes: scene writes start at once (each trigger's in a task of its own), and
+    /// the states go to the next group commit.
+    private func carryOut(_ outcomes: [AutomationOutcome], cascade: Int) {
+        for outcome in outcomes {
+            var operations: [HomeOperation] = [
+                .setTriggerState(home: outcome.homeID, trigger: outcome.triggerID, state: outcome.state)
+            ]
+            if outcome.turnOff {
+                operations.append(.enableTrigger(home: outcome.homeID, trigger: outcome.triggerID, isEnabled: false))
+            }
+            queueAutomationState(operations)
+            guard let run = outcome.run, let home = currentGraph.home(withID: outcome.homeID) else { continue }
+            let decidedAt = outcome.state.decisions.last?.at ?? configuration.clock.now()
+            var writes: [(characteristic: UUID, value: HAPValue)] = []
+            var restore: [Action]?
+            switch run {
+            case .fire(let actionSetIDs, let captureUndo):
+                writes = Self.writes(of: actionSetIDs, in: home)
+                if captureUndo {
+                    restore = writes.compactMap { write in
+                        let current =
+                            automation.uncommitted[write.characteristic]
+                            ?? automation.engine.value(of: write.characteristic, in: home)
+                        return current.map { Action(characteristicID: write.characteristic, targetValue: $0) }
+                    }
+                }
+            case .end(let values, let actionSetIDs):
+                writes = values.map { ($0.characteristicID, $0.targetValue) } + Self.writes(of: actionSetIDs, in: home)
+            }
+            let homeID = outcome.homeID
+            let triggerID = outcome.triggerID
+            guard !writes.isEmpty else {
+                if let restore,
+                    let state = automation.engine.recordRun(
+                        home: homeID,
+                        trigger: triggerID,
+                        decidedAt: decidedAt,
+                        writes: [],
+                        restore: restore
+                    )
+                {
+                    queueAutomationState([.setTriggerState(home: homeID, trigger: triggerID, state: state)])
+                }
+                continue
+            }
+            Task {
+                await self.runAutomationWrites(
+                    home: homeID,
+                    trigger: triggerID,
+                    decidedAt: decidedAt,
+                    writes: writes,
+                    restore: restore,
+                    cascade: cascade + 1
+                )
+            }
+        }
+    }
+
+    /// Sends a trigger's writes, then records how each went.
+    private func runAutomationWrites(
+        home homeID: UUID,
+        trigger triggerID: UUID,
+        decidedAt: Date,
+        writes: [(characteristic: UUID, value: HAPValue)],
+        restore: [Action]?,
+        cascade: Int
+    ) async {
+        let results: [UUID: Result<HAPValue, HubError>]
+        do {
+            results = try await writeCharacteristics(home: homeID, writes, as: .hub, cascade: cascade)
+        } catch {
+            results = Dictionary(writes.map { ($0.characteristic, .failure(error)) }, uniquingKeysWith: { a, _ in a })
+        }
+        let records = writes.map { write in
+            let error: String? =
+                switch results[write.characteristic] {
+                case .success: nil
+                case .failure(let error): error.sentence
+                case nil: "no answer"
+                }
+            return WriteRecord(characteristicID: write.characteristic, value: write.value, error: error)
+        }
+        for record in records where record.error != nil {
+            logger.info(
+                "an automation write failed",
+                metadata: ["trigger": "\(triggerID)", "error": "\(record.error ?? "")"]
+            )
+        }
+        guard
+            let state = automation.engine.recordRun(
+                home: homeID,
+                trigger: triggerID,
+                decidedAt: decidedAt,
+                writes: records,
+                restore: restore
+            )
+        else { return }
+        queueAutomationState([.setTriggerState(home: homeID, trigger: triggerID, state: state)])
+    }
+
+    /// The writes of action sets, one per characteristic (a later scene's write wins).
+    static func writes(of actionSetIDs: [UUID], in home: Home) -> [(characteristic: UUID, value: HAPValue)] {
+        var order: [UUID] = []
+        var values: [UUID: HAPValue] = [:]
+        for id in actionSetIDs {
+            guard let actionSet = home.actionSets.first(where: { $0.id == id }) else { continue }
+            for action in actionSet.actions {
+                if values.updateValue(action.targetValue, forKey: action.characteristicID) == nil {
+                    order.append(action.characteristicID)
+                }
+            }
+        }
+        return order.compactMap { id in values[id].map { (id, $0) } }
+    }
+
+    /// Puts trigger states in the next group commit with the accessories' value reports.
+    private func queueAutomationState(_ operations: [HomeOperation]) {
+        accessories.pendingReports += operations
+        scheduleFlush()
+    }
+
+    /// Sleeps until the earliest time a trigger waits for, then lets the engine act.
+    func rearmAutomationTimer() {
+        guard automation.isRunning else { return }
+        let deadline = automation.engine.nextWake
+        guard deadline != automation.timerDeadline || automation.timer == nil else { return }
+        automation.timer?.cancel()
+        automation.timer = nil
+        automation.timerDeadline = deadline
+        guard let deadline else { return }
+        let clock = configuration.clock
+        automation.timer = Task { [weak self] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self?.automationTimeCame()
+        }
+    }
+
+    /// The time came: every home's due timers, durations and ends run.
+    private func automationTimeCame() {
+        automation.timer = nil
+        automation.timerDeadline = nil
+        guard automation.isRunning else { return }
+        let now = configuration.clock.now()
+        for home in currentGraph.homes {
+            carryOut(automation.engine.timePassed(in: home, now: now), cascade: 0)
+        }
+        rearmAutomationTimer()
+    }
+
+    /// The state the engine holds for a trigger (for tests and the API's explanations while a commit is pending).
+    public func automationState(ofTrigger triggerID: UUID, inHome homeID: UUID) -> TriggerState? {
+        automation.engine.state(ofTrigger: triggerID, inHome: homeID)
+    }
+}
