@@ -271,6 +271,7 @@ let package = Package(
         .executableTarget(
             name: "hearthd",
             dependencies: [
+                "Automation",
                 "DNSSD",
                 "HearthAPI",
                 "Hub",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Automation
 import DNSSD
 import Foundation
 import HAP
@@ -94,11 +95,22 @@ struct Hearthd: AsyncParsableCommand {
         }
         let folder = HubStateFolder(path: state ?? Self.defaultState(demo: demo))
         try folder.create()
+        // A test clock (start, real start, speed), so a test can run days of automations in seconds, also
+        // across a restart of this process. Never set in normal use.
+        var clock: any AutomationClock = SystemClock()
+        if let text = ProcessInfo.processInfo.environment["HEARTH_CLOCK"] {
+            guard let scaled = ScaledClock(specification: text) else {
+                throw ValidationError("HEARTH_CLOCK must be start=<unix seconds>,real=<unix seconds>,speed=<factor>")
+            }
+            logger.warning("automation time comes from HEARTH_CLOCK", metadata: ["clock": "\(text)"])
+            clock = scaled
+        }
         let hub = try await Hub(
             configuration: .init(
                 stateFolder: folder.path,
                 logger: logger,
-                interfaces: interfaces.compactMap { IPv4Address($0) }
+                interfaces: interfaces.compactMap { IPv4Address($0) },
+                clock: clock
             )
         )
         let credentials = try CredentialStore(path: folder.credentials)
