@@ -63,8 +63,7 @@ extension Hub {
     }
 
     private func flushReports() async {
-        let batch = accessories.pendingReports
-        accessories.pendingReports = []
+        let batch = takePendingReports()
         do {
             try applyReports(batch)
         } catch {
