@@ -43,6 +43,13 @@ extension Hub {
         try authorize(.control, inHome: homeID, as: caller)
         guard !isStopped else { throw .stopped }
         guard !writes.isEmpty || !refusingInvalid else { throw .invalidRequest("field 'writes' must not be empty") }
+        // One result per characteristic: a characteristic written twice in one request is refused, not collapsed.
+        var seen = Set<UUID>()
+        for (index, write) in writes.enumerated() where !seen.insert(write.characteristic).inserted {
+            throw .invalidRequest(
+                "field 'writes[\(index)]': characteristic \(write.characteristic.uuidString) is written twice in one request"
+            )
+        }
         var results: [UUID: Result<HAPValue, HubError>] = [:]
         var targets: [Target] = []
         for (index, (characteristic, value)) in writes.enumerated() {
