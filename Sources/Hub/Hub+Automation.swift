@@ -50,18 +50,9 @@ extension Hub {
 
     /// An accessory (or a write) changed a characteristic: triggers listening to it decide at once, before the
     /// value's group commit.
-    ///
-    /// `old` is the value before when the graph already holds the new one (a write); otherwise the graph's.
-    func automationHeard(
-        home homeID: UUID,
-        characteristic: UUID,
-        old known: HAPValue?? = nil,
-        value: HAPValue,
-        cascade: Int
-    ) {
+    func automationHeard(home homeID: UUID, characteristic: UUID, value: HAPValue, cascade: Int) {
         guard automation.isRunning, let home = currentGraph.home(withID: homeID) else { return }
-        let old =
-            known ?? automation.uncommitted[characteristic] ?? automation.engine.value(of: characteristic, in: home)
+        let old = automation.uncommitted[characteristic] ?? automation.engine.value(of: characteristic, in: home)
         automation.uncommitted[characteristic] = value
         guard cascade < Self.cascadeLimit else { return }
         let outcomes = automation.engine.valueReported(

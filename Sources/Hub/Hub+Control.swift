@@ -84,14 +84,15 @@ extension Hub {
         let operations = accepted.map { id, value in
             HomeOperation.writeCharacteristicValue(home: homeID, characteristic: id, value: value)
         }
-        let home = currentGraph.home(withID: homeID)
-        let before = accepted.map { id, _ in home.flatMap { automation.engine.value(of: id, in: $0) } }
+        // The accessory took the values: triggers hear of them now, before the commit.
+        for (id, value) in accepted {
+            automationHeard(home: homeID, characteristic: id, value: value, cascade: cascade)
+        }
         let applied = try applyReports(operations)
-        for (((id, value), result), old) in zip(zip(accepted, applied), before) {
+        for ((id, value), result) in zip(accepted, applied) {
             switch result {
             case .success:
                 results[id] = .success(value)
-                automationHeard(home: homeID, characteristic: id, old: old, value: value, cascade: cascade)
             case .failure(let error): results[id] = .failure(.rejected(error))
             }
         }
@@ -142,6 +143,7 @@ extension Hub {
             case .success(.value(let value)):
                 results[target.characteristic] = .success(value)
                 if let value {
+                    automationHeard(home: homeID, characteristic: target.characteristic, value: value, cascade: 0)
                     operations.append(
                         .updateCharacteristicValue(home: homeID, characteristic: target.characteristic, value: value)
                     )
