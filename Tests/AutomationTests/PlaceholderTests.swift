@@ -1,6 +1,0 @@
-import Automation
-import Testing
-
-@Test func automationModuleLinks() {
-    #expect(AutomationVersion.decisions >= 1)
-}
