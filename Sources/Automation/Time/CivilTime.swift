@@ -2,12 +2,14 @@ import Foundation
 import HomeGraph
 
 /// Proleptic Gregorian calendar arithmetic on whole days and seconds, and wall clock ↔ instant in a time zone.
+///
 /// Plain integer arithmetic (days since 1970-01-01); the only Foundation call is `TimeZone.secondsFromGMT(for:)`.
 enum Civil {
     /// Seconds in a day without a clock change.
     static let secondsPerDay = 86_400
 
     /// Days since 1970-01-01 of a Gregorian date (month and day may overflow: February 30 is March 2).
+    ///
     /// The algorithm is Howard Hinnant's `days_from_civil`.
     static func day(year: Int, month: Int, day: Int) -> Int {
         // Normalise the month first so that overflowing months still land on a real date.
@@ -65,9 +67,10 @@ enum Civil {
         timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
-    /// The instant (seconds since 1970) of a wall-clock time given as "local seconds since 1970": the seconds an
-    /// instant would have if the zone were UTC. A time in a gap gives the first instant after the gap; a time that
-    /// happens twice gives the first.
+    /// The instant (seconds since 1970) of a wall-clock time given as local seconds since 1970.
+    ///
+    /// Local seconds are the seconds the instant would have if the zone were UTC. A time in a gap gives the first
+    /// instant after the gap; a time that happens twice gives the first.
     static func instant(ofLocalSeconds local: Int, in timeZone: TimeZone) -> Int {
         // Any instant with this wall time lies within 26 hours of `local`, so the offsets a day either side are
         // the ones before and after any clock change that matters here.

@@ -14,9 +14,11 @@ public struct HomeClock: Sendable {
         self.timeZone = timeZone
     }
 
-    /// The instant of a wall-clock time. A time that does not exist (the spring-forward gap: 02:30 on a day that
-    /// jumps from 02:00 to 03:00) gives the first instant after the gap (03:00 local); a time that happens twice (the
-    /// repeated hour in autumn) gives the first of the two.
+    /// The instant of a wall-clock time.
+    ///
+    /// A time that does not exist (the spring-forward gap: 02:30 on a day that jumps from 02:00 to 03:00) gives the
+    /// first instant after the gap (03:00 local); a time that happens twice (the repeated hour in autumn) gives the
+    /// first of the two.
     public func instant(of local: LocalDateTime) -> Date {
         date(ofSeconds: instantSeconds(day: local.dayNumber, time: local.time))
     }
@@ -36,6 +38,7 @@ public struct HomeClock: Sendable {
     }
 
     /// The next firing of a timer strictly after `after`, or nil when a one-shot timer's date is not after it.
+    ///
     /// The first firing is `instant(of: schedule.fireDate)`. minute/hour recurrences step elapsed time from that
     /// instant; day/week/weekdays/daysOfMonth keep the fire date's wall-clock time on each calendar day (so a daily
     /// 02:30 fires once on every day of the year: at 03:00 on the spring-forward day, once in the repeated hour).

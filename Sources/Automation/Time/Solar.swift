@@ -31,6 +31,8 @@ public enum Solar {
         // Coordinates come validated from the home; still, nothing here may trap on a NaN or a huge number.
         guard latitude.isFinite, longitude.isFinite else { return .polarNight }
         let longitude = remainder(longitude, 360)
+        // The day's events are the ones around its solar noon (the one nearest local noon), so far north a
+        // day's sunset can come after midnight (Reykjavik, 21 June: 00:05 on the 22nd), as almanacs print it.
         let noon = Civil.instant(
             ofLocalSeconds: Civil.localSeconds(day: day.dayNumber, time: TimeOfDay(hour: 12, minute: 0)),
             in: timeZone
@@ -50,10 +52,11 @@ public enum Solar {
     /// The zenith of the sun's centre at sunrise and sunset: 90° plus refraction (34′) and the sun's radius (16′).
     static let zenithDegrees = 90.833
 
-    /// The equation of time (minutes) and the declination (radians) at an instant, by the NOAA spreadsheet's
-    /// equations (Julian centuries since J2000; after Meeus, "Astronomical Algorithms"). The shorter
-    /// fractional-year series of "General Solar Position Calculations" is off by up to two minutes at 62° N in
-    /// January (Sundsvall); these stay within a minute of published tables.
+    /// The equation of time (minutes) and the declination (radians) at an instant.
+    ///
+    /// These are the NOAA spreadsheet's equations (Julian centuries since J2000; after Meeus, "Astronomical
+    /// Algorithms"). The shorter fractional-year series of "General Solar Position Calculations" is off by more than
+    /// two minutes at 62° N in January (Sundsvall); these stay within 90 seconds of the published tables we test.
     static func position(atSeconds seconds: Double) -> (equationOfTime: Double, declination: Double) {
         let degrees = Double.pi / 180
         // Julian centuries since 2000-01-01 12:00 UTC (Julian day 2451545; 1970-01-01 00:00 is 2440587.5).
@@ -96,7 +99,12 @@ public enum Solar {
     }
 
     /// The sunrise or sunset (seconds since 1970) around the solar noon nearest `instant`, or why there is none.
-    static func eventSeconds(_ event: SunEvent, nearInstant instant: Int, latitude: Double, longitude: Double)
+    static func eventSeconds(
+        _ event: SunEvent,
+        nearInstant instant: Int,
+        latitude: Double,
+        longitude: Double
+    )
         -> Result<Double, NoEvent>
     {
         let noon = solarNoon(nearInstant: instant, longitude: longitude)
