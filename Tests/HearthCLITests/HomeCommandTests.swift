@@ -119,7 +119,7 @@ import Testing
 
         // Scenes of the demo home.
         result = try Self.hearth(["scene", "list", "--json"] + config)
-        #expect((try result.json()["actionSets"] as? [Any])?.count == 2, "\(result)")
+        #expect((try result.json()["actionSets"] as? [Any])?.count == 4, "\(result)")
     }
 
     @Test func aRefusedValueIsOneSentenceNamingTheCharacteristic() throws {

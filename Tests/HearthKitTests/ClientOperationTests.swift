@@ -94,7 +94,10 @@ import Testing
             let action = Action(characteristicID: fixture.onCharacteristic.id, targetValue: .bool(true))
             let scene = try await owner.addActionSet(named: "Evening", actions: [action], toHome: homeID).object
             try await owner.updateActionSet(scene.id, name: "Late Evening", actions: [], inHome: homeID)
-            #expect(try await owner.actionSets(inHome: homeID).map(\.name) == ["Late Evening"])
+            #expect(
+                try await owner.actionSets(inHome: homeID).map(\.name)
+                    == ["Wake Up", "Leave Home", "Arrive Home", "Sleep", "Late Evening"]
+            )
             // Emptied above: running it writes nothing.
             #expect(try await owner.runActionSet(scene.id, inHome: homeID).isEmpty)
             let trigger = try await owner.addTrigger(named: "At Dusk", actionSetIDs: [scene.id], toHome: homeID).object

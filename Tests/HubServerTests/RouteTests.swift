@@ -318,7 +318,7 @@ import Testing
             #expect(reply.status == 201)
             let scene = ["homeID": h, "actionSetID": reply.id("actionSet")]
             reply = try await api.call(.get, "/v1/homes/{homeID}/actionSets", ["homeID": h], token: o)
-            #expect(reply.status == 200 && reply.array("actionSets").count == 1)
+            #expect(reply.status == 200 && reply.array("actionSets").count == 5, "the four built-in scenes and Evening")
             reply = try await api.call(
                 .patch,
                 "/v1/homes/{homeID}/actionSets/{actionSetID}",
