@@ -98,6 +98,18 @@ import Testing
                 try await owner.actionSets(inHome: homeID).map(\.name)
                     == ["Wake Up", "Leave Home", "Arrive Home", "Sleep", "Late Evening"]
             )
+            // The built-in scenes, found by kind.
+            let arrive = try await owner.builtInActionSet(ofKind: .homeArrival, inHome: homeID)
+            #expect(arrive.name == "Arrive Home" && arrive.kind == .homeArrival)
+            await #expect(throws: HearthError.self) {
+                try await owner.builtInActionSet(ofKind: .userDefined, inHome: homeID)
+            }
+            do throws(HearthError) {
+                try await owner.removeActionSet(arrive.id, fromHome: homeID)
+                Issue.record("a built-in scene was removed")
+            } catch {
+                #expect(error.status == 409 && error.code == "builtInActionSetNotRemovable", "\(error)")
+            }
             // Emptied above: running it writes nothing.
             #expect(try await owner.runActionSet(scene.id, inHome: homeID).isEmpty)
             let trigger = try await owner.addTrigger(named: "At Dusk", actionSetIDs: [scene.id], toHome: homeID).object
