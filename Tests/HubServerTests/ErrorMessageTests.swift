@@ -213,6 +213,7 @@ enum InternalShapes {
             .invalidTimeZone("Mars/Olympus"),
             .ownerExists(id),
             .builtInActionSetExists(.sleep, existing: id),
+            .builtInActionSetNotRemovable(.sleep, name: "Sleep", id: id),
             .duplicateAction(characteristicID: id),
             .invalidBridge(id),
         ] + valueErrors.map { .invalidValue($0, characteristicType: brightness) }
