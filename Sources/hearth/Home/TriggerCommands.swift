@@ -345,6 +345,8 @@ struct TriggerText {
         guard let found = home.accessories.lazy.flatMap(\.characteristics).first(where: { $0.id == id }) else {
             return value.description
         }
+        // A value read back from JSON may be any integer case: name it as the characteristic's uint.
+        if case .int(let number) = value, number >= 0 { return Naming.text(.uint(UInt64(number)), of: found) }
         return Naming.text(value, of: found)
     }
 
