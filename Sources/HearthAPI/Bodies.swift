@@ -24,11 +24,28 @@ public struct UpdateHomeBody: Codable, Sendable, Equatable {
     public var name: String?
     /// A new IANA time zone.
     public var timeZone: String?
+    /// The radius in metres, 10 to 100000, of the circle around the home's location that counts as home.
+    public var presenceRadius: Double?
 
     /// Makes the body.
-    public init(name: String? = nil, timeZone: String? = nil) {
+    public init(name: String? = nil, timeZone: String? = nil, presenceRadius: Double? = nil) {
         self.name = name
         self.timeZone = timeZone
+        self.presenceRadius = presenceRadius
+    }
+}
+
+/// `POST /v1/homes/{homeID}/presence`: the caller's own presence.
+public struct PresenceBody: Codable, Sendable, Equatable {
+    /// Whether the caller is home; when absent, the hub decides from `position`.
+    public var isHome: Bool?
+    /// Where the caller is; tested against the home's location and presence radius when `isHome` is absent.
+    public var position: Location?
+
+    /// Makes the body.
+    public init(isHome: Bool? = nil, position: Location? = nil) {
+        self.isHome = isHome
+        self.position = position
     }
 }
 

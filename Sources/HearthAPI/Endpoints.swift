@@ -74,7 +74,7 @@ public enum Endpoints {
     public static let updateHome = Endpoint<UpdateHomeBody, Events>(
         .patch("/v1/homes/{homeID}"),
         .configure,
-        "Rename the home and/or set its time zone (each field given is its own change, in this order)."
+        "Rename the home, set its time zone and/or its presence radius (each field given is its own change, in order)."
     )
     /// `DELETE /v1/homes/{homeID}`.
     public static let deleteHome = Endpoint<NoBody, Events>(
@@ -99,6 +99,12 @@ public enum Endpoints {
         .delete("/v1/homes/{homeID}/location"),
         .configure,
         "Clear the home's location."
+    )
+    /// `POST /v1/homes/{homeID}/presence`.
+    public static let reportPresence = Endpoint<PresenceBody, Events>(
+        .post("/v1/homes/{homeID}/presence"),
+        .control,
+        "Report the caller's own presence: home or away, or a position the hub tests against the home's region."
     )
     /// `GET /v1/homes/{homeID}/changes`.
     public static let listChanges = Endpoint<NoBody, ChangesResponse>(
@@ -345,6 +351,12 @@ public enum Endpoints {
         status: 201,
         "Add a trigger."
     )
+    /// `GET /v1/homes/{homeID}/triggers/{triggerID}`.
+    public static let getTrigger = Endpoint<NoBody, TriggerResponse>(
+        .get("/v1/homes/{homeID}/triggers/{triggerID}"),
+        .signedIn,
+        "One trigger: its definition and what the hub remembers of it."
+    )
     /// `PATCH /v1/homes/{homeID}/triggers/{triggerID}`.
     public static let updateTrigger = Endpoint<UpdateTriggerBody, Events>(
         .patch("/v1/homes/{homeID}/triggers/{triggerID}"),
@@ -356,6 +368,13 @@ public enum Endpoints {
         .delete("/v1/homes/{homeID}/triggers/{triggerID}"),
         .configure,
         "Remove a trigger."
+    )
+
+    /// `GET /v1/homes/{homeID}/triggers/{triggerID}/decisions`.
+    public static let listTriggerDecisions = Endpoint<NoBody, TriggerDecisionList>(
+        .get("/v1/homes/{homeID}/triggers/{triggerID}/decisions"),
+        .control,
+        "The trigger's recent decisions, newest first: what happened, each condition and write, why it did not fire."
     )
 
     // MARK: Users and invites
@@ -415,6 +434,7 @@ public enum Endpoints {
         setPrimaryHome,
         setLocation,
         clearLocation,
+        reportPresence,
         listChanges,
         listRooms,
         createRoom,
@@ -452,8 +472,10 @@ public enum Endpoints {
         runActionSet,
         listTriggers,
         createTrigger,
+        getTrigger,
         updateTrigger,
         deleteTrigger,
+        listTriggerDecisions,
         listUsers,
         setUserRole,
         removeUser,

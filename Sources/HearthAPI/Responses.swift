@@ -356,6 +356,24 @@ public struct TriggerList: Codable, Sendable, Equatable {
     public init(triggers: [Trigger]) { self.triggers = triggers }
 }
 
+/// `GET …/triggers/{triggerID}`.
+public struct TriggerResponse: Codable, Sendable, Equatable {
+    /// The trigger.
+    public var trigger: Trigger
+
+    /// Makes the response.
+    public init(trigger: Trigger) { self.trigger = trigger }
+}
+
+/// `GET …/triggers/{triggerID}/decisions`.
+public struct TriggerDecisionList: Codable, Sendable, Equatable {
+    /// The recent decisions, newest first.
+    public var decisions: [TriggerDecision]
+
+    /// Makes the list.
+    public init(decisions: [TriggerDecision]) { self.decisions = decisions }
+}
+
 /// `GET …/users`.
 public struct UserList: Codable, Sendable, Equatable {
     /// The home's users and their roles.

@@ -61,6 +61,25 @@ extension HearthClient {
         try await request(Endpoints.updateHome, homeID, body: UpdateHomeBody(name: name, timeZone: timeZone)).events
     }
 
+    /// `PATCH /v1/homes/{homeID}`: sets the radius in metres (10 to 100000) of the circle around the home's
+    /// location that counts as home.
+    @discardableResult
+    public func setPresenceRadius(_ radius: Double, ofHome homeID: UUID) async throws(HearthError) -> [HomeEvent] {
+        try await request(Endpoints.updateHome, homeID, body: UpdateHomeBody(presenceRadius: radius)).events
+    }
+
+    /// `POST /v1/homes/{homeID}/presence`: reports the caller's own presence: home or away (`isHome`), or a
+    /// position the hub tests against the home's location and presence radius.
+    @discardableResult
+    public func reportPresence(
+        isHome: Bool? = nil,
+        position: Location? = nil,
+        inHome homeID: UUID
+    ) async throws(HearthError) -> [HomeEvent] {
+        try await request(Endpoints.reportPresence, homeID, body: PresenceBody(isHome: isHome, position: position))
+            .events
+    }
+
     /// `DELETE /v1/homes/{homeID}`: removes the home and everything in it (owner only).
     @discardableResult
     public func removeHome(_ homeID: UUID) async throws(HearthError) -> [HomeEvent] {
@@ -416,6 +435,20 @@ extension HearthClient {
             definition: definition
         )
         return try await request(Endpoints.createTrigger, homeID, body: body)
+    }
+
+    /// `GET …/triggers/{triggerID}`: one trigger, with what the hub remembers of it.
+    public func trigger(_ triggerID: UUID, inHome homeID: UUID) async throws(HearthError) -> Trigger {
+        try await request(Endpoints.getTrigger, homeID, triggerID).trigger
+    }
+
+    /// `GET …/triggers/{triggerID}/decisions`: the trigger's recent decisions, newest first (why it did or did not
+    /// fire).
+    public func decisions(
+        ofTrigger triggerID: UUID,
+        inHome homeID: UUID
+    ) async throws(HearthError) -> [TriggerDecision] {
+        try await request(Endpoints.listTriggerDecisions, homeID, triggerID).decisions
     }
 
     /// `PATCH …/triggers/{triggerID}`: changes a trigger's name, definition, action sets and on/off state.

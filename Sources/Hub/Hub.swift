@@ -177,7 +177,7 @@ public actor Hub {
 
     /// Throws unless `caller` may carry out `operation`.
     func authorize(_ operation: HomeOperation, as caller: HubCaller) throws(HubError) {
-        guard case .user = caller else { return }
+        guard case .user(let callerID) = caller else { return }
         let level = AccessLevel(for: operation)
         guard let homeID = operation.homeID else {
             // Adding a home goes through addHome(name:…), which makes the caller its owner.
@@ -185,6 +185,9 @@ public actor Hub {
         }
         guard let role = currentGraph.role(of: caller, inHome: homeID) else { throw .homeNotFound(homeID) }
         try Self.check(level, role: role)
+        if case .setPresence(_, let userID, _) = operation, userID != callerID {
+            throw .notPermitted("presence is reported only for oneself")
+        }
     }
 
     /// Throws unless `role` has `level`, with a message that says what is needed.

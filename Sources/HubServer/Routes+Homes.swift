@@ -32,6 +32,7 @@ extension Routes {
             let operations: [HomeOperation?] = [
                 body.name.map { .renameHome(homeID, name: $0) },
                 body.timeZone.map { .setTimeZone(home: homeID, identifier: $0) },
+                body.presenceRadius.map { .setPresenceRadius(home: homeID, radius: $0) },
             ]
             return call.changed(try await call.perform(operations.compactMap { $0 }))
         }
@@ -46,6 +47,21 @@ extension Routes {
         }
         add(Endpoints.clearLocation) { call, _ in
             call.changed(try await call.perform(.setLocation(home: try call.homeID, location: nil)))
+        }
+        add(Endpoints.reportPresence) { call, body in
+            let homeID = try call.homeID
+            do throws(HubError) {
+                return call.changed(
+                    try await call.server.hub.reportPresence(
+                        home: homeID,
+                        isHome: body.isHome,
+                        position: body.position,
+                        as: call.caller
+                    )
+                )
+            } catch {
+                throw APIError(error)
+            }
         }
         add(Endpoints.listChanges) { call, _ in
             let homeID = try call.homeID

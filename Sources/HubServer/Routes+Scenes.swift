@@ -68,6 +68,12 @@ extension Routes {
             let events = try await call.perform(.addTrigger(home: homeID, trigger: trigger))
             return try call.created(events)
         }
+        add(Endpoints.getTrigger) { call, _ in
+            TriggerResponse(trigger: try await call.trigger())
+        }
+        add(Endpoints.listTriggerDecisions) { call, _ in
+            TriggerDecisionList(decisions: try await call.trigger().state.decisions.reversed())
+        }
         add(Endpoints.updateTrigger) { call, body in
             let (homeID, triggerID) = (try call.homeID, try call.id("triggerID"))
             let operations: [HomeOperation?] = [
@@ -119,5 +125,16 @@ extension Routes {
                 try await call.perform(.removeServiceFromGroup(home: homeID, service: serviceID, group: groupID))
             )
         }
+    }
+}
+
+extension Call {
+    /// The trigger in the path, in a home of the caller's; 404 when there is none.
+    func trigger() async throws -> Trigger {
+        let (homeID, triggerID) = (try homeID, try id("triggerID"))
+        guard let trigger = try await home(homeID).home.triggers.first(where: { $0.id == triggerID }) else {
+            throw APIError.notFound("trigger", triggerID.uuidString)
+        }
+        return trigger
     }
 }

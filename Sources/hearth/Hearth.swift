@@ -10,7 +10,8 @@ struct Hearth: AsyncParsableCommand {
         abstract: "Hearth, an open home automation system: the command-line app.",
         subcommands: [
             Login.self, WhoAmI.self, HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self,
-            ServiceCommand.self, GroupCommand.self, SceneCommand.self, TriggerCommand.self, UserCommand.self,
+            ServiceCommand.self, GroupCommand.self, SceneCommand.self, TriggerCommand.self, PresenceCommand.self,
+            UserCommand.self,
             Watch.self, Demo.self, HAPCommand.self,
         ]
     )

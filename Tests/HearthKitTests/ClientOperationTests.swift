@@ -25,6 +25,14 @@ import Testing
             try await owner.updateHome(created.home.id, name: "Lake Cabin", timeZone: "UTC")
             try await owner.setPrimaryHome(created.home.id)
             try await owner.setLocation(Location(latitude: 52.5, longitude: 13.4), ofHome: created.home.id)
+            try await owner.setPresenceRadius(250, ofHome: created.home.id)
+            try await owner.reportPresence(
+                position: Location(latitude: 52.501, longitude: 13.4),
+                inHome: created.home.id
+            )
+            let cabin = try await owner.home(created.home.id).home
+            #expect(cabin.presenceRadius == 250 && cabin.users.first?.presence?.isHome == true, "112 m of 250")
+            try await owner.reportPresence(isHome: false, inHome: created.home.id)
             try await owner.setLocation(nil, ofHome: created.home.id)
             let history = try await owner.changes(inHome: created.home.id, after: 1)
             #expect(!history.reloadRequired && history.events.first?.sequence == 2)
@@ -120,6 +128,11 @@ import Testing
                 toHome: homeID
             ).object
             #expect(trigger.definition == dusk)
+            #expect(try await owner.trigger(trigger.id, inHome: homeID) == trigger)
+            #expect(try await owner.decisions(ofTrigger: trigger.id, inHome: homeID).isEmpty)
+            let dawn = TriggerDefinition.event(.sunrise(offsetMinutes: 15), if: .after(.time(6, 0)))
+            try await owner.updateTrigger(trigger.id, definition: dawn, inHome: homeID)
+            #expect(try await owner.trigger(trigger.id, inHome: homeID).definition == dawn)
             try await owner.updateTrigger(trigger.id, name: "Dusk", isEnabled: false, inHome: homeID)
             #expect(try await owner.triggers(inHome: homeID).map(\.isEnabled) == [false])
             try await owner.removeTrigger(trigger.id, fromHome: homeID)

@@ -56,7 +56,7 @@ import Testing
                 "/v1/homes/{homeID}/triggers",
                 ["homeID": h],
                 token: o,
-                body: #"{"name": "T"}"#
+                body: #"{"name": "T", "isEnabled": false}"#
             ).id("trigger")
             let invite = try await api.call(
                 .post,

@@ -11,7 +11,7 @@ import Testing
         let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
         await fixture.stop()
         let described = Set(Endpoints.all.map(\.route.description))
-        #expect(Endpoints.all.count == 59 && described.count == 59, "each endpoint once")
+        #expect(Endpoints.all.count == 62 && described.count == 62, "each endpoint once")
         #expect(served.subtracting(described).isEmpty, "served but not in Endpoints")
         #expect(described.subtracting(served).isEmpty, "in Endpoints but not served")
         let documented = Set(try documentedOperations().keys)
@@ -117,6 +117,14 @@ import Testing
             #expect(reply.status == 200 && reply.text.contains("homeLocationChanged"))
             reply = try await api.call(.delete, "/v1/homes/{homeID}/location", ["homeID": h2], token: o)
             #expect(reply.status == 200 && reply.array("events").count == 1)
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/presence",
+                ["homeID": h2],
+                token: o,
+                body: #"{"isHome": true}"#
+            )
+            #expect(reply.status == 200 && reply.text.contains("userPresenceChanged"), "\(reply.text)")
             reply = try await api.call(.get, "/v1/homes/{homeID}/changes", ["homeID": h2], token: o, query: "?after=1")
             #expect(reply.status == 200)
             #expect(reply["reloadRequired"] as? Bool == false)
@@ -343,12 +351,19 @@ import Testing
                 "/v1/homes/{homeID}/triggers",
                 ["homeID": h],
                 token: o,
-                body: #"{"name": "At Sunset", "actionSetIDs": ["\#(scene["actionSetID"] ?? "")"]}"#
+                body: """
+                    {"name": "At Sunset", "actionSetIDs": ["\(scene["actionSetID"] ?? "")"],
+                     "definition": {"events": [{"significantTime": {"sun": "sunset", "offsetSeconds": 0}}]}}
+                    """
             )
-            #expect(reply.status == 201)
+            #expect(reply.status == 201, "\(reply.text)")
             let trigger = ["homeID": h, "triggerID": reply.id("trigger")]
             reply = try await api.call(.get, "/v1/homes/{homeID}/triggers", ["homeID": h], token: o)
             #expect(reply.status == 200 && reply.array("triggers").count == 1)
+            reply = try await api.call(.get, "/v1/homes/{homeID}/triggers/{triggerID}", trigger, token: o)
+            #expect(reply.status == 200 && reply.object("trigger")["name"] as? String == "At Sunset")
+            reply = try await api.call(.get, "/v1/homes/{homeID}/triggers/{triggerID}/decisions", trigger, token: o)
+            #expect(reply.status == 200 && reply.array("decisions").isEmpty)
             reply = try await api.call(
                 .patch,
                 "/v1/homes/{homeID}/triggers/{triggerID}",
