@@ -9,10 +9,11 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Durable automations with real processes: `hearthd` on a scaled test clock (`HEARTH_CLOCK`, 30 clock seconds per
-/// second) and a `hearth-sim` bridge on 127.0.0.1, driven through its control socket. hearthd is killed with
-/// SIGKILL while a duration runs and an end is pending, and started again on the same state folder and clock: both
-/// still happen at their clock time, once.
+/// Durable automations with real processes, `hearthd` killed and started again.
+///
+/// hearthd runs on a scaled test clock (`HEARTH_CLOCK`, 30 clock seconds per second) with a `hearth-sim` bridge on
+/// 127.0.0.1, driven through its control socket. hearthd is killed with SIGKILL while a duration runs and an end
+/// is pending, and started again on the same state folder and clock: both still happen at their clock time, once.
 @Suite(.serialized)
 struct AutomationRestartTests {
     static let setupCode = "031-45-154"
