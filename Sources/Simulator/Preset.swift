@@ -45,6 +45,8 @@ public enum Preset: String, Sendable, CaseIterable, Codable {
     case securitySystem = "security-system"
     /// A doorbell button.
     case doorbell
+    /// A stateless programmable switch: one button, pressed single, double or long.
+    case programmableSwitch = "programmable-switch"
     /// An air purifier whose state follows Active.
     case airPurifier = "air-purifier"
     /// A battery that drains over time.
@@ -71,7 +73,7 @@ public enum Preset: String, Sendable, CaseIterable, Codable {
             .humiditySensor, .lightSensor:
             .sensor
         case .securitySystem: .securitySystem
-        case .doorbell: .programmableSwitch
+        case .doorbell, .programmableSwitch: .programmableSwitch
         case .airPurifier: .airPurifier
         case .battery: .other
         }
@@ -105,6 +107,7 @@ public enum Preset: String, Sendable, CaseIterable, Codable {
         case .lightSensor: [Self.service("lightSensor", ["statusActive"])]
         case .securitySystem: [Self.service("securitySystem", ["securitySystemAlarmType"])]
         case .doorbell: [Self.service("doorbell")]
+        case .programmableSwitch: [Self.service("statelessProgrammableSwitch")]
         case .airPurifier: [Self.service("airPurifier", ["rotationSpeed"])]
         case .battery: [Self.service("batteryService")]
         }
