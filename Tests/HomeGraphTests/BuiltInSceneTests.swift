@@ -106,7 +106,7 @@ import Testing
         let on = lamp.services[0].characteristics[0]
         let actions = [Action(characteristicID: on.id, targetValue: .bool(true))]
         try graph.apply(.setActions(home: home, actionSet: builtIns.wakeUp, actions: actions))
-        let trigger = Trigger(id: UUID(), name: "Dawn", actionSetIDs: [builtIns.wakeUp])
+        let trigger = Trigger.make(id: UUID(), name: "Dawn", actionSetIDs: [builtIns.wakeUp])
         try graph.apply(.addTrigger(home: home, trigger: trigger))
 
         let before = graph

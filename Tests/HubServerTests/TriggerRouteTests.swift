@@ -47,7 +47,7 @@ import Testing
                 "/v1/homes/{homeID}/actionSets",
                 ["homeID": h],
                 token: o,
-                body: #"{"name": "Arrive Home"}"#
+                body: #"{"name": "Welcome Lights"}"#
             ).id("actionSet")
             // The shapes docs/api/openapi.yaml gives, as a client writes them.
             let definition = """
