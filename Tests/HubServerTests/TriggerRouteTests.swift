@@ -57,10 +57,10 @@ import Testing
                             {"significantTime": {"sun": "sunset", "offsetSeconds": -1800}},
                             {"presence": {"change": "firstEntry", "users": "everyUser"}},
                             {"duration": {"condition": {"characteristic": {"id": "\(on)", "comparison": "==", "value": false}}, "seconds": 600}}],
-                 "condition": {"all": {"_0": [{"time": {"after": "sunset-30m", "before": "23:00"}},
+                 "condition": {"all": [{"time": {"after": "sunset-30m", "before": "23:00"}},
                                               {"characteristic": {"id": "\(brightness)", "comparison": "<", "value": 50}},
-                                              {"not": {"_0": {"presence": {"_0": {"noOne": {}}}}}},
-                                              {"notFiredWithin": {"seconds": 600}}]}},
+                                       {"not": {"presence": "noOne"}},
+                                              {"notFiredWithin": {"seconds": 600}}]},
                  "end": {"afterSeconds": 300, "events": [], "actionSetIDs": []},
                  "executeOnce": true, "catchUpSeconds": 600}
                 """
@@ -194,7 +194,7 @@ import Testing
                 "condition.characteristic.comparison"
             ),
             (
-                #"{"events": [{"calendar": {"time": "07:30", "weekdays": []}}], "condition": {"all": {"_0": []}}}"#,
+                #"{"events": [{"calendar": {"time": "07:30", "weekdays": []}}], "condition": {"all": []}}"#,
                 "condition.all"
             ),
             (

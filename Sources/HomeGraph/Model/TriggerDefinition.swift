@@ -273,4 +273,14 @@ public struct TriggerEnd: Sendable, Equatable, Hashable, Codable {
         self.events = events
         self.actionSetIDs = actionSetIDs
     }
+
+    private enum CodingKeys: String, CodingKey { case afterSeconds, events, actionSetIDs }
+
+    /// Reads an end; absent lists are empty.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        afterSeconds = try container.decodeIfPresent(Int.self, forKey: .afterSeconds)
+        events = try container.decodeIfPresent([TriggerEvent].self, forKey: .events) ?? []
+        actionSetIDs = try container.decodeIfPresent([UUID].self, forKey: .actionSetIDs) ?? []
+    }
 }
