@@ -123,14 +123,16 @@ public struct AutomationEngine: Sendable {
     // MARK: Events
 
     /// A characteristic of `home` reported `new` (changed or not: a programmable switch repeats its value);
-    /// `old` is the value before. `pending` holds other values reported but not yet in `home`.
+    /// `old` is the value before. `pending` holds other values reported but not yet in `home`. A value that was
+    /// read (`isEvent` false) is a change only if it differs: reading a switch's last press is not a press.
     public mutating func valueReported(
         _ characteristicID: UUID,
         old: HAPValue?,
         new: HAPValue,
         in home: Home,
         now: Date,
-        pending: [UUID: HAPValue] = [:]
+        pending: [UUID: HAPValue] = [:],
+        isEvent: Bool = true
     ) -> [AutomationOutcome] {
         guard let automation = homes[home.id], let listeners = automation.index.listeners[characteristicID] else {
             return []
@@ -147,8 +149,8 @@ public struct AutomationEngine: Sendable {
         )
         let characteristic = automation.index.characteristic(characteristicID, in: home)
         let isStateless =
-            characteristic.map { !$0.permissions.contains(.read) || Self.statelessTypes.contains($0.type) }
-            ?? false
+            isEvent
+            && (characteristic.map { !$0.permissions.contains(.read) || Self.statelessTypes.contains($0.type) } ?? false)
         let changed = old.map { !Values.same($0, new) } ?? true
         let name = automation.index.name(of: characteristicID, in: home)
         var outcomes: [AutomationOutcome] = []

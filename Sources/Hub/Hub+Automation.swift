@@ -50,7 +50,7 @@ extension Hub {
 
     /// An accessory (or a write) changed a characteristic: triggers listening to it decide at once, before the
     /// value's group commit.
-    func automationHeard(home homeID: UUID, characteristic: UUID, value: HAPValue, cascade: Int) {
+    func automationHeard(home homeID: UUID, characteristic: UUID, value: HAPValue, cascade: Int, isEvent: Bool = true) {
         guard automation.isRunning, let home = currentGraph.home(withID: homeID) else { return }
         let old = automation.uncommitted[characteristic] ?? automation.engine.value(of: characteristic, in: home)
         automation.uncommitted[characteristic] = value
@@ -61,7 +61,8 @@ extension Hub {
             new: value,
             in: home,
             now: configuration.clock.now(),
-            pending: automation.uncommitted
+            pending: automation.uncommitted,
+            isEvent: isEvent
         )
         guard !outcomes.isEmpty else { return }
         carryOut(outcomes, cascade: cascade)

@@ -143,7 +143,13 @@ extension Hub {
             case .success(.value(let value)):
                 results[target.characteristic] = .success(value)
                 if let value {
-                    automationHeard(home: homeID, characteristic: target.characteristic, value: value, cascade: 0)
+                    automationHeard(
+                        home: homeID,
+                        characteristic: target.characteristic,
+                        value: value,
+                        cascade: 0,
+                        isEvent: false
+                    )
                     operations.append(
                         .updateCharacteristicValue(home: homeID, characteristic: target.characteristic, value: value)
                     )

@@ -171,6 +171,16 @@ import Testing
         )
         #expect(hold.firings.map(\.triggerID) == [long])
         #expect(hold.first?.run == .fire(actionSetIDs: [house.lightsOff], captureUndo: false))
+        // Reading the switch's last press back (a refresh, a reconnect) is not a press.
+        let read = engine.valueReported(
+            house.button,
+            old: .uint(2),
+            new: .uint(2),
+            in: try house.home,
+            now: House.june15(9, 4),
+            isEvent: false
+        )
+        #expect(read.isEmpty)
     }
 
     @Test func aThresholdFiresWhenTheValueEntersTheRange() throws {
