@@ -2,6 +2,7 @@
 //
 //   swift build -c release --product hearth-automation-bench
 //   .build/release/hearth-automation-bench [--firings 1000] [--sizes 10,100,1000,10000] [--timed-percent 0]
+//       [--lamps 100] [--gap-ms 5] [--settle-ms 2] [--no-floor]
 //
 // One in-process accessory server (a hearth-sim bridge of dimmable lamps on 127.0.0.1, event coalescing off) is
 // paired with an in-process Hub. The home gets N triggers: 10 listen to lamp A's On becoming true (one runs the
@@ -441,7 +442,7 @@ do {
         "hearth-automation-bench: \(firings) firings per size, \(lampCount) lamps on one bridge, "
             + "\(timedPercent) % of the other triggers timed, gap \(gap), settle \(settle)"
     )
-    var floorDone = false
+    var floorDone = CommandLine.arguments.contains("--no-floor")
     for size in sizes where size >= 10 {
         let setup = try await makeSetup(lampCount: lampCount)
         if !floorDone {

@@ -405,9 +405,12 @@ async def wait_value(api, home, cid, want, timeout=5.0, interval=0.02):
 
 
 async def automation_bench(a, api, home, ctl, arrivals, trigger_key, lamp_b, trigger_cid, b_cid, pid,
-                           kind, idle_rate_ms_per_s, firings):
+                           kind, idle_rate_ms_per_s, firings, split=False):
+    """Firings trigger -> lamp B. With `split`, the observer also hears the trigger's own event (it is subscribed
+    to it too), which splits each firing into the accessory's event leg and the hub plus its write."""
     out = {"trigger": kind, "firings": firings}
     lat = []
+    event_leg, hub_leg = [], []
     misses = 0
     fire_cpu = fire_cpu_stat = fire_wall = 0
     c_start, s_start, w_start = *cpu_both(pid), now_ns()
@@ -420,11 +423,15 @@ async def automation_bench(a, api, home, ctl, arrivals, trigger_key, lamp_b, tri
             out["reset_timeouts"] = out.get("reset_timeouts", 0) + 1
         await asyncio.sleep(a.gap)
         fut = arrivals.expect(lamp_b, True)
+        heard = arrivals.expect(trigger_key, True) if split else None
         c0, s0 = cpu_both(pid)
         t0 = await ctl.set(*trigger_key, True)
         try:
             t1 = await asyncio.wait_for(fut, a.timeout)
             lat.append((t1 - t0) / 1e6)
+            if heard is not None and heard.done():
+                event_leg.append((heard.result() - t0) / 1e6)
+                hub_leg.append((t1 - heard.result()) / 1e6)
         except asyncio.TimeoutError:
             misses += 1
         await asyncio.sleep(a.settle)
@@ -436,6 +443,9 @@ async def automation_bench(a, api, home, ctl, arrivals, trigger_key, lamp_b, tri
     c_end, s_end, w_end = *cpu_both(pid), now_ns()
     n = max(firings, 1)
     out["latency_ms_observer"] = summarize(lat)
+    if split:
+        out["trigger_event_at_observer_ms"] = summarize(event_leg)
+        out["trigger_event_to_write_at_observer_ms"] = summarize(hub_leg)
     out["misses_observer"] = misses
     idle_in_windows = idle_rate_ms_per_s * fire_wall / 1e9
     out["cpu_ms_per_firing_window"] = round(fire_cpu / 1e6 / n, 3)
@@ -547,6 +557,12 @@ async def run(a, res):
             "motion sensor MotionDetected false->true", idle_rate, a.firings)
         res["automation_motion_samples_ms"] = [round(x, 3) for x in latm]
         res["memory_after_firings"] = mem_status(pid)
+        if a.split_firings:
+            # Diagnostic, after the measured firings: the observer also subscribed to lamp A.
+            await obs.subscribe([lamp_a])
+            res["automation_split"], _ = await automation_bench(
+                a, api, home, ctl, arrivals, lamp_a, lamp_b, a_cid, b_cid, pid,
+                "lamp A On false->true, observer also on lamp A", idle_rate, a.split_firings, split=True)
         for trigger in triggers:
             await api.call("PATCH", f"/v1/homes/{home}/triggers/{trigger}", {"isEnabled": False})
         if a.rest_calls:
@@ -581,6 +597,9 @@ def report(hearth_path, ha_path):
         ("automation motion→B p50 ms", ("automation_motion", "latency_ms_observer", "p50")),
         ("automation motion→B p99 ms", ("automation_motion", "latency_ms_observer", "p99")),
         ("misses", ("automation", "misses_observer")),
+        ("split: lamp A's event at the observer p50 ms", ("automation_split", "trigger_event_at_observer_ms", "p50")),
+        ("split: lamp A's event → B's write at the observer p50 ms",
+         ("automation_split", "trigger_event_to_write_at_observer_ms", "p50")),
         ("hub CPU ms per firing, net of idle", ("automation", "cpu_ms_per_firing_window_net_of_idle")),
         ("hub CPU ms per firing (window, gross)", ("automation", "cpu_ms_per_firing_window")),
         ("hub CPU ms per motion firing, net", ("automation_motion", "cpu_ms_per_firing_window_net_of_idle")),
@@ -620,6 +639,8 @@ def main():
     r.add_argument("--motion", default="Motion Sensor")
     r.add_argument("--firings", type=int, default=300)
     r.add_argument("--rest-calls", type=int, default=200)
+    r.add_argument("--split-firings", type=int, default=100,
+                   help="diagnostic firings with the observer on lamp A too (0: none)")
     r.add_argument("--idle-seconds", type=float, default=30)
     r.add_argument("--gap", type=float, default=0.05, help="s between reset and firing")
     r.add_argument("--settle", type=float, default=0.02, help="s after the write before reading CPU")
