@@ -602,6 +602,8 @@ def report(hearth_path, ha_path):
          ("automation_split", "trigger_event_to_write_at_observer_ms", "p50")),
         ("hub CPU ms per firing, net of idle", ("automation", "cpu_ms_per_firing_window_net_of_idle")),
         ("hub CPU ms per firing (window, gross)", ("automation", "cpu_ms_per_firing_window")),
+        ("hub CPU ms per firing (window, gross, /proc/PID/stat ticks)",
+         ("automation", "cpu_ms_per_firing_window_stat")),
         ("hub CPU ms per motion firing, net", ("automation_motion", "cpu_ms_per_firing_window_net_of_idle")),
         ("hub CPU ms per whole cycle", ("automation", "cpu_ms_per_cycle_total")),
         ("hub idle CPU ms/s", ("idle_before", "cpu_ms_per_s")),
