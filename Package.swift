@@ -408,7 +408,7 @@ let package = Package(
         .testTarget(
             name: "HubTests",
             dependencies: [
-                "TestFixtures", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes", "HAPController",
+                "TestFixtures", "Automation", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes", "HAPController",
                 "HAPAccessoryServer",
                 "Simulator",
                 "TestSupport",

@@ -113,6 +113,22 @@ let package = Package(
             ],
             path: "HubBench"
         ),
+        // A scene's writes at once against the same writes one at a time (issue 17; build with -c release): 10
+        // in-process accessory servers of 5 writable characteristics, p50/p99 of Hub.runActionSet and of sequential
+        // Hub.writeCharacteristics calls.
+        .executableTarget(
+            name: "hearth-scene-bench",
+            dependencies: [
+                .product(name: "Hub", package: "Hearth"),
+                .product(name: "HomeGraph", package: "Hearth"),
+                .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPTypes", package: "Hearth"),
+                .product(name: "HAPAccessoryServer", package: "Hearth"),
+                .product(name: "Simulator", package: "Hearth"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "SceneBench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -499,6 +499,8 @@ public struct AutomationEngine: Sendable {
             }
             state.nextFire = nil
         }
+        // Turned on again (or edited) after its time passed: it waits for the next time, it does not catch up.
+        if !isStart, let next = state.nextFire, next <= now { state.nextFire = nil }
         if state.nextFire == nil {
             state.nextFire = nextTime(of: trigger.definition, after: now, clock: automation.clock, home: home)
         }

@@ -9,7 +9,7 @@ public enum DeviceIDError: Error, Equatable, Sendable {
 /// The accessory's pairing identifier: six bytes, advertised as `id` in mDNS and sent in pair-setup M6.
 ///
 /// hap-protocol.md §8: written `XX:XX:XX:XX:XX:XX` in upper-case hex; stable while the accessory is paired.
-public struct DeviceID: Sendable, Hashable, Codable {
+public struct DeviceID: Sendable, Hashable, TextCodable {
     /// The six bytes.
     public let bytes: [UInt8]
 
@@ -37,23 +37,6 @@ public struct DeviceID: Sendable, Hashable, Codable {
             parsed.append(high << 4 | low)
         }
         bytes = parsed
-    }
-
-    /// Decodes a device ID from its `XX:XX:XX:XX:XX:XX` JSON string.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a device ID")
-        }
-    }
-
-    /// Encodes the device ID as its `XX:XX:XX:XX:XX:XX` string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 
     /// Draws six random bytes from `generator`.
@@ -94,4 +77,10 @@ extension DeviceID: CustomStringConvertible {
         }
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// Reads the text form.
+    public init?(textForm text: String) { try? self.init(text) }
+
+    /// What the text form looks like.
+    public static let textFormHint = "a device ID like 0E:1A:2B:3C:4D:5F"
 }

@@ -305,6 +305,12 @@ public enum Endpoints {
         status: 201,
         "Add an action set."
     )
+    /// `GET /v1/homes/{homeID}/actionSets/kinds/{kind}`.
+    public static let getActionSetOfKind = Endpoint<NoBody, ActionSetResponse>(
+        .get("/v1/homes/{homeID}/actionSets/kinds/{kind}"),
+        .signedIn,
+        "The built-in action set of a kind: wakeUp, homeDeparture, homeArrival or sleep."
+    )
     /// `PATCH /v1/homes/{homeID}/actionSets/{actionSetID}`.
     public static let updateActionSet = Endpoint<UpdateActionSetBody, Events>(
         .patch("/v1/homes/{homeID}/actionSets/{actionSetID}"),
@@ -315,7 +321,7 @@ public enum Endpoints {
     public static let deleteActionSet = Endpoint<NoBody, Events>(
         .delete("/v1/homes/{homeID}/actionSets/{actionSetID}"),
         .configure,
-        "Remove an action set (and take it out of every trigger)."
+        "Remove an action set (and take it out of every trigger); a built-in one cannot be removed (409)."
     )
     /// `POST /v1/homes/{homeID}/actionSets/{actionSetID}/run`.
     public static let runActionSet = Endpoint<NoBody, WriteResults>(
@@ -440,6 +446,7 @@ public enum Endpoints {
         removeServiceFromGroup,
         listActionSets,
         createActionSet,
+        getActionSetOfKind,
         updateActionSet,
         deleteActionSet,
         runActionSet,

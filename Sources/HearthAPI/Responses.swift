@@ -338,6 +338,15 @@ public struct ActionSetList: Codable, Sendable, Equatable {
     public init(actionSets: [ActionSet]) { self.actionSets = actionSets }
 }
 
+/// `GET …/actionSets/kinds/{kind}`: one action set.
+public struct ActionSetResponse: Codable, Sendable, Equatable {
+    /// The action set.
+    public var actionSet: ActionSet
+
+    /// Makes the response.
+    public init(actionSet: ActionSet) { self.actionSet = actionSet }
+}
+
 /// `GET …/triggers`.
 public struct TriggerList: Codable, Sendable, Equatable {
     /// The triggers.

@@ -339,6 +339,22 @@ extension HearthClient {
         try await request(Endpoints.listActionSets, homeID).actionSets
     }
 
+    /// `GET …/actionSets/kinds/{kind}`: the home's built-in action set of `kind` (Wake Up, Leave Home, Arrive
+    /// Home, Sleep), as HomeKit's `builtinActionSet(ofType:)` finds it.
+    public func builtInActionSet(
+        ofKind kind: ActionSetKind,
+        inHome homeID: UUID
+    ) async throws(HearthError)
+        -> ActionSet
+    {
+        try await request(
+            Endpoints.getActionSetOfKind,
+            path: [homeID.uuidString, kind.rawValue],
+            body: nil,
+            query: ""
+        ).actionSet
+    }
+
     /// `POST …/actionSets`: adds an action set.
     public func addActionSet(
         named name: String,

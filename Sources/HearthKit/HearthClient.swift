@@ -57,7 +57,7 @@ public struct HearthClient: Sendable {
         _ ids: UUID...,
         query: String = ""
     ) async throws(HearthError) -> Answer {
-        try await request(endpoint, ids: ids, body: nil, query: query)
+        try await request(endpoint, path: ids.map(\.uuidString), body: nil, query: query)
     }
 
     /// Calls `endpoint` with the path's `ids` in order and `body`; returns its decoded answer.
@@ -66,19 +66,19 @@ public struct HearthClient: Sendable {
         _ ids: UUID...,
         body: Body
     ) async throws(HearthError) -> Answer {
-        try await request(endpoint, ids: ids, body: body, query: "")
+        try await request(endpoint, path: ids.map(\.uuidString), body: body, query: "")
     }
 
-    /// Sends one request of `endpoint` with the token, when there is one, and returns the decoded answer of a
-    /// successful one; throws the API's error otherwise.
+    /// Sends one request of `endpoint` with the path's parameters filled from `values` in order and the token,
+    /// when there is one, and returns the decoded answer of a successful one; throws the API's error otherwise.
     func request<Body, Answer>(
         _ endpoint: Endpoint<Body, Answer>,
-        ids: [UUID],
+        path values: [String],
         body: Body?,
         query: String
     ) async throws(HearthError) -> Answer {
-        guard let path = endpoint.path(filling: ids.map(\.uuidString)) else {
-            throw .invalidRequest("\(endpoint.route) takes \(endpoint.parameters.count) ids, not \(ids.count)")
+        guard let path = endpoint.path(filling: values) else {
+            throw .invalidRequest("\(endpoint.route) takes \(endpoint.parameters.count) ids, not \(values.count)")
         }
         var request = HTTPClientRequest(url: baseURL + path + (query.isEmpty ? "" : "?" + query))
         request.method = endpoint.method.nio

@@ -53,8 +53,14 @@ extension Home {
         return [.actionSetRenamed(actionSet: id, old: old, new: name)]
     }
 
-    mutating func removeActionSet(_ id: UUID) throws(HomeGraphError) -> [HomeChange] {
+    /// Removes an action set that is not built in; a replayed removal of a built-in one is still carried out (logs
+    /// written before built-in scenes were fixed may hold one).
+    mutating func removeActionSet(_ id: UUID, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange] {
         let index = try actionSetIndex(id)
+        let actionSet = actionSets[index]
+        if actionSet.kind.isBuiltIn, check == .strict {
+            throw .builtInActionSetNotRemovable(actionSet.kind, name: actionSet.name, id: id)
+        }
         var changes: [HomeChange] = []
         for triggerIndex in triggers.indices where triggers[triggerIndex].actionSetIDs.contains(id) {
             triggers[triggerIndex].actionSetIDs.removeAll { $0 == id }

@@ -7,8 +7,15 @@ extension HomeGraph {
     /// `names` says whether names are checked as a new write's or only normalised, as a replayed one's.
     mutating func perform(_ operation: HomeOperation, names check: NameCheck) throws(HomeGraphError) -> Changes {
         switch operation {
-        case .addHome(let id, let name, let roomID, let timeZone):
-            return try addHome(id: id, name: name, roomForEntireHomeID: roomID, timeZoneIdentifier: timeZone, check)
+        case .addHome(let id, let name, let roomID, let timeZone, let builtIns):
+            return try addHome(
+                id: id,
+                name: name,
+                roomForEntireHomeID: roomID,
+                timeZoneIdentifier: timeZone,
+                builtInActionSetIDs: builtIns,
+                check
+            )
         case .removeHome(let id): return try removeHome(id)
         case .setPrimaryHome(let id): return try setPrimaryHome(id)
         case .renameHome(let id, let name): return try renameHome(id, name: name, check)
@@ -118,7 +125,7 @@ extension HomeGraph {
             }
         case .removeActionSet(let h, let id):
             return try modifyHome(h) { home throws(HomeGraphError) in
-                try home.removeActionSet(id)
+                try home.removeActionSet(id, check)
             }
         case .setActions(let h, let id, let actions):
             return try modifyHome(h) { home throws(HomeGraphError) in

@@ -22,17 +22,25 @@ extension HomeGraph {
         name: String,
         roomForEntireHomeID: UUID,
         timeZoneIdentifier: String,
+        builtInActionSetIDs: BuiltInActionSetIDs?,
         _ check: NameCheck
     ) throws(HomeGraphError) -> Changes {
         let name = try uniqueHomeName(name, for: id, check)
         guard id != roomForEntireHomeID else { throw .idTaken(ObjectReference(.home, id)) }
+        let actionSets = builtInActionSetIDs.map(Home.builtInActionSets) ?? []
+        var seen: Set<UUID> = [id, roomForEntireHomeID]
+        for actionSet in actionSets where !seen.insert(actionSet.id).inserted {
+            let kind: ObjectKind = actionSet.id == id ? .home : actionSet.id == roomForEntireHomeID ? .room : .actionSet
+            throw .idTaken(ObjectReference(kind, actionSet.id))
+        }
         guard TimeZone(identifier: timeZoneIdentifier) != nil else { throw .invalidTimeZone(timeZoneIdentifier) }
         let home = Home(
             id: id,
             name: name,
             isPrimary: homes.isEmpty,
             timeZoneIdentifier: timeZoneIdentifier,
-            roomForEntireHome: Room(id: roomForEntireHomeID, name: Room.defaultNameForEntireHome)
+            roomForEntireHome: Room(id: roomForEntireHomeID, name: Room.defaultNameForEntireHome),
+            actionSets: actionSets
         )
         homes.append(home)
         var changes: Changes = [(id, .homeAdded(home))]

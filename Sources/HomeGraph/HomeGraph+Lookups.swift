@@ -39,7 +39,7 @@ extension HomeOperation {
     /// The ids the operation gives to objects it creates.
     var newObjectIDs: [UUID] {
         switch self {
-        case .addHome(let id, _, let roomID, _): [id, roomID]
+        case .addHome(let id, _, let roomID, _, let builtIns): [id, roomID] + (builtIns?.byKind.map(\.id) ?? [])
         case .addRoom(_, let id, _), .addZone(_, let id, _, _), .addServiceGroup(_, let id, _, _),
             .addActionSet(_, let id, _, _, _):
             [id]

@@ -24,6 +24,8 @@ public enum HomeGraphError: Error, Equatable, Sendable {
     case ownerExists(UUID)
     /// The home already has an action set of this built-in kind.
     case builtInActionSetExists(ActionSetKind, existing: UUID)
+    /// A built-in action set (scene) cannot be removed; it can be renamed and its actions changed.
+    case builtInActionSetNotRemovable(ActionSetKind, name: String, id: UUID)
     /// An action set has two actions for one characteristic.
     case duplicateAction(characteristicID: UUID)
     /// The accessory cannot sit behind this bridge (itself, or a bridge that is itself bridged).
@@ -46,6 +48,7 @@ public enum HomeGraphError: Error, Equatable, Sendable {
         case .invalidTimeZone: "invalidTimeZone"
         case .ownerExists: "ownerExists"
         case .builtInActionSetExists: "builtInActionSetExists"
+        case .builtInActionSetNotRemovable: "builtInActionSetNotRemovable"
         case .duplicateAction: "duplicateAction"
         case .invalidBridge: "invalidBridge"
         case .invalidTrigger: "invalidTrigger"
@@ -57,7 +60,9 @@ public enum HomeGraphError: Error, Equatable, Sendable {
     public var httpStatus: Int {
         switch self {
         case .notFound: 404
-        case .nameTaken, .idTaken, .roomForEntireHome, .ownerExists, .builtInActionSetExists: 409
+        case .nameTaken, .idTaken, .roomForEntireHome, .ownerExists, .builtInActionSetExists,
+            .builtInActionSetNotRemovable:
+            409
         case .invalidName, .invalidValue, .invalidLocation, .invalidTimeZone, .duplicateAction, .invalidBridge,
             .invalidTrigger, .invalidPresence:
             400

@@ -7,8 +7,18 @@ import HAPTypes
 public enum HomeOperation: Sendable, Equatable, Codable {
     // MARK: Homes
 
-    /// Adds an empty home with its room for the entire home; the first home becomes primary.
-    case addHome(id: UUID, name: String, roomForEntireHomeID: UUID, timeZoneIdentifier: String = "UTC")
+    /// Adds a home with its room for the entire home and, given their ids, its four built-in scenes (Wake Up,
+    /// Leave Home, Arrive Home, Sleep); the first home becomes primary.
+    ///
+    /// `builtInActionSetIDs` is `nil` in logs written before homes had built-in scenes: such a home starts without
+    /// them, as it did then, and the hub adds them when it starts.
+    case addHome(
+        id: UUID,
+        name: String,
+        roomForEntireHomeID: UUID,
+        timeZoneIdentifier: String = "UTC",
+        builtInActionSetIDs: BuiltInActionSetIDs? = nil
+    )
     /// Removes a home and everything in it; if it was primary, the first remaining home becomes primary.
     case removeHome(UUID)
     /// Makes a home the primary one.
@@ -79,7 +89,7 @@ public enum HomeOperation: Sendable, Equatable, Codable {
     case addActionSet(home: UUID, id: UUID, name: String, kind: ActionSetKind = .userDefined, actions: [Action] = [])
     /// Renames an action set.
     case renameActionSet(home: UUID, actionSet: UUID, name: String)
-    /// Removes an action set and takes it out of every trigger.
+    /// Removes an action set and takes it out of every trigger; a built-in one cannot be removed.
     case removeActionSet(home: UUID, actionSet: UUID)
     /// Replaces an action set's actions; each must write a writable characteristic with a valid value.
     case setActions(home: UUID, actionSet: UUID, actions: [Action])

@@ -78,8 +78,7 @@ extension Hub {
         }
         accessories.flush?.cancel()
         accessories.flush = nil
-        let pending = accessories.pendingReports
-        accessories.pendingReports = []
+        let pending = takePendingReports()
         do { try applyReports(pending) } catch { logger.error("the last value reports were not saved") }
     }
 

@@ -17,6 +17,8 @@ struct AutomationRuntime {
     var timerDeadline: Date?
     /// Values reported since the last group commit, newest per characteristic.
     var uncommitted: [UUID: HAPValue] = [:]
+    /// Where each trigger's state waits in the pending group commit: a newer state replaces it there.
+    var queuedStates: [UUID: Int] = [:]
 }
 
 /// Running automations: the hub feeds the engine accessory values, presence and time, and carries out what it
@@ -48,18 +50,9 @@ extension Hub {
 
     /// An accessory (or a write) changed a characteristic: triggers listening to it decide at once, before the
     /// value's group commit.
-    ///
-    /// `old` is the value before when the graph already holds the new one (a write); otherwise the graph's.
-    func automationHeard(
-        home homeID: UUID,
-        characteristic: UUID,
-        old known: HAPValue?? = nil,
-        value: HAPValue,
-        cascade: Int
-    ) {
+    func automationHeard(home homeID: UUID, characteristic: UUID, value: HAPValue, cascade: Int) {
         guard automation.isRunning, let home = currentGraph.home(withID: homeID) else { return }
-        let old =
-            known ?? automation.uncommitted[characteristic] ?? automation.engine.value(of: characteristic, in: home)
+        let old = automation.uncommitted[characteristic] ?? automation.engine.value(of: characteristic, in: home)
         automation.uncommitted[characteristic] = value
         guard cascade < Self.cascadeLimit else { return }
         let outcomes = automation.engine.valueReported(
@@ -229,9 +222,29 @@ extension Hub {
     }
 
     /// Puts trigger states in the next group commit with the accessories' value reports.
+    ///
+    /// A trigger's state that is still waiting is replaced, so a trigger that decides several times in one window
+    /// is stored once.
     private func queueAutomationState(_ operations: [HomeOperation]) {
-        accessories.pendingReports += operations
+        for operation in operations {
+            if case .setTriggerState(_, let trigger, _) = operation {
+                if let index = automation.queuedStates[trigger], index < accessories.pendingReports.count {
+                    accessories.pendingReports[index] = operation
+                    continue
+                }
+                automation.queuedStates[trigger] = accessories.pendingReports.count
+            }
+            accessories.pendingReports.append(operation)
+        }
         scheduleFlush()
+    }
+
+    /// Takes the operations waiting for the group commit.
+    func takePendingReports() -> [HomeOperation] {
+        let batch = accessories.pendingReports
+        accessories.pendingReports = []
+        automation.queuedStates = [:]
+        return batch
     }
 
     /// Sleeps until the earliest time a trigger waits for, then lets the engine act.

@@ -43,6 +43,13 @@ extension Hub {
         try authorize(.control, inHome: homeID, as: caller)
         guard !isStopped else { throw .stopped }
         guard !writes.isEmpty || !refusingInvalid else { throw .invalidRequest("field 'writes' must not be empty") }
+        // One result per characteristic: a characteristic written twice in one request is refused, not collapsed.
+        var seen = Set<UUID>()
+        for (index, write) in writes.enumerated() where !seen.insert(write.characteristic).inserted {
+            throw .invalidRequest(
+                "field 'writes[\(index)]': characteristic \(write.characteristic.uuidString) is written twice in one request"
+            )
+        }
         var results: [UUID: Result<HAPValue, HubError>] = [:]
         var targets: [Target] = []
         for (index, (characteristic, value)) in writes.enumerated() {
@@ -77,14 +84,15 @@ extension Hub {
         let operations = accepted.map { id, value in
             HomeOperation.writeCharacteristicValue(home: homeID, characteristic: id, value: value)
         }
-        let home = currentGraph.home(withID: homeID)
-        let before = accepted.map { id, _ in home.flatMap { automation.engine.value(of: id, in: $0) } }
+        // The accessory took the values: triggers hear of them now, before the commit.
+        for (id, value) in accepted {
+            automationHeard(home: homeID, characteristic: id, value: value, cascade: cascade)
+        }
         let applied = try applyReports(operations)
-        for (((id, value), result), old) in zip(zip(accepted, applied), before) {
+        for ((id, value), result) in zip(accepted, applied) {
             switch result {
             case .success:
                 results[id] = .success(value)
-                automationHeard(home: homeID, characteristic: id, old: old, value: value, cascade: cascade)
             case .failure(let error): results[id] = .failure(.rejected(error))
             }
         }
@@ -135,6 +143,7 @@ extension Hub {
             case .success(.value(let value)):
                 results[target.characteristic] = .success(value)
                 if let value {
+                    automationHeard(home: homeID, characteristic: target.characteristic, value: value, cascade: 0)
                     operations.append(
                         .updateCharacteristicValue(home: homeID, characteristic: target.characteristic, value: value)
                     )

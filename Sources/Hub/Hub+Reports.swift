@@ -63,8 +63,7 @@ extension Hub {
     }
 
     private func flushReports() async {
-        let batch = accessories.pendingReports
-        accessories.pendingReports = []
+        let batch = takePendingReports()
         do {
             try applyReports(batch)
         } catch {
@@ -146,6 +145,10 @@ extension Hub {
                     )
                 }
             }
+        }
+        // Values read back after a reconnect are news to the triggers too (motion while the hub was away).
+        for case .updateCharacteristicValue(let home, let id, let value) in operations {
+            automationHeard(home: home, characteristic: id, value: value, cascade: 0)
         }
         do { try applyReports(operations) } catch { logger.error("following a database change failed") }
         accessories.links[key]?.index = currentGraph.characteristicIndex(ofDevice: key, inHome: homeID)

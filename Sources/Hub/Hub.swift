@@ -91,7 +91,8 @@ public actor Hub {
     /// The automation engine and its timer.
     var automation = AutomationRuntime()
 
-    /// Opens the home store in the state folder (creating it on first start) and reads the home graph.
+    /// Opens the home store in the state folder (creating it on first start), reads the home graph and adds the
+    /// built-in scenes that homes made before homes had them lack.
     public init(configuration: Configuration) async throws(HubError) {
         self.configuration = configuration
         logger = configuration.logger
@@ -106,6 +107,12 @@ public actor Hub {
         currentGraph = graph
         acknowledged = Mutex(graph)
         published = graph.lastSequences
+        do {
+            try addMissingBuiltInActionSets()
+        } catch {
+            try? await store.close()
+            throw error
+        }
     }
 
     // MARK: Operations
@@ -127,7 +134,8 @@ public actor Hub {
         return try commitWhole(operations)
     }
 
-    /// Adds a home whose owner is `caller` (a person) and returns it; the first home becomes primary.
+    /// Adds a home whose owner is `caller` (a person), with its four built-in scenes, and returns it; the first home
+    /// becomes primary.
     public func addHome(
         name: String,
         timeZoneIdentifier: String = "UTC",
@@ -139,7 +147,8 @@ public actor Hub {
             id: homeID,
             name: name,
             roomForEntireHomeID: UUID(),
-            timeZoneIdentifier: timeZoneIdentifier
+            timeZoneIdentifier: timeZoneIdentifier,
+            builtInActionSetIDs: .random()
         )
         var operations = [add]
         if case .user(let userID) = caller {

@@ -44,6 +44,8 @@ extension HomeGraphError {
         case .ownerExists(let id): "the home already has an owner (\(id.uuidString))"
         case .builtInActionSetExists(let kind, let existing):
             "field 'kind': the home already has a '\(kind.rawValue)' action set (\(existing.uuidString))"
+        case .builtInActionSetNotRemovable(_, let name, _):
+            "the scene '\(name)' is built in, and built-in scenes cannot be removed; rename it or change its actions"
         case .duplicateAction(let id): "field 'actions': two actions write characteristic \(id.uuidString)"
         case .invalidBridge(let id): "the accessory cannot sit behind bridge \(id.uuidString)"
         case .invalidTrigger(let field, let problem): "field '\(field)': \(problem)"

@@ -116,8 +116,12 @@ extension Call {
     }
 
     /// Runs an action set; each of its actions with its outcome, in the action set's order.
+    ///
+    /// A failure's message starts with the accessory and the characteristic it concerns ("Porch Lamp (On): …"),
+    /// since a scene writes many accessories and the error alone may not say which.
     func runActionSet(_ actionSetID: UUID, home homeID: UUID) async throws -> [CharacteristicWriteResult] {
-        guard let actionSet = try await home(homeID).home.actionSets.first(where: { $0.id == actionSetID }) else {
+        let home = try await home(homeID).home
+        guard let actionSet = home.actionSets.first(where: { $0.id == actionSetID }) else {
             throw APIError.notFound("actionSet", actionSetID.uuidString)
         }
         let results: [UUID: Result<HAPValue, HubError>]
@@ -127,11 +131,29 @@ extension Call {
             throw APIError(error)
         }
         return actionSet.actions.map { action in
-            WriteOutcome(
+            var response = WriteOutcome(
                 characteristicID: action.characteristicID,
                 result: results[action.characteristicID] ?? .failure(.accessory(.timedOut))
             ).response
+            if let error = response.error, let label = Self.label(of: action.characteristicID, in: home) {
+                response.error?.message = "\(label): \(error.message)"
+            }
+            return response
         }
+    }
+
+    /// "Porch Lamp (On)": the accessory and the type of a characteristic of `home`, or `nil` when it has none.
+    static func label(of characteristicID: UUID, in home: Home) -> String? {
+        for accessory in home.accessories {
+            for service in accessory.services {
+                guard let characteristic = service.characteristics.first(where: { $0.id == characteristicID }) else {
+                    continue
+                }
+                let type = ValueError.displayName(of: characteristic.type) ?? characteristic.type.description
+                return "\(accessory.name) (\(type))"
+            }
+        }
+        return nil
     }
 
     /// Whether the query asks to read through the accessory (`?refresh=true`).

@@ -44,6 +44,8 @@ struct Call: Sendable {
     let server: HubServer
     /// The path's ids, with their parameter names, in the path's order.
     let ids: [(name: String, id: UUID)]
+    /// The path's other parameters (those whose names do not end in `ID`, such as `kind`), as sent.
+    let texts: [String: String]
 
     /// The call of `request`, its path's ids read in the path's order (`parameters`, the endpoint's, worked out
     /// once when the route is registered); a malformed id is an unknown one (404).
@@ -57,9 +59,14 @@ struct Call: Sendable {
         throws
     {
         var ids: [(name: String, id: UUID)] = []
+        var texts: [String: String] = [:]
         ids.reserveCapacity(parameters.count)
         for name in parameters {
             let text = context.parameters.get(name) ?? ""
+            guard name.hasSuffix("ID") else {
+                texts[name] = text.removingPercentEncoding ?? text
+                continue
+            }
             guard let id = UUID(uuidString: text) else { throw APIError.notFound(Self.kind(of: name), text) }
             ids.append((name, id))
         }
@@ -67,6 +74,7 @@ struct Call: Sendable {
         self.principal = principal
         self.server = server
         self.ids = ids
+        self.texts = texts
     }
 
     /// The kind of object a path parameter names: `roomID` is a room, `groupID` a service group.
@@ -84,6 +92,9 @@ struct Call: Sendable {
         }
         return found.id
     }
+
+    /// The text of path parameter `name` (one whose name does not end in `ID`); empty when absent.
+    func text(_ name: String) -> String { texts[name] ?? "" }
 
     /// The home in the path.
     var homeID: UUID {

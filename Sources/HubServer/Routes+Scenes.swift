@@ -22,6 +22,17 @@ extension Routes {
             )
             return try call.created(events)
         }
+        add(Endpoints.getActionSetOfKind) { call, _ in
+            let kindText = call.text("kind")
+            let builtIn = ActionSetKind.builtIn.map(\.rawValue).joined(separator: ", ")
+            guard let kind = ActionSetKind(rawValue: kindText), kind.isBuiltIn else {
+                throw APIError.invalidRequest("kind '\(kindText)' is not a built-in kind; use one of \(builtIn)")
+            }
+            guard let actionSet = try await call.home(try call.homeID).home.actionSet(ofKind: kind) else {
+                throw APIError(.notFound, code: "notFound", message: "the home has no '\(kind.rawValue)' action set")
+            }
+            return ActionSetResponse(actionSet: actionSet)
+        }
         add(Endpoints.updateActionSet) { call, body in
             let (homeID, actionSetID) = (try call.homeID, try call.id("actionSetID"))
             let operations: [HomeOperation?] = [

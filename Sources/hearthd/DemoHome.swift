@@ -4,15 +4,15 @@ import HAPTypes
 import HomeGraph
 import Hub
 
-/// The demo home `hearthd --demo` makes on first start: rooms, zones and two scenes, owned by the owner.
+/// The demo home `hearthd --demo` makes on first start: rooms, zones and the built-in scenes, two of them renamed.
 enum DemoHome {
     /// The demo home's name.
     static let name = "Demo Home"
 
     /// Makes the demo home unless the owner already has a home; returns the home.
     ///
-    /// The home starts with rooms, zones, a location and two empty scenes; `hearthd --demo` then pairs its
-    /// simulated bridge and calls ``furnish(_:in:owner:)``.
+    /// The home starts with rooms, zones, a location and its four built-in scenes, Wake Up renamed Good Morning and
+    /// Sleep renamed Good Night; `hearthd --demo` then pairs its simulated bridge and calls ``furnish(_:in:owner:)``.
     @discardableResult
     static func create(in hub: Hub, owner: UUID, ownerName: String) async throws -> Home {
         let caller = HubCaller.user(owner)
@@ -35,11 +35,10 @@ enum DemoHome {
             .addZone(home: home.id, id: UUID(), name: "Upstairs", roomIDs: [rooms["Bedroom"]].compactMap { $0 }),
             as: caller
         )
-        try await hub.perform(
-            .addActionSet(home: home.id, id: UUID(), name: "Good Morning", kind: .wakeUp),
-            as: caller
-        )
-        try await hub.perform(.addActionSet(home: home.id, id: UUID(), name: "Good Night", kind: .sleep), as: caller)
+        for (kind, name) in [(ActionSetKind.wakeUp, "Good Morning"), (.sleep, "Good Night")] {
+            guard let scene = home.actionSet(ofKind: kind) else { continue }
+            try await hub.perform(.renameActionSet(home: home.id, actionSet: scene.id, name: name), as: caller)
+        }
         try await hub.perform(
             .setLocation(home: home.id, location: Location(latitude: 52.52, longitude: 13.405)),
             as: caller

@@ -119,7 +119,27 @@ import Testing
 
         // Scenes of the demo home.
         result = try Self.hearth(["scene", "list", "--json"] + config)
-        #expect((try result.json()["actionSets"] as? [Any])?.count == 2, "\(result)")
+        #expect((try result.json()["actionSets"] as? [Any])?.count == 4, "\(result)")
+        // The built-in scenes: found by kind, renamed by the demo, never removed.
+        result = try Self.hearth(["scene", "show", "--kind", "wakeUp"] + config)
+        #expect(result.status == 0 && result.output.hasPrefix("Good Morning (wakeUp, "), "\(result)")
+        result = try Self.hearth(["scene", "show", "--kind", "homeArrival", "--json"] + config)
+        #expect((try result.json()["actionSet"] as? [String: Any])?["name"] as? String == "Arrive Home", "\(result)")
+        result = try Self.hearth(["scene", "show", "--kind", "noon"] + config)
+        #expect(
+            result.status == 2
+                && result.errors
+                    == "error: the kind must be one of wakeUp, homeDeparture, homeArrival, sleep, not 'noon'.\n",
+            "\(result)"
+        )
+        result = try Self.hearth(["scene", "remove", "Good Night"] + config)
+        #expect(
+            result.status == 6
+                && result.errors
+                    == "error: the scene 'Good Night' is built in, and built-in scenes cannot be removed; "
+                    + "rename it or change its actions.\n",
+            "\(result)"
+        )
     }
 
     @Test func aRefusedValueIsOneSentenceNamingTheCharacteristic() throws {

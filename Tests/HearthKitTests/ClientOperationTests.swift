@@ -94,7 +94,22 @@ import Testing
             let action = Action(characteristicID: fixture.onCharacteristic.id, targetValue: .bool(true))
             let scene = try await owner.addActionSet(named: "Evening", actions: [action], toHome: homeID).object
             try await owner.updateActionSet(scene.id, name: "Late Evening", actions: [], inHome: homeID)
-            #expect(try await owner.actionSets(inHome: homeID).map(\.name) == ["Late Evening"])
+            #expect(
+                try await owner.actionSets(inHome: homeID).map(\.name)
+                    == ["Wake Up", "Leave Home", "Arrive Home", "Sleep", "Late Evening"]
+            )
+            // The built-in scenes, found by kind.
+            let arrive = try await owner.builtInActionSet(ofKind: .homeArrival, inHome: homeID)
+            #expect(arrive.name == "Arrive Home" && arrive.kind == .homeArrival)
+            await #expect(throws: HearthError.self) {
+                try await owner.builtInActionSet(ofKind: .userDefined, inHome: homeID)
+            }
+            do throws(HearthError) {
+                try await owner.removeActionSet(arrive.id, fromHome: homeID)
+                Issue.record("a built-in scene was removed")
+            } catch {
+                #expect(error.status == 409 && error.code == "builtInActionSetNotRemovable", "\(error)")
+            }
             // Emptied above: running it writes nothing.
             #expect(try await owner.runActionSet(scene.id, inHome: homeID).isEmpty)
             let dusk = TriggerDefinition(events: [.significantTime(sun: .sunset, offsetSeconds: -600)])

@@ -127,6 +127,7 @@ import Testing
             (.invalidTimeZone("Nowhere"), "invalidTimeZone", 400),
             (.ownerExists(id), "ownerExists", 409),
             (.builtInActionSetExists(.sleep, existing: id), "builtInActionSetExists", 409),
+            (.builtInActionSetNotRemovable(.sleep, name: "Sleep", id: id), "builtInActionSetNotRemovable", 409),
             (.duplicateAction(characteristicID: id), "duplicateAction", 400),
             (.invalidBridge(id), "invalidBridge", 400),
         ]

@@ -63,7 +63,8 @@ import Testing
             reply = try await api.call(.get, "/v1/homes/{homeID}", ["homeID": h], token: o)
             #expect(reply.object("home")["name"] as? String == fixture.home.name)
             reply = try await api.call(.get, "/v1/homes/{homeID}/actionSets", ["homeID": h], token: o)
-            #expect(reply.array("actionSets").first?["name"] as? String == "Evening")
+            let evening = reply.array("actionSets").first { $0["id"] as? String == scene["actionSetID"] }
+            #expect(evening?["name"] as? String == "Evening")
 
             // The same fields, all valid, apply together in one answer.
             reply = try await api.call(

@@ -131,6 +131,19 @@ enum InternalShapes {
             )
             #expect(reply.status == 400 && reply.errorCode == "invalidValue", "\(reply.text)")
             #expect(reply.errorMessage == "writes[1]: Brightness must be between 0 and 100 (got 150)")
+            // One characteristic twice: refused, not collapsed into one result.
+            let twice = try await api.call(
+                .put,
+                "/v1/homes/{homeID}/characteristics",
+                ["homeID": h],
+                token: o,
+                body: #"""
+                    {"writes": [{"characteristicID": "\#(on)", "value": true},
+                                {"characteristicID": "\#(on)", "value": false}]}
+                    """#
+            )
+            #expect(twice.status == 400 && twice.errorCode == "invalidRequest", "\(twice.text)")
+            #expect(twice.errorMessage == "field 'writes[1]': characteristic \(on) is written twice in one request")
         }
     }
 
@@ -200,6 +213,7 @@ enum InternalShapes {
             .invalidTimeZone("Mars/Olympus"),
             .ownerExists(id),
             .builtInActionSetExists(.sleep, existing: id),
+            .builtInActionSetNotRemovable(.sleep, name: "Sleep", id: id),
             .duplicateAction(characteristicID: id),
             .invalidBridge(id),
         ] + valueErrors.map { .invalidValue($0, characteristicType: brightness) }

@@ -11,7 +11,7 @@ import Testing
         let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
         await fixture.stop()
         let described = Set(Endpoints.all.map(\.route.description))
-        #expect(Endpoints.all.count == 58 && described.count == 58, "each endpoint once")
+        #expect(Endpoints.all.count == 59 && described.count == 59, "each endpoint once")
         #expect(served.subtracting(described).isEmpty, "served but not in Endpoints")
         #expect(described.subtracting(served).isEmpty, "in Endpoints but not served")
         let documented = Set(try documentedOperations().keys)
@@ -318,7 +318,14 @@ import Testing
             #expect(reply.status == 201)
             let scene = ["homeID": h, "actionSetID": reply.id("actionSet")]
             reply = try await api.call(.get, "/v1/homes/{homeID}/actionSets", ["homeID": h], token: o)
-            #expect(reply.status == 200 && reply.array("actionSets").count == 1)
+            #expect(reply.status == 200 && reply.array("actionSets").count == 5, "the four built-in scenes and Evening")
+            reply = try await api.call(
+                .get,
+                "/v1/homes/{homeID}/actionSets/kinds/{kind}",
+                ["homeID": h, "kind": "homeArrival"],
+                token: o
+            )
+            #expect(reply.status == 200 && reply.object("actionSet")["name"] as? String == "Arrive Home")
             reply = try await api.call(
                 .patch,
                 "/v1/homes/{homeID}/actionSets/{actionSetID}",

@@ -26,7 +26,13 @@ func makeOperation(for graph: HomeGraph, random: inout SplitMix64, ids: inout Se
     let words = ["Kitchen", "Hall", "Lamp", "Attic", "Porch", "Cellar", "Study", "Landing", "Nook", "Den"]
     let name = (words.randomElement(using: &random) ?? "Den") + " \(Int.random(in: 0..<40, using: &random))"
     guard let home = graph.homes.randomElement(using: &random), Int.random(in: 0..<40, using: &random) > 0 else {
-        return .addHome(id: ids.makeID(), name: name, roomForEntireHomeID: ids.makeID())
+        // With its built-in scenes, as the hub makes a home: a hub that opens the store then has nothing to add.
+        return .addHome(
+            id: ids.makeID(),
+            name: name,
+            roomForEntireHomeID: ids.makeID(),
+            builtInActionSetIDs: BuiltInActionSetIDs(using: &ids)
+        )
     }
     let h = home.id
     let room = home.allRooms.randomElement(using: &random)?.id ?? home.roomForEntireHome.id

@@ -1,3 +1,5 @@
+import HAPTypes
+
 /// Why a setup ID was refused.
 public enum SetupIDError: Error, Equatable, Sendable {
     /// Not exactly four characters from `0-9A-Z`.
@@ -7,7 +9,7 @@ public enum SetupIDError: Error, Equatable, Sendable {
 /// The 4-character ID in the setup payload that, with the device ID, makes the `sh` setup hash.
 ///
 /// hap-protocol.md §12.1: four characters from `0-9A-Z`. `0000` means "no setup ID" inside a setup payload.
-public struct SetupID: Sendable, Hashable, Codable {
+public struct SetupID: Sendable, Hashable, TextCodable {
     /// The four upper-case characters.
     public let rawValue: String
 
@@ -19,23 +21,6 @@ public struct SetupID: Sendable, Hashable, Codable {
         let bytes = Array(text.utf8)
         guard bytes.count == 4, bytes.allSatisfy(Self.isAllowed) else { throw .invalidFormat }
         rawValue = text
-    }
-
-    /// Decodes a setup ID from a JSON string, refusing one that does not parse.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a setup ID")
-        }
-    }
-
-    /// Encodes the setup ID as a JSON string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 
     /// Draws a setup ID from `generator`; `0000` is drawn again, since a setup payload reads it as "none".
@@ -67,4 +52,10 @@ public struct SetupID: Sendable, Hashable, Codable {
 extension SetupID: CustomStringConvertible {
     /// The four characters, as printed in the setup payload.
     public var description: String { rawValue }
+
+    /// Reads the text form.
+    public init?(textForm text: String) { try? self.init(text) }
+
+    /// What the text form looks like.
+    public static let textFormHint = "a setup ID: four characters from 0-9 and A-Z"
 }

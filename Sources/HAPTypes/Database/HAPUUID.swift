@@ -15,7 +15,7 @@ public enum HAPUUIDError: Error, Equatable, Sendable {
 /// hap-protocol.md §9.4: Apple types are `XXXXXXXX-0000-1000-8000-0026BB765291` and are sent as the first group
 /// without leading zeros (`"43"`, `"3E"`, `"121"`); custom types are sent in full, upper case. Reading accepts both
 /// forms in any case.
-public struct HAPUUID: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+public struct HAPUUID: Hashable, Sendable, Comparable, TextCodable {
     /// The suffix shared by every Apple-defined type, after the first group.
     public static let appleBaseSuffix = "-0000-1000-8000-0026BB765291"
 
@@ -62,28 +62,15 @@ public struct HAPUUID: Hashable, Sendable, Codable, Comparable, CustomStringConv
     /// The wire form, for logs and messages.
     public var description: String { wireForm }
 
+    /// Reads the text form.
+    public init?(textForm text: String) { try? self.init(text) }
+
+    /// What the text form looks like.
+    public static let textFormHint =
+        "a HAP type UUID: a short form like 43 or a full one like 00000043-0000-1000-8000-0026BB765291"
+
     /// Orders types by their full form, so catalogs and tests list them stably.
     public static func < (lhs: HAPUUID, rhs: HAPUUID) -> Bool { lhs.uuidString < rhs.uuidString }
-
-    /// Reads a short or full form from a JSON string.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorruptedError(
-                in: container,
-                debugDescription: "Not a HAP type UUID: \(error)"
-            )
-        }
-    }
-
-    /// Writes the wire form as a JSON string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(wireForm)
-    }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)

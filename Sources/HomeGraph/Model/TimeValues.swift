@@ -1,7 +1,8 @@
 import Foundation
+import HAPTypes
 
 /// A wall-clock date and time without a time zone ("2026-11-25T07:30:00"), read in the home's time zone.
-public struct LocalDateTime: Sendable, Equatable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct LocalDateTime: Sendable, Equatable, Hashable, Comparable, TextCodable {
     /// The year, 1 to 9999.
     public var year: Int
     /// The month, 1 to 12.
@@ -47,35 +48,21 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, Comparable, Codable,
         return "\(year)-\(two(month))-\(two(day))T\(time.description)"
     }
 
+    /// Reads the text form.
+    public init?(textForm text: String) { self.init(text) }
+
+    /// What the text form looks like.
+    public static let textFormHint = "a local date and time like 2026-11-25T07:30:00"
+
     /// Earlier date first, then earlier time.
     public static func < (lhs: LocalDateTime, rhs: LocalDateTime) -> Bool {
         (lhs.year, lhs.month, lhs.day, lhs.time.secondsIntoDay)
             < (rhs.year, rhs.month, rhs.day, rhs.time.secondsIntoDay)
     }
-
-    /// Reads the text form.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let value = LocalDateTime(text) else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "'\(text.prefix(40))' is not a local date and time like 2026-11-25T07:30:00"
-                )
-            )
-        }
-        self = value
-    }
-
-    /// Writes the text form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
 }
 
 /// A clock time of day ("07:30", "22:00:15").
-public struct TimeOfDay: Sendable, Equatable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct TimeOfDay: Sendable, Equatable, Hashable, Comparable, TextCodable {
     /// The hour, 0 to 23.
     public var hour: Int
     /// The minute, 0 to 59.
@@ -118,28 +105,14 @@ public struct TimeOfDay: Sendable, Equatable, Hashable, Comparable, Codable, Cus
         return second == 0 ? "\(two(hour)):\(two(minute))" : "\(two(hour)):\(two(minute)):\(two(second))"
     }
 
+    /// Reads the text form.
+    public init?(textForm text: String) { self.init(text) }
+
+    /// What the text form looks like.
+    public static let textFormHint = "a time of day like 07:30 or 22:00:15"
+
     /// Earlier in the day first.
     public static func < (lhs: TimeOfDay, rhs: TimeOfDay) -> Bool { lhs.secondsIntoDay < rhs.secondsIntoDay }
-
-    /// Reads the text form.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let value = TimeOfDay(text) else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "'\(text.prefix(40))' is not a time of day like 07:30 or 22:00:15"
-                )
-            )
-        }
-        self = value
-    }
-
-    /// Writes the text form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
 }
 
 /// A day of the week.

@@ -119,7 +119,7 @@ public enum RegionTransition: String, Sendable, Equatable, Hashable, Codable, Ca
 /// A point of the day: a clock time, or sunrise or sunset moved by an offset.
 ///
 /// Its text form is what people write: `18:00`, `sunset`, `sunset-30m`, `sunrise+1h15m`, `sunrise+90s`.
-public enum TimePoint: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
+public enum TimePoint: Sendable, Equatable, Hashable, TextCodable {
     /// A clock time.
     case clock(TimeOfDay)
     /// Sunrise or sunset plus `offsetSeconds` (negative: before).
@@ -192,25 +192,11 @@ public enum TimePoint: Sendable, Equatable, Hashable, Codable, CustomStringConve
     }
 
     /// Reads the text form.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let point = TimePoint(text) else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: decoder.codingPath,
-                    debugDescription:
-                        "'\(text.prefix(40))' is not a time point: write a clock time (18:00) or sunrise/sunset with an optional offset (sunset-30m)"
-                )
-            )
-        }
-        self = point
-    }
+    public init?(textForm text: String) { self.init(text) }
 
-    /// Writes the text form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
+    /// What the text form looks like.
+    public static let textFormHint =
+        "a time point: a clock time (18:00) or sunrise/sunset with an optional offset (sunset-30m)"
 }
 
 /// How a characteristic's value is compared with a given one.
