@@ -82,6 +82,22 @@ let package = Package(
             ],
             path: "HubAPILoad"
         ),
+        // Issue 17's automation benchmark (build with -c release): an accessory event → the scene's first write at
+        // an in-process accessory server, with 10 to 10,000 triggers in the home.
+        .executableTarget(
+            name: "hearth-automation-bench",
+            dependencies: [
+                .product(name: "Hub", package: "Hearth"),
+                .product(name: "HomeGraph", package: "Hearth"),
+                .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPTypes", package: "Hearth"),
+                .product(name: "HAPAccessoryServer", package: "Hearth"),
+                .product(name: "HAPController", package: "Hearth"),
+                .product(name: "Simulator", package: "Hearth"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "AutomationBench"
+        ),
         // The hub's benchmarks for issue 7 (build with -c release): value updates, configuration, open time, memory.
         .executableTarget(
             name: "hearth-hub-bench",
