@@ -31,10 +31,10 @@ public struct AutomationOutcome: Sendable, Equatable {
 /// when a home's triggers or accessories change; an event costs a dictionary lookup and the work of its listeners,
 /// however many other triggers the home has.
 public struct AutomationEngine: Sendable {
+    /// What the engine knows of a home between loads: read while deciding, never written then.
     struct HomeAutomation: Sendable {
         var index: HomeIndex
         var clock: HomeClock
-        var states: [UUID: TriggerState]
         /// The definition and on/off state each remembered state belongs to.
         var versions: [UUID: Version]
     }
@@ -45,6 +45,11 @@ public struct AutomationEngine: Sendable {
     }
 
     private var homes: [UUID: HomeAutomation] = [:]
+    /// The triggers' states per home, apart from `homes`: holding a home's index while writing a state must not
+    /// make the state dictionary shared (a write would copy all of it).
+    private var states: [UUID: [UUID: TriggerState]] = [:]
+    /// Per home, the earliest time each trigger waits for, kept as states change.
+    private var deadlines: [UUID: [UUID: Date]] = [:]
 
     /// Makes an engine that knows no home.
     public init() {}
@@ -56,7 +61,14 @@ public struct AutomationEngine: Sendable {
 
     /// The state the engine holds for a trigger.
     public func state(ofTrigger triggerID: UUID, inHome homeID: UUID) -> TriggerState? {
-        homes[homeID]?.states[triggerID]
+        states[homeID]?[triggerID]
+    }
+
+    /// Remembers a trigger's state and the earliest time it now waits for.
+    private mutating func remember(_ state: TriggerState, of triggerID: UUID, inHome homeID: UUID) {
+        states[homeID, default: [:]][triggerID] = state
+        let version = homes[homeID]?.versions[triggerID]
+        deadlines[homeID, default: [:]][triggerID] = Self.deadlines(of: state, definitionOf: version).min()
     }
 
     /// Indexes `home` again and arms what waits for a time; keeps the states of triggers whose definition did not
@@ -64,16 +76,17 @@ public struct AutomationEngine: Sendable {
     /// trigger's catch-up window and recorded as missed otherwise.
     public mutating func load(_ home: Home, now: Date, isStart: Bool) -> [AutomationOutcome] {
         let previous = homes[home.id]
-        var states: [UUID: TriggerState] = [:]
+        let previousStates = states.removeValue(forKey: home.id) ?? [:]
+        var loaded: [UUID: TriggerState] = [:]
         var versions: [UUID: Version] = [:]
         var fresh: [UUID] = []
         for trigger in home.triggers {
             let version = Version(definition: trigger.definition, isEnabled: trigger.isEnabled)
             versions[trigger.id] = version
-            if let previous, previous.versions[trigger.id] == version, let state = previous.states[trigger.id] {
-                states[trigger.id] = state
+            if let previous, previous.versions[trigger.id] == version, let state = previousStates[trigger.id] {
+                loaded[trigger.id] = state
             } else {
-                states[trigger.id] = trigger.state
+                loaded[trigger.id] = trigger.state
                 fresh.append(trigger.id)
             }
         }
@@ -82,12 +95,9 @@ public struct AutomationEngine: Sendable {
             previous?.clock.timeZone == timeZone
             ? previous?.clock ?? HomeClock(timeZone: timeZone)
             : HomeClock(timeZone: timeZone)
-        homes[home.id] = HomeAutomation(
-            index: HomeIndex(home, states: states),
-            clock: clock,
-            states: states,
-            versions: versions
-        )
+        homes[home.id] = HomeAutomation(index: HomeIndex(home, states: loaded), clock: clock, versions: versions)
+        deadlines[home.id] = [:]
+        for (triggerID, state) in loaded { remember(state, of: triggerID, inHome: home.id) }
         var outcomes: [AutomationOutcome] = []
         let armed = isStart ? home.triggers.map(\.id) : fresh
         for triggerID in armed {
@@ -100,24 +110,18 @@ public struct AutomationEngine: Sendable {
     /// Forgets a removed home.
     public mutating func forget(home homeID: UUID) {
         homes[homeID] = nil
+        states[homeID] = nil
+        deadlines[homeID] = nil
     }
 
     /// The earliest time any trigger of `homeID` waits for.
     public func nextWake(home homeID: UUID) -> Date? {
-        guard let automation = homes[homeID] else { return nil }
-        var earliest: Date?
-        for triggerID in automation.index.timed {
-            guard let state = automation.states[triggerID] else { continue }
-            for date in Self.deadlines(of: state, definitionOf: automation.versions[triggerID]) {
-                earliest = earliest.map { min($0, date) } ?? date
-            }
-        }
-        return earliest
+        deadlines[homeID]?.values.min()
     }
 
     /// The earliest time any home waits for.
     public var nextWake: Date? {
-        homes.keys.compactMap { nextWake(home: $0) }.min()
+        deadlines.values.compactMap { $0.values.min() }.min()
     }
 
     // MARK: Events
@@ -233,7 +237,7 @@ public struct AutomationEngine: Sendable {
             }
             let cause = trigger.isEnabled ? trigger.definition.events.lazy.compactMap(matches).first : nil
             let endCause =
-                homes[home.id]?.states[triggerID]?.pendingEnd == nil
+                states[home.id]?[triggerID]?.pendingEnd == nil
                 ? nil : (trigger.definition.end?.events ?? []).lazy.compactMap(matches).first
             outcomes += react(to: trigger, cause: cause, endCause: endCause, situation: situation)
         }
@@ -252,9 +256,11 @@ public struct AutomationEngine: Sendable {
             now: now
         )
         var outcomes: [AutomationOutcome] = []
-        for triggerID in automation.index.timed {
+        // Only the triggers whose time came: a wake costs its due triggers, not every timed one.
+        let due = (deadlines[home.id] ?? [:]).filter { $0.value <= now }.map(\.key)
+        for triggerID in due.sorted(by: { $0.uuidString < $1.uuidString }) {
             guard let trigger = automation.index.trigger(triggerID, in: home),
-                var state = homes[home.id]?.states[triggerID]
+                var state = states[home.id]?[triggerID]
             else { continue }
             var changed = false
             var results: [AutomationOutcome] = []
@@ -293,7 +299,7 @@ public struct AutomationEngine: Sendable {
                 }
             }
             guard changed else { continue }
-            homes[home.id]?.states[triggerID] = state
+            remember(state, of: triggerID, inHome: home.id)
             if results.isEmpty {
                 results.append(
                     AutomationOutcome(homeID: home.id, triggerID: triggerID, run: nil, turnOff: false, state: state)
@@ -317,14 +323,14 @@ public struct AutomationEngine: Sendable {
         writes: [WriteRecord],
         restore: [Action]?
     ) -> TriggerState? {
-        guard var state = homes[homeID]?.states[triggerID] else { return nil }
+        guard var state = states[homeID]?[triggerID] else { return nil }
         if let index = state.decisions.lastIndex(where: { $0.at == decidedAt && $0.outcome != .skipped }) {
             state.decisions[index].writes = writes
         }
         if let restore, state.pendingEnd?.firedAt == decidedAt {
             state.pendingEnd?.restore = restore
         }
-        homes[homeID]?.states[triggerID] = state
+        remember(state, of: triggerID, inHome: homeID)
         return state
     }
 
@@ -337,7 +343,7 @@ public struct AutomationEngine: Sendable {
         endCause: String?,
         situation: Situation
     ) -> [AutomationOutcome] {
-        guard var state = homes[situation.home.id]?.states[trigger.id] else { return [] }
+        guard var state = states[situation.home.id]?[trigger.id] else { return [] }
         let before = state
         var results: [AutomationOutcome] = []
         if let endCause, state.pendingEnd != nil {
@@ -348,7 +354,7 @@ public struct AutomationEngine: Sendable {
             results.append(decide(trigger, cause: cause, state: &state, situation: situation))
         }
         guard state != before else { return [] }
-        homes[situation.home.id]?.states[trigger.id] = state
+        remember(state, of: trigger.id, inHome: situation.home.id)
         if results.isEmpty {
             return [
                 AutomationOutcome(
@@ -461,7 +467,7 @@ public struct AutomationEngine: Sendable {
 
     /// Arms a trigger: its next time, its durations; at start, a firing missed while the hub was down.
     private mutating func arm(_ trigger: Trigger, in home: Home, now: Date, isStart: Bool) -> [AutomationOutcome] {
-        guard let automation = homes[home.id], var state = automation.states[trigger.id], trigger.isEnabled else {
+        guard let automation = homes[home.id], var state = states[home.id]?[trigger.id], trigger.isEnabled else {
             return []
         }
         let before = state
@@ -508,7 +514,7 @@ public struct AutomationEngine: Sendable {
         }
         followDurations(of: trigger, state: &state, situation: situation)
         guard state != before else { return results }
-        homes[home.id]?.states[trigger.id] = state
+        remember(state, of: trigger.id, inHome: home.id)
         if results.isEmpty {
             return [AutomationOutcome(homeID: home.id, triggerID: trigger.id, run: nil, turnOff: false, state: state)]
         }
