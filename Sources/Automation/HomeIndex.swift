@@ -13,10 +13,9 @@ struct CharacteristicPlace: Sendable {
 struct HomeIndex: Sendable {
     /// Characteristic id → the triggers that listen to it (events, thresholds, durations, end events).
     private(set) var listeners: [UUID: [UUID]] = [:]
-    /// Triggers with presence or location events (or presence in a duration or an end event).
+    /// Triggers with presence or location events (or presence in a duration or an end event). What waits for a
+    /// time is not indexed here: the engine keeps each trigger's next deadline.
     private(set) var presenceListeners: [UUID] = []
-    /// Triggers that wait for a time: timers, calendar and sun events, durations, ends with a delay.
-    private(set) var timed: [UUID] = []
     /// Position of each trigger in `home.triggers`.
     private(set) var positions: [UUID: Int] = [:]
     /// Every characteristic of the home.
@@ -37,18 +36,13 @@ struct HomeIndex: Sendable {
             guard trigger.isEnabled || pendingEnd != nil else { continue }
             var characteristics = Set<UUID>()
             var presence = false
-            var isTimed = pendingEnd?.due != nil
             let events = (trigger.isEnabled ? trigger.definition.events : []) + (trigger.definition.end?.events ?? [])
-            if trigger.isEnabled, trigger.definition.timer != nil { isTimed = true }
-            // Its end comes after a delay once it fires.
-            if trigger.definition.end?.afterSeconds != nil { isTimed = true }
             for event in events {
                 switch event {
                 case .characteristic(let id, _), .threshold(let id, _, _): characteristics.insert(id)
-                case .calendar, .significantTime: isTimed = true
+                case .calendar, .significantTime: continue
                 case .presence, .location: presence = true
                 case .duration(let condition, _):
-                    isTimed = true
                     for part in condition.flattened {
                         switch part {
                         case .characteristic(let id, _, _): characteristics.insert(id)
@@ -60,7 +54,6 @@ struct HomeIndex: Sendable {
             }
             for id in characteristics { listeners[id, default: []].append(trigger.id) }
             if presence { presenceListeners.append(trigger.id) }
-            if isTimed { timed.append(trigger.id) }
         }
     }
 
