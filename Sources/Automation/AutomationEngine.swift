@@ -20,8 +20,34 @@ public struct AutomationOutcome: Sendable, Equatable {
     public var run: Run?
     /// Whether to turn the trigger off (it executes once).
     public var turnOff: Bool
-    /// The trigger's state after the decision, to store.
+    /// The trigger's state after the decision.
     public var state: TriggerState
+    /// The decision this outcome records, if it records one (a duration beginning records none).
+    public var decision: TriggerDecision?
+
+    /// Makes an outcome.
+    public init(
+        homeID: UUID,
+        triggerID: UUID,
+        run: Run? = nil,
+        turnOff: Bool = false,
+        state: TriggerState,
+        decision: TriggerDecision? = nil
+    ) {
+        self.homeID = homeID
+        self.triggerID = triggerID
+        self.run = run
+        self.turnOff = turnOff
+        self.state = state
+        self.decision = decision
+    }
+
+    /// What to store: the state's fields and only this outcome's decision (`TriggerState.merging(_:)`).
+    public var stateToStore: TriggerState {
+        var update = state
+        update.decisions = decision.map { [$0] } ?? []
+        return update
+    }
 }
 
 /// The evaluation engine: which triggers an event or a time reaches, whether their conditions hold, what they run.
@@ -315,23 +341,26 @@ public struct AutomationEngine: Sendable {
         return outcomes
     }
 
-    /// Records how a firing's writes went, and for an undo the values to write back; returns the state to store.
+    /// Records how a firing's writes went, and for an undo the values to write back; returns the state and the
+    /// decision with its writes, to store.
     public mutating func recordRun(
         home homeID: UUID,
         trigger triggerID: UUID,
         decidedAt: Date,
         writes: [WriteRecord],
         restore: [Action]?
-    ) -> TriggerState? {
+    ) -> (state: TriggerState, decision: TriggerDecision?)? {
         guard var state = states[homeID]?[triggerID] else { return nil }
+        var decision: TriggerDecision?
         if let index = state.decisions.lastIndex(where: { $0.at == decidedAt && $0.outcome != .skipped }) {
             state.decisions[index].writes = writes
+            decision = state.decisions[index]
         }
         if let restore, state.pendingEnd?.firedAt == decidedAt {
             state.pendingEnd?.restore = restore
         }
         remember(state, of: triggerID, inHome: homeID)
-        return state
+        return (state, decision)
     }
 
     // MARK: Deciding
@@ -386,30 +415,26 @@ public struct AutomationEngine: Sendable {
         let now = situation.now
         guard holds else {
             let failing = evaluator.checks.filter { !$0.holds }.map { "\($0.condition) (saw \($0.observed))" }
-            append(
-                TriggerDecision(
-                    at: now,
-                    cause: cause,
-                    outcome: .skipped,
-                    reason: "a condition did not hold: " + failing.joined(separator: "; "),
-                    isCatchUp: isCatchUp,
-                    conditions: evaluator.checks
-                ),
-                to: &state
+            let decision = TriggerDecision(
+                at: now,
+                cause: cause,
+                outcome: .skipped,
+                reason: "a condition did not hold: " + failing.joined(separator: "; "),
+                isCatchUp: isCatchUp,
+                conditions: evaluator.checks
             )
-            return AutomationOutcome(
-                homeID: situation.home.id,
-                triggerID: trigger.id,
-                run: nil,
-                turnOff: false,
-                state: state
-            )
+            append(decision, to: &state)
+            return AutomationOutcome(homeID: situation.home.id, triggerID: trigger.id, state: state, decision: decision)
         }
         state.lastFired = now
-        append(
-            TriggerDecision(at: now, cause: cause, outcome: .fired, isCatchUp: isCatchUp, conditions: evaluator.checks),
-            to: &state
+        let decision = TriggerDecision(
+            at: now,
+            cause: cause,
+            outcome: .fired,
+            isCatchUp: isCatchUp,
+            conditions: evaluator.checks
         )
+        append(decision, to: &state)
         var captureUndo = false
         if let end = trigger.definition.end {
             // Fired again before its end: the end moves, and an undo still restores what was there first.
@@ -426,7 +451,8 @@ public struct AutomationEngine: Sendable {
             triggerID: trigger.id,
             run: .fire(actionSetIDs: trigger.actionSetIDs, captureUndo: captureUndo),
             turnOff: trigger.definition.executeOnce,
-            state: state
+            state: state,
+            decision: decision
         )
     }
 
@@ -441,13 +467,14 @@ public struct AutomationEngine: Sendable {
         let pending = state.pendingEnd
         state.pendingEnd = nil
         let scenes = trigger.definition.end?.actionSetIDs ?? []
-        append(TriggerDecision(at: now, cause: cause, outcome: .ended), to: &state)
+        let decision = TriggerDecision(at: now, cause: cause, outcome: .ended)
+        append(decision, to: &state)
         return AutomationOutcome(
             homeID: homeID,
             triggerID: trigger.id,
             run: .end(restore: scenes.isEmpty ? pending?.restore ?? [] : [], actionSetIDs: scenes),
-            turnOff: false,
-            state: state
+            state: state,
+            decision: decision
         )
     }
 
@@ -494,15 +521,16 @@ public struct AutomationEngine: Sendable {
                     )
                 )
             } else {
-                append(
-                    TriggerDecision(
-                        at: now,
-                        cause: cause,
-                        outcome: .skipped,
-                        reason: "the hub was down at \(automation.clock.local(missed)), \(Int(late))s ago, outside the "
-                            + "catch-up window of \(trigger.definition.catchUpSeconds)s"
-                    ),
-                    to: &state
+                let decision = TriggerDecision(
+                    at: now,
+                    cause: cause,
+                    outcome: .skipped,
+                    reason: "the hub was down at \(automation.clock.local(missed)), \(Int(late))s ago, outside the "
+                        + "catch-up window of \(trigger.definition.catchUpSeconds)s"
+                )
+                append(decision, to: &state)
+                results.append(
+                    AutomationOutcome(homeID: home.id, triggerID: trigger.id, state: state, decision: decision)
                 )
             }
             state.nextFire = nil

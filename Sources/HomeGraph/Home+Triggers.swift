@@ -41,9 +41,10 @@ extension Home {
         triggers[index].note = nil
         var changes: [HomeChange] = [.triggerDefinitionChanged(trigger: id, definition: definition)]
         // What was remembered belongs to the old definition; the decisions stay, to explain the past.
-        let fresh = TriggerState(lastFired: triggers[index].state.lastFired, decisions: triggers[index].state.decisions)
-        if triggers[index].state != fresh {
-            triggers[index].state = fresh
+        let fresh = TriggerState(lastFired: triggers[index].state.lastFired)
+        let merged = triggers[index].state.merging(fresh)
+        if triggers[index].state != merged {
+            triggers[index].state = merged
             changes.append(.triggerStateChanged(trigger: id, state: fresh))
         }
         return changes
@@ -57,15 +58,12 @@ extension Home {
         return [.triggerActionSetsChanged(trigger: id, actionSetIDs: validated)]
     }
 
-    mutating func setTriggerState(_ id: UUID, to state: TriggerState) throws(HomeGraphError) -> [HomeChange] {
+    mutating func setTriggerState(_ id: UUID, to update: TriggerState) throws(HomeGraphError) -> [HomeChange] {
         let index = try triggerIndex(id)
-        var state = state
-        if state.decisions.count > TriggerState.decisionLimit {
-            state.decisions.removeFirst(state.decisions.count - TriggerState.decisionLimit)
-        }
-        guard triggers[index].state != state else { return [] }
-        triggers[index].state = state
-        return [.triggerStateChanged(trigger: id, state: state)]
+        let merged = triggers[index].state.merging(update)
+        guard triggers[index].state != merged else { return [] }
+        triggers[index].state = merged
+        return [.triggerStateChanged(trigger: id, state: update)]
     }
 
     mutating func setPresence(of userID: UUID, to presence: Presence) throws(HomeGraphError) -> [HomeChange] {

@@ -86,7 +86,8 @@ public enum HomeChange: Sendable, Equatable, Codable {
     case triggerActionSetsChanged(trigger: UUID, actionSetIDs: [UUID])
     /// A trigger's definition was replaced.
     case triggerDefinitionChanged(trigger: UUID, definition: TriggerDefinition)
-    /// What the hub remembers of a trigger changed (it fired, decided not to, or waits for another time).
+    /// What the hub remembers of a trigger changed (it fired, decided not to, or waits for another time): the
+    /// fields replace the old ones, the decisions are new ones to add (`TriggerState.merging(_:)`).
     case triggerStateChanged(trigger: UUID, state: TriggerState)
     /// A user reported being home or away, or a position.
     case userPresenceChanged(user: UUID, presence: Presence)

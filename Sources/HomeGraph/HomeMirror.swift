@@ -148,7 +148,7 @@ extension Home {
                 $0.definition = definition
                 $0.note = nil
             }
-        case .triggerStateChanged(let id, let state): modifyTrigger(id) { $0.state = state }
+        case .triggerStateChanged(let id, let update): modifyTrigger(id) { $0.state = $0.state.merging(update) }
         case .userPresenceChanged(let id, let presence):
             if let index = users.firstIndex(where: { $0.id == id }) { users[index].presence = presence }
         case .homePresenceRadiusChanged(let radius): presenceRadius = radius

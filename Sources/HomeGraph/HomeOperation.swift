@@ -108,7 +108,8 @@ public enum HomeOperation: Sendable, Equatable, Codable {
     case setTriggerDefinition(home: UUID, trigger: UUID, definition: TriggerDefinition)
     /// Replaces the action sets a trigger runs.
     case setTriggerActionSets(home: UUID, trigger: UUID, actionSetIDs: [UUID])
-    /// Records what the hub remembers of a trigger between firings (the hub's own operation).
+    /// Records what the hub remembers of a trigger between firings (the hub's own operation): the state's fields
+    /// replace the trigger's, its decisions are added to the trigger's (`TriggerState.merging(_:)`).
     case setTriggerState(home: UUID, trigger: UUID, state: TriggerState)
     /// Records whether a user is home and where they are, as they reported it.
     case setPresence(home: UUID, user: UUID, presence: Presence)

@@ -108,18 +108,22 @@ extension Hub {
     }
 
     /// Carries out the engine's outcomes: scene writes start at once (each trigger's in a task of its own), and
-    /// the states go to the next group commit.
+    /// the states go to the next group commit: an outcome that runs writes is stored once, when they are
+    /// answered, with their outcomes in its decision.
     private func carryOut(_ outcomes: [AutomationOutcome], cascade: Int) {
         for outcome in outcomes {
-            var operations: [HomeOperation] = [
-                .setTriggerState(home: outcome.homeID, trigger: outcome.triggerID, state: outcome.state)
-            ]
             if outcome.turnOff {
-                operations.append(.enableTrigger(home: outcome.homeID, trigger: outcome.triggerID, isEnabled: false))
+                queueAutomationState([
+                    .enableTrigger(home: outcome.homeID, trigger: outcome.triggerID, isEnabled: false)
+                ])
             }
-            queueAutomationState(operations)
-            guard let run = outcome.run, let home = currentGraph.home(withID: outcome.homeID) else { continue }
-            let decidedAt = outcome.state.decisions.last?.at ?? configuration.clock.now()
+            guard let run = outcome.run, let home = currentGraph.home(withID: outcome.homeID) else {
+                queueAutomationState([
+                    .setTriggerState(home: outcome.homeID, trigger: outcome.triggerID, state: outcome.stateToStore)
+                ])
+                continue
+            }
+            let decidedAt = outcome.decision?.at ?? configuration.clock.now()
             var writes: [(characteristic: UUID, value: HAPValue)] = []
             var restore: [Action]?
             switch run {
@@ -139,17 +143,13 @@ extension Hub {
             let homeID = outcome.homeID
             let triggerID = outcome.triggerID
             guard !writes.isEmpty else {
-                if let restore,
-                    let state = automation.engine.recordRun(
-                        home: homeID,
-                        trigger: triggerID,
-                        decidedAt: decidedAt,
-                        writes: [],
-                        restore: restore
-                    )
-                {
-                    queueAutomationState([.setTriggerState(home: homeID, trigger: triggerID, state: state)])
-                }
+                recordAutomationRun(
+                    home: homeID,
+                    trigger: triggerID,
+                    decidedAt: decidedAt,
+                    writes: [],
+                    restore: restore
+                )
                 continue
             }
             Task {
@@ -195,16 +195,29 @@ extension Hub {
                 metadata: ["trigger": "\(triggerID)", "error": "\(record.error ?? "")"]
             )
         }
+        recordAutomationRun(home: homeID, trigger: triggerID, decidedAt: decidedAt, writes: records, restore: restore)
+    }
+
+    /// Stores a firing or an end once its writes are answered: the state, and the decision with their outcomes.
+    private func recordAutomationRun(
+        home homeID: UUID,
+        trigger triggerID: UUID,
+        decidedAt: Date,
+        writes: [WriteRecord],
+        restore: [Action]?
+    ) {
         guard
-            let state = automation.engine.recordRun(
+            let (state, decision) = automation.engine.recordRun(
                 home: homeID,
                 trigger: triggerID,
                 decidedAt: decidedAt,
-                writes: records,
+                writes: writes,
                 restore: restore
             )
         else { return }
-        queueAutomationState([.setTriggerState(home: homeID, trigger: triggerID, state: state)])
+        var update = state
+        update.decisions = decision.map { [$0] } ?? []
+        queueAutomationState([.setTriggerState(home: homeID, trigger: triggerID, state: update)])
     }
 
     /// The writes of action sets, one per characteristic (a later scene's write wins).
@@ -224,13 +237,17 @@ extension Hub {
 
     /// Puts trigger states in the next group commit with the accessories' value reports.
     ///
-    /// A trigger's state that is still waiting is replaced, so a trigger that decides several times in one window
-    /// is stored once.
+    /// A trigger's state still waiting there takes in the newer one (its fields, and the decisions of both), so a
+    /// trigger that decides several times in one window is stored once.
     private func queueAutomationState(_ operations: [HomeOperation]) {
         for operation in operations {
-            if case .setTriggerState(_, let trigger, _) = operation {
-                if let index = automation.queuedStates[trigger], index < accessories.pendingReports.count {
-                    accessories.pendingReports[index] = operation
+            if case .setTriggerState(let home, let trigger, let update) = operation {
+                if let index = automation.queuedStates[trigger], index < accessories.pendingReports.count,
+                    case .setTriggerState(_, _, let waiting) = accessories.pendingReports[index]
+                {
+                    var combined = update
+                    combined.decisions = waiting.decisions + update.decisions
+                    accessories.pendingReports[index] = .setTriggerState(home: home, trigger: trigger, state: combined)
                     continue
                 }
                 automation.queuedStates[trigger] = accessories.pendingReports.count

@@ -293,8 +293,9 @@ import Testing
             writes: [WriteRecord(characteristicID: house.lampOn, value: .bool(true))],
             restore: restore
         )
-        #expect(recorded?.pendingEnd?.restore == restore)
-        #expect(recorded?.decisions.last?.writes.count == 1)
+        #expect(recorded?.state.pendingEnd?.restore == restore)
+        #expect(recorded?.state.decisions.last?.writes.count == 1)
+        #expect(recorded?.decision?.writes.count == 1)
         #expect(engine.nextWake == House.june15(20, 6))
 
         // Fired again at 20:04: the end moves to 20:09 and still restores the first values.

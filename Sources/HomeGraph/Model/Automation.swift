@@ -208,6 +208,23 @@ public struct TriggerState: Sendable, Equatable, Codable {
     /// How many decisions a trigger keeps.
     public static let decisionLimit = 20
 
+    /// This state updated by `update`: its fields replace these, its decisions are added to these (in time order,
+    /// the newest `decisionLimit` kept). The hub stores a trigger's new decisions only, not its whole history.
+    public func merging(_ update: TriggerState) -> TriggerState {
+        var merged = update
+        merged.decisions = decisions + update.decisions
+        if let last = decisions.last, let first = update.decisions.first, first.at < last.at {
+            merged.decisions = merged.decisions.enumerated().sorted {
+                ($0.element.at, $0.offset) < ($1.element.at, $1.offset)
+            }
+            .map(\.element)
+        }
+        if merged.decisions.count > Self.decisionLimit {
+            merged.decisions.removeFirst(merged.decisions.count - Self.decisionLimit)
+        }
+        return merged
+    }
+
     /// Makes a state.
     public init(
         lastFired: Date? = nil,

@@ -140,7 +140,7 @@ struct House {
     /// Stores the engine's outcome states as the hub does.
     mutating func store(_ outcomes: [AutomationOutcome]) throws {
         for outcome in outcomes {
-            try graph.apply(.setTriggerState(home: homeID, trigger: outcome.triggerID, state: outcome.state))
+            try graph.apply(.setTriggerState(home: homeID, trigger: outcome.triggerID, state: outcome.stateToStore))
         }
     }
 
