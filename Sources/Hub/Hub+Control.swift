@@ -88,6 +88,14 @@ extension Hub {
         for (id, value) in accepted {
             automationHeard(home: homeID, characteristic: id, value: value, cascade: cascade)
         }
+        // An automation's writes are recorded with the next group commit, beside its trigger's state, as the
+        // accessories' own reports are: one transaction per firing, not one per scene. A person's wait for theirs.
+        if cascade > 0 {
+            accessories.pendingReports += operations
+            scheduleFlush()
+            for (id, value) in accepted { results[id] = .success(value) }
+            return results
+        }
         let applied = try applyReports(operations)
         for ((id, value), result) in zip(accepted, applied) {
             switch result {
