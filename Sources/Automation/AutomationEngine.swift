@@ -97,8 +97,9 @@ public struct AutomationEngine: Sendable {
         deadlines[homeID, default: [:]][triggerID] = Self.deadlines(of: state, definitionOf: version).min()
     }
 
-    /// Indexes `home` again and arms what waits for a time; keeps the states of triggers whose definition did not
-    /// change. With `isStart` (the hub starting), firings missed while it was down are run when inside the
+    /// Indexes `home` again and arms what waits for a time.
+    ///
+    /// Keeps the states of triggers whose definition did not change. With `isStart` (the hub starting), firings missed while it was down are run when inside the
     /// trigger's catch-up window and recorded as missed otherwise.
     public mutating func load(_ home: Home, now: Date, isStart: Bool) -> [AutomationOutcome] {
         let previous = homes[home.id]
@@ -152,7 +153,8 @@ public struct AutomationEngine: Sendable {
 
     // MARK: Events
 
-    /// A characteristic of `home` reported `new` (changed or not: a programmable switch repeats its value);
+    /// A characteristic of `home` reported `new` (changed or not: a programmable switch repeats its value).
+    ///
     /// `old` is the value before. `pending` holds other values reported but not yet in `home`. A value that was
     /// read (`isEvent` false) is a change only if it differs: reading a switch's last press is not a press.
     public mutating func valueReported(

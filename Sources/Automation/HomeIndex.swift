@@ -13,8 +13,9 @@ struct CharacteristicPlace: Sendable {
 struct HomeIndex: Sendable {
     /// Characteristic id → the triggers that listen to it (events, thresholds, durations, end events).
     private(set) var listeners: [UUID: [UUID]] = [:]
-    /// Triggers with presence or location events (or presence in a duration or an end event). What waits for a
-    /// time is not indexed here: the engine keeps each trigger's next deadline.
+    /// Triggers with presence or location events (or presence in a duration or an end event).
+    ///
+    /// What waits for a time is not indexed here: the engine keeps each trigger's next deadline.
     private(set) var presenceListeners: [UUID] = []
     /// Position of each trigger in `home.triggers`.
     private(set) var positions: [UUID: Int] = [:]

@@ -28,8 +28,9 @@ extension Hub {
     /// How many triggers deep a chain of triggers setting off triggers may go.
     static let cascadeLimit = 4
 
-    /// Loads every home into the engine and arms its timers; firings missed while the hub was down are run or
-    /// recorded as missed. Part of `start()`.
+    /// Loads every home into the engine and arms its timers; part of `start()`.
+    ///
+    /// Firings missed while the hub was down are run or recorded as missed.
     func startAutomation() {
         guard !automation.isRunning, !isStopped else { return }
         automation.isRunning = true

@@ -6,7 +6,7 @@ import Testing
 
 /// The evaluation engine on a graph home: events, conditions, durations, ends, presence and the index.
 @Suite struct EngineTests {
-    /// "When the front door unlocks, and it is before 18:00, and the hallway detects motion, run Arrive Home."
+    /// The seed: when the front door unlocks, and it is before 18:00, and the hallway detects motion, run a scene.
     static func seed(_ house: inout House) throws -> UUID {
         try house.addTrigger(
             "Welcome",

@@ -208,8 +208,10 @@ public struct TriggerState: Sendable, Equatable, Codable {
     /// How many decisions a trigger keeps.
     public static let decisionLimit = 20
 
-    /// This state updated by `update`: its fields replace these, its decisions are added to these (in time order,
-    /// the newest `decisionLimit` kept). The hub stores a trigger's new decisions only, not its whole history.
+    /// This state updated by `update`.
+    ///
+    /// Its fields replace these, its decisions are added to these (in time order, the newest `decisionLimit`
+    /// kept). The hub stores a trigger's new decisions only, not its whole history.
     public func merging(_ update: TriggerState) -> TriggerState {
         var merged = update
         merged.decisions = decisions + update.decisions
