@@ -1,6 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// What a benchmark that runs a hub and accessory servers in its own process links.
+let inProcessHub: [Target.Dependency] = [
+    "Hub", "HomeGraph", "HAP", "HAPTypes", "HAPAccessoryServer", "HAPController", "Simulator",
+].map { .product(name: $0, package: "Hearth") }
+
 // Hearth's benchmarks, a package of their own so that the main build never fetches package-benchmark.
 // Run: `swift package --disable-sandbox benchmark --target HAPBenchmarks` (or `scripts/benchmarks.sh`).
 let package = Package(
@@ -87,30 +92,16 @@ let package = Package(
         .executableTarget(
             name: "hearth-automation-bench",
             dependencies: [
-                .product(name: "Hub", package: "Hearth"),
-                .product(name: "HomeGraph", package: "Hearth"),
-                .product(name: "HAP", package: "Hearth"),
-                .product(name: "HAPTypes", package: "Hearth"),
-                .product(name: "HAPAccessoryServer", package: "Hearth"),
-                .product(name: "HAPController", package: "Hearth"),
-                .product(name: "Simulator", package: "Hearth"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + inProcessHub,
             path: "AutomationBench"
         ),
         // The hub's benchmarks for issue 7 (build with -c release): value updates, configuration, open time, memory.
         .executableTarget(
             name: "hearth-hub-bench",
             dependencies: [
-                .product(name: "Hub", package: "Hearth"),
-                .product(name: "HomeGraph", package: "Hearth"),
-                .product(name: "HAP", package: "Hearth"),
-                .product(name: "HAPTypes", package: "Hearth"),
-                .product(name: "HAPController", package: "Hearth"),
-                .product(name: "HAPAccessoryServer", package: "Hearth"),
-                .product(name: "Simulator", package: "Hearth"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + inProcessHub,
             path: "HubBench"
         ),
         // A scene's writes at once against the same writes one at a time (issue 17; build with -c release): 10
@@ -119,14 +110,8 @@ let package = Package(
         .executableTarget(
             name: "hearth-scene-bench",
             dependencies: [
-                .product(name: "Hub", package: "Hearth"),
-                .product(name: "HomeGraph", package: "Hearth"),
-                .product(name: "HAP", package: "Hearth"),
-                .product(name: "HAPTypes", package: "Hearth"),
-                .product(name: "HAPAccessoryServer", package: "Hearth"),
-                .product(name: "Simulator", package: "Hearth"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + inProcessHub,
             path: "SceneBench"
         ),
     ],
