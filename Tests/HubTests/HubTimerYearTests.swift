@@ -38,10 +38,11 @@ import Testing
             await hub.automationState(ofTrigger: trigger, inHome: home)
         }
 
-        /// Moves the clock to `date` and waits until `trigger` has fired at it.
+        /// Moves the clock to `date` and waits until `trigger` has fired at it (generously: a full test run can hold
+        /// up the cooperative pool for tens of seconds).
         func fire(_ trigger: UUID, at date: Date) async throws {
             clock.advance(to: date)
-            try await waitUntil("the firing at \(date)", timeout: .seconds(30), every: .milliseconds(2)) {
+            try await waitUntil("the firing at \(date)", timeout: .seconds(120), every: .milliseconds(2)) {
                 await state(trigger)?.lastFired == date
             }
         }
