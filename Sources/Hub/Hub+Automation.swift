@@ -17,7 +17,7 @@ struct AutomationRuntime {
     var timerDeadline: Date?
     /// Values reported since the last group commit, newest per characteristic.
     var uncommitted: [UUID: HAPValue] = [:]
-    /// Where each trigger's state waits in the pending group commit: a newer state replaces it there.
+    /// Where each trigger's state waits in the pending group commit: a newer update merges into it there.
     var queuedStates: [UUID: Int] = [:]
 }
 
