@@ -24,6 +24,23 @@ import Testing
         #expect(words.isEnabled == nil && !words.executeOnce && words.timer == nil)
     }
 
+    @Test func anEditTakesAwayConditionsTheEndAndExecuteOnce() throws {
+        let words = try TriggerWords.parse(["Welcome", "--no-conditions", "--no-end", "--repeatable"])
+        #expect(words.changesDefinition)
+        let base = TriggerDefinition(
+            events: [.calendar(time: TimeOfDay(hour: 7, minute: 30), weekdays: [])],
+            condition: .presence(.anyone),
+            end: TriggerEnd(afterSeconds: 300),
+            executeOnce: true,
+            catchUpSeconds: 60
+        )
+        let edited = words.removingParts(of: base)
+        #expect(edited.condition == nil && edited.end == nil && !edited.executeOnce)
+        #expect(edited.events == base.events && edited.catchUpSeconds == 60, "the rest stays")
+        // Without them nothing is taken away.
+        #expect(try TriggerWords.parse(["Welcome", "--once"]).removingParts(of: base) == base)
+    }
+
     @Test func readsEveryEventForm() throws {
         var words = try TriggerWords.parse([
             "T", "--when", "Front Door", "lockCurrentState", "--when-above", "Thermostat", "currentTemperature", "26",

@@ -24,7 +24,8 @@ struct TriggerCommand: AsyncParsableCommand {
             --when ACCESSORY CHARACTERISTIC VALUE --held-for 10m. Conditions (all must hold): --if "after 18:00", \
             --if "before sunset", --if "between 07:00 22:00", --if ACCESSORY CHARACTERISTIC [OP] VALUE, \
             --if "anyone home", --if "no one home", --if "not fired in 10m". Then --run SCENE (repeatable), \
-            --end-after 5m [--end-run SCENE] (undo when no scene), --once, --catch-up 10m, --disabled/--enabled.
+            --end-after 5m [--end-run SCENE] (undo when no scene), --once, --catch-up 10m, --disabled/--enabled. \
+            Edit also takes --no-conditions, --no-end and --repeatable (execute-once off).
             """,
         valueName: "name-and-options"
     )
@@ -107,7 +108,8 @@ struct TriggerCommand: AsyncParsableCommand {
             let scenes = words.scenes.isEmpty ? nil : words.scenes.map { session.find(.scene, $0).id }
             guard definition != nil || scenes != nil || words.isEnabled != nil else {
                 options.fail(
-                    "nothing to change: give events, conditions, --run, --end-after, --once, --catch-up or --enabled",
+                    "nothing to change: give events, conditions, --run, --end-after, --once, --catch-up, --enabled, "
+                        + "--no-conditions, --no-end or --repeatable",
                     code: HomeExit.usage,
                     kind: "usage"
                 )
@@ -263,7 +265,7 @@ struct TriggerResolver {
     /// `base` with the parts the words give replaced: the timer and events together, the conditions, the end, the
     /// catch-up window; `--once` turns execute-once on.
     func definition(_ words: TriggerWords, replacing base: TriggerDefinition) -> TriggerDefinition {
-        var definition = base
+        var definition = words.removingParts(of: base)
         if !words.events.isEmpty || words.timer != nil {
             definition.timer = words.timer
             definition.events = words.events.map(event)

@@ -64,6 +64,12 @@ struct TriggerWords: Equatable, Sendable {
     var endScenes: [String] = []
     /// `--once`.
     var executeOnce = false
+    /// `--no-conditions` (edit): take the conditions away.
+    var removesConditions = false
+    /// `--no-end` (edit): take the end away.
+    var removesEnd = false
+    /// `--repeatable` (edit): turn execute-once off.
+    var repeatable = false
     /// `--catch-up 10m`.
     var catchUpSeconds: Int?
     /// `--disabled` (false) or `--enabled` (true); `nil` when neither is given.
@@ -218,6 +224,15 @@ struct TriggerWords: Equatable, Sendable {
             case "--once":
                 try none()
                 result.executeOnce = true
+            case "--no-conditions":
+                try none()
+                result.removesConditions = true
+            case "--no-end":
+                try none()
+                result.removesEnd = true
+            case "--repeatable":
+                try none()
+                result.repeatable = true
             case "--catch-up":
                 result.catchUpSeconds = try duration()
             case "--disabled", "--enabled":
@@ -369,9 +384,18 @@ struct TriggerWords: Equatable, Sendable {
         return days.isEmpty ? nil : days.sorted()
     }
 
-    /// Whether any part of a definition is given (events, timer, conditions, end, once, catch-up).
+    /// Whether any part of a definition is given (events, timer, conditions, end, once, catch-up, removals).
     var changesDefinition: Bool {
         !events.isEmpty || timer != nil || !conditions.isEmpty || endAfterSeconds != nil || executeOnce
-            || catchUpSeconds != nil
+            || catchUpSeconds != nil || removesConditions || removesEnd || repeatable
+    }
+
+    /// `definition` without what `--no-conditions`, `--no-end` and `--repeatable` take away.
+    func removingParts(of definition: TriggerDefinition) -> TriggerDefinition {
+        var result = definition
+        if removesConditions { result.condition = nil }
+        if removesEnd { result.end = nil }
+        if repeatable { result.executeOnce = false }
+        return result
     }
 }
