@@ -37,7 +37,13 @@ extension Hub {
         } else {
             throw .invalidRequest("report isHome (true or false), a position (latitude and longitude), or both")
         }
-        let presence = Presence(isHome: isHomeNow, position: position, reportedAt: Date())
+        // A report without a position keeps the last one, so the next position tells an entry from a stay.
+        let previous = home.users.first { $0.id == userID }?.presence?.position
+        let presence = Presence(
+            isHome: isHomeNow,
+            position: position ?? previous,
+            reportedAt: configuration.clock.now()
+        )
         return try commitWhole([.setPresence(home: homeID, user: userID, presence: presence)])
     }
 }
