@@ -24,6 +24,26 @@ import Testing
         #expect(words.isEnabled == nil && !words.executeOnce && words.timer == nil)
     }
 
+    @Test func presenceOfNamedUsersAndRegions() throws {
+        let words = try TriggerWords.parse([
+            "Together", "--when-arrive", "first", "--who", "Ada,Bo", "--when-exit", "Office", "52.5", "-13.4", "200",
+            "--when-enter", "Gym", "48.1", "11.5", "50", "--who", "Bo",
+        ])
+        #expect(
+            words.events == [
+                .presence(.firstEntry, who: ["Ada", "Bo"]),
+                .region(name: "Office", latitude: 52.5, longitude: -13.4, radius: 200, .exit, who: ["me"]),
+                .region(name: "Gym", latitude: 48.1, longitude: 11.5, radius: 50, .entry, who: ["Bo"]),
+            ]
+        )
+        for bad in [
+            ["T", "--who", "Ada"], ["T", "--at", "07:30", "--who", "Ada"],
+            ["T", "--when-enter", "Office", "x", "1", "2"],
+        ] {
+            #expect(throws: TriggerWordsError.self) { try TriggerWords.parse(bad) }
+        }
+    }
+
     @Test func anEditTakesAwayConditionsTheEndAndExecuteOnce() throws {
         let words = try TriggerWords.parse(["Welcome", "--no-conditions", "--no-end", "--repeatable"])
         #expect(words.changesDefinition)

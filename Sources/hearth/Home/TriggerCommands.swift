@@ -21,6 +21,7 @@ struct TriggerCommand: AsyncParsableCommand {
             Events (any one fires it): --when ACCESSORY CHARACTERISTIC [VALUE], --when-above/--when-below \
             ACCESSORY CHARACTERISTIC NUMBER, --at 07:30 [--on mon,tue], --at sunset-30m, --timer \
             2026-12-01T07:00 [--every 1d|2h|30m|1w], --when-arrive first|every, --when-leave last|every, \
+            --when-enter/--when-exit REGION LAT LON RADIUS (each optionally followed by --who me|NAME,NAME), \
             --when ACCESSORY CHARACTERISTIC VALUE --held-for 10m. Conditions (all must hold): --if "after 18:00", \
             --if "before sunset", --if "between 07:00 22:00", --if ACCESSORY CHARACTERISTIC [OP] VALUE, \
             --if "anyone home", --if "no one home", --if "not fired in 10m". Then --run SCENE (repeatable), \
@@ -285,6 +286,13 @@ struct TriggerResolver {
         return definition
     }
 
+    /// `[]`: every user; `["me"]`: the trigger's maker; names: those users of the home.
+    private func users(_ who: [String]) -> UserScope {
+        if who.isEmpty { return .everyUser }
+        if who == ["me"] { return .currentUser }
+        return .users(who.map { session.find(.user, $0).id })
+    }
+
     private func characteristic(_ words: CharacteristicWords) -> Characteristic {
         let accessory = session.find(.accessory, words.accessory)
         return session.options.characteristic(words.characteristic, of: accessory, in: session.home)
@@ -299,7 +307,17 @@ struct TriggerResolver {
             return .threshold(id: characteristic(target).id, min: min, max: max)
         case .calendar(let time, let days): return .calendar(time: time, weekdays: days)
         case .sun(let sun, let offset): return .significantTime(sun: sun, offsetSeconds: offset)
-        case .presence(let change): return .presence(change: change, users: .everyUser)
+        case .presence(let change, let who): return .presence(change: change, users: users(who))
+        case .region(let name, let latitude, let longitude, let radius, let transition, let who):
+            return .location(
+                region: Region(
+                    name: name,
+                    center: Location(latitude: latitude, longitude: longitude),
+                    radius: radius
+                ),
+                transition: transition,
+                users: users(who)
+            )
         case .held(let target, let value, let seconds):
             let found = characteristic(target)
             let condition = Condition.characteristic(

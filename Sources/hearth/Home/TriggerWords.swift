@@ -19,8 +19,12 @@ enum EventWords: Equatable, Sendable {
     case calendar(TimeOfDay, [Weekday])
     /// `--at sunset-30m`.
     case sun(SunEvent, offsetSeconds: Int)
-    /// `--when-arrive first|every`, `--when-leave last|every`: every user of the home.
-    case presence(PresenceChange)
+    /// `--when-arrive first|every`, `--when-leave last|every` [`--who me|NAME,NAME`]: every user of the home unless
+    /// `--who` names some (`me`: the trigger's maker).
+    case presence(PresenceChange, who: [String] = [])
+    /// `--when-enter/--when-exit REGION LATITUDE LONGITUDE RADIUS` [`--who …`]: a position enters or leaves a
+    /// circle (radius in metres); the maker's unless `--who` names others.
+    case region(name: String, latitude: Double, longitude: Double, radius: Double, RegionTransition, who: [String])
     /// `--when ACCESSORY CHARACTERISTIC VALUE --held-for 10m`: the value has held that long.
     case held(CharacteristicWords, value: String, seconds: Int)
 }
@@ -88,6 +92,9 @@ struct TriggerWords: Equatable, Sendable {
         "--when-below": "--when-below ACCESSORY CHARACTERISTIC NUMBER",
         "--when-arrive": "--when-arrive first|every",
         "--when-leave": "--when-leave last|every",
+        "--when-enter": "--when-enter REGION LATITUDE LONGITUDE RADIUS-IN-METRES",
+        "--when-exit": "--when-exit REGION LATITUDE LONGITUDE RADIUS-IN-METRES",
+        "--who": "--who me|NAME[,NAME…] after --when-arrive, --when-leave, --when-enter or --when-exit",
         "--held-for": "--held-for DURATION (10m, 1h30m, 90s) after a --when with a value",
         "--at": "--at HH:MM or --at sunrise|sunset[+-OFFSET] (sunset-30m)",
         "--on": "--on DAYS (mon,tue,… or weekdays or weekend) after --at HH:MM or --timer",
@@ -180,6 +187,42 @@ struct TriggerWords: Equatable, Sendable {
                     }
                 guard let change else { throw fail("'\(text)' is not allowed") }
                 result.events.append(.presence(change))
+            case "--when-enter", "--when-exit":
+                guard values.count == 4 else {
+                    throw fail("takes a region's name, latitude, longitude and radius, got \(values.count) words")
+                }
+                guard let latitude = Double(values[1]), let longitude = Double(values[2]),
+                    let radius = Double(values[3])
+                else { throw fail("latitude, longitude and radius are numbers") }
+                let transition: RegionTransition = word == "--when-enter" ? .entry : .exit
+                result.events.append(
+                    .region(
+                        name: values[0],
+                        latitude: latitude,
+                        longitude: longitude,
+                        radius: radius,
+                        transition,
+                        who: ["me"]
+                    )
+                )
+            case "--who":
+                let names = try one().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard !names.isEmpty, !names.contains(where: \.isEmpty), let last = result.events.indices.last else {
+                    throw fail("must follow --when-arrive, --when-leave, --when-enter or --when-exit")
+                }
+                switch result.events[last] {
+                case .presence(let change, _): result.events[last] = .presence(change, who: names)
+                case .region(let name, let latitude, let longitude, let radius, let transition, _):
+                    result.events[last] = .region(
+                        name: name,
+                        latitude: latitude,
+                        longitude: longitude,
+                        radius: radius,
+                        transition,
+                        who: names
+                    )
+                default: throw fail("must follow --when-arrive, --when-leave, --when-enter or --when-exit")
+                }
             case "--held-for":
                 let seconds = try duration()
                 guard let at = lastWhen, case .change(let target, let value?) = result.events[at] else {
