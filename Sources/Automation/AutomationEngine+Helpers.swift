@@ -125,10 +125,4 @@ extension AutomationEngine {
         case (nil, nil): "any value"
         }
     }
-
-    static func duration(_ seconds: Int) -> String {
-        if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
-        if seconds % 60 == 0 { return "\(seconds / 60) min" }
-        return "\(seconds)s"
-    }
 }

@@ -318,7 +318,7 @@ public struct AutomationEngine: Sendable {
                     results.append(
                         decide(
                             trigger,
-                            cause: "\(text) held for \(Self.duration(seconds))",
+                            cause: "\(text) held for \(DurationText.text(seconds))",
                             state: &state,
                             situation: situation
                         )

@@ -239,7 +239,7 @@ import Testing
         #expect(engine.timePassed(in: try house.home, now: House.june15(9, 10)).isEmpty)
         let fired = engine.timePassed(in: try house.home, now: House.june15(9, 11))
         #expect(fired.firings.map(\.triggerID) == [quiet])
-        #expect(fired.first?.state.decisions.last?.cause.contains("held for 10 min") == true)
+        #expect(fired.first?.state.decisions.last?.cause.contains("held for 10m") == true)
         // Once per stretch of quiet.
         #expect(engine.timePassed(in: try house.home, now: House.june15(9, 30)).firings.isEmpty)
         #expect(engine.nextWake == nil)

@@ -204,3 +204,43 @@ public struct TimerSchedule: Sendable, Equatable, Hashable, Codable {
         self.recurrence = recurrence
     }
 }
+
+/// Durations as people write them: `90s`, `10m`, `1h30m`, `2d`, `1w`.
+public enum DurationText {
+    /// The seconds `text` names (units s, m, h, d, w, any case), or `nil` for anything else.
+    public static func seconds(_ text: some StringProtocol) -> Int? {
+        var total = 0
+        var number = ""
+        for character in text.lowercased() {
+            if character.isASCII, character.isNumber {
+                number.append(character)
+                guard number.count <= 6 else { return nil }
+                continue
+            }
+            guard let value = Int(number) else { return nil }
+            let unit: Int? =
+                switch character {
+                case "s": 1
+                case "m": 60
+                case "h": 3600
+                case "d": 86_400
+                case "w": 604_800
+                default: nil
+                }
+            guard let unit else { return nil }
+            total += value * unit
+            number = ""
+        }
+        return number.isEmpty && !text.isEmpty ? total : nil
+    }
+
+    /// `10m`, `1h30m`, `45s` (`0s` for zero).
+    public static func text(_ seconds: Int) -> String {
+        var (rest, text) = (seconds, "")
+        for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)] where rest >= size {
+            text += "\(rest / size)\(unit)"
+            rest %= size
+        }
+        return text.isEmpty ? "0s" : text
+    }
+}

@@ -137,37 +137,13 @@ public enum TimePoint: Sendable, Equatable, Hashable, TextCodable {
                 self = .sun(event, offsetSeconds: 0)
                 return
             }
-            guard let sign = rest.first, sign == "+" || sign == "-", let seconds = Self.seconds(rest.dropFirst())
+            guard let sign = rest.first, sign == "+" || sign == "-",
+                let seconds = DurationText.seconds(rest.dropFirst())
             else { return nil }
             self = .sun(event, offsetSeconds: sign == "-" ? -seconds : seconds)
             return
         }
         return nil
-    }
-
-    /// `1h30m`, `45m`, `90s`, `2h`: a duration in seconds.
-    static func seconds(_ text: Substring) -> Int? {
-        var total = 0
-        var number = ""
-        var sawUnit = false
-        for character in text {
-            if character.isASCII, character.isNumber {
-                number.append(character)
-                guard number.count <= 6 else { return nil }
-                continue
-            }
-            guard let value = Int(number) else { return nil }
-            switch character {
-            case "h": total += value * 3600
-            case "m": total += value * 60
-            case "s": total += value
-            default: return nil
-            }
-            number = ""
-            sawUnit = true
-        }
-        guard number.isEmpty, sawUnit else { return nil }
-        return total
     }
 
     /// The text form.
@@ -176,18 +152,7 @@ public enum TimePoint: Sendable, Equatable, Hashable, TextCodable {
         case .clock(let time): return time.description
         case .sun(let event, let offset):
             guard offset != 0 else { return event.rawValue }
-            var rest = abs(offset)
-            var text = event.rawValue + (offset < 0 ? "-" : "+")
-            if rest >= 3600 {
-                text += "\(rest / 3600)h"
-                rest %= 3600
-            }
-            if rest >= 60 {
-                text += "\(rest / 60)m"
-                rest %= 60
-            }
-            if rest > 0 { text += "\(rest)s" }
-            return text
+            return event.rawValue + (offset < 0 ? "-" : "+") + DurationText.text(abs(offset))
         }
     }
 

@@ -424,7 +424,7 @@ struct TriggerText {
         case .location(let region, let transition, let users):
             return "\(self.users(users)) \(transition == .entry ? "enters" : "leaves") \(region.name)"
         case .duration(let condition, let seconds):
-            return "\(self.condition(condition)) for \(Self.duration(seconds))"
+            return "\(self.condition(condition)) for \(DurationText.text(seconds))"
         }
     }
 
@@ -453,18 +453,8 @@ struct TriggerText {
         case .presence(.noOne): return "no one home"
         case .presence(.userHome(let id)): return "\(home.users.first { $0.id == id }?.name ?? id.uuidString) home"
         case .presence(.userAway(let id)): return "\(home.users.first { $0.id == id }?.name ?? id.uuidString) away"
-        case .notFiredWithin(let seconds): return "not fired in \(Self.duration(seconds))"
+        case .notFiredWithin(let seconds): return "not fired in \(DurationText.text(seconds))"
         }
-    }
-
-    /// `10m`, `1h30m`, `45s`.
-    static func duration(_ seconds: Int) -> String {
-        var (rest, text) = (seconds, "")
-        for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)] where rest >= size {
-            text += "\(rest / size)\(unit)"
-            rest %= size
-        }
-        return text.isEmpty ? "0s" : text
     }
 
     /// A time in the home's time zone: `2026-11-25 19:42:03`.
@@ -485,7 +475,7 @@ struct TriggerText {
         if let condition = definition.condition { lines.append("  if: \(self.condition(condition))") }
         lines.append("  runs: \(trigger.actionSetIDs.isEmpty ? "no scenes" : scenes(trigger.actionSetIDs))")
         if let end = definition.end {
-            let after = end.afterSeconds.map { "after \(Self.duration($0))" } ?? ""
+            let after = end.afterSeconds.map { "after \(DurationText.text($0))" } ?? ""
             let on = end.events.isEmpty ? "" : " or when " + end.events.map(event).joined(separator: " or ")
             let does = end.actionSetIDs.isEmpty ? "undoes its writes" : "runs \(scenes(end.actionSetIDs))"
             lines.append("  ends: \(after)\(on), \(does)")
@@ -493,7 +483,7 @@ struct TriggerText {
         if definition.executeOnce { lines.append("  once: turns off after its first firing") }
         if definition.catchUpSeconds > 0 {
             lines.append(
-                "  catch-up: a firing missed up to \(Self.duration(definition.catchUpSeconds)) ago runs on start"
+                "  catch-up: a firing missed up to \(DurationText.text(definition.catchUpSeconds)) ago runs on start"
             )
         }
         if let last = trigger.state.lastFired { lines.append("  last fired: \(time(last))") }

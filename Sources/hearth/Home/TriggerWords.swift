@@ -369,31 +369,7 @@ struct TriggerWords: Equatable, Sendable {
     }
 
     /// `10m`, `1h30m`, `90s`, `2d`: a duration in seconds; `nil` for anything else.
-    static func seconds(_ text: String) -> Int? {
-        var total = 0
-        var number = ""
-        for character in text.lowercased() {
-            if character.isASCII, character.isNumber {
-                number.append(character)
-                guard number.count <= 6 else { return nil }
-                continue
-            }
-            guard let value = Int(number) else { return nil }
-            let unit: Int? =
-                switch character {
-                case "s": 1
-                case "m": 60
-                case "h": 3600
-                case "d": 86_400
-                case "w": 604_800
-                default: nil
-                }
-            guard let unit else { return nil }
-            total += value * unit
-            number = ""
-        }
-        return number.isEmpty && !text.isEmpty ? total : nil
-    }
+    static func seconds(_ text: String) -> Int? { DurationText.seconds(text) }
 
     /// `30m`, `2h`, `1d`, `1w`: a repeat every N minutes, hours, days or weeks.
     static func recurrence(_ text: String) -> Recurrence? {
