@@ -327,18 +327,7 @@ public struct AutomationEngine: Sendable {
                 }
             }
             guard changed else { continue }
-            remember(state, of: triggerID, inHome: home.id)
-            if results.isEmpty {
-                results.append(
-                    AutomationOutcome(homeID: home.id, triggerID: triggerID, run: nil, turnOff: false, state: state)
-                )
-            }
-            // Each result carries the state after all of them.
-            outcomes += results.map { result in
-                var result = result
-                result.state = state
-                return result
-            }
+            outcomes += settle(results, state: state, trigger: triggerID, home: home.id)
         }
         return outcomes
     }
@@ -385,23 +374,7 @@ public struct AutomationEngine: Sendable {
             results.append(decide(trigger, cause: cause, state: &state, situation: situation))
         }
         guard state != before else { return [] }
-        remember(state, of: trigger.id, inHome: situation.home.id)
-        if results.isEmpty {
-            return [
-                AutomationOutcome(
-                    homeID: situation.home.id,
-                    triggerID: trigger.id,
-                    run: nil,
-                    turnOff: false,
-                    state: state
-                )
-            ]
-        }
-        return results.map { result in
-            var result = result
-            result.state = state
-            return result
-        }
+        return settle(results, state: state, trigger: trigger.id, home: situation.home.id)
     }
 
     /// Tests the conditions and records the decision: fire (and arm the end) or say why not.
@@ -544,10 +517,20 @@ public struct AutomationEngine: Sendable {
         }
         followDurations(of: trigger, state: &state, situation: situation)
         guard state != before else { return results }
-        remember(state, of: trigger.id, inHome: home.id)
-        if results.isEmpty {
-            return [AutomationOutcome(homeID: home.id, triggerID: trigger.id, run: nil, turnOff: false, state: state)]
-        }
+        return settle(results, state: state, trigger: trigger.id, home: home.id)
+    }
+
+    /// Remembers a trigger's changed state and hands it out with each outcome of the decision (or alone, to be
+    /// stored, when the decision ran nothing).
+    private mutating func settle(
+        _ results: [AutomationOutcome],
+        state: TriggerState,
+        trigger triggerID: UUID,
+        home homeID: UUID
+    ) -> [AutomationOutcome] {
+        remember(state, of: triggerID, inHome: homeID)
+        guard !results.isEmpty else { return [AutomationOutcome(homeID: homeID, triggerID: triggerID, state: state)] }
+        // Each outcome carries the state after all of them.
         return results.map { result in
             var result = result
             result.state = state

@@ -80,8 +80,8 @@ extension HomeStoreError {
 }
 
 extension HomeGraphError {
-    /// "actionSet" → "action set".
-    static func words(_ kind: String) -> String {
+    /// A kind of object in words, for sentences: "actionSet" → "action set".
+    public static func words(_ kind: String) -> String {
         var text = ""
         for character in kind {
             if character.isUppercase, !text.isEmpty { text += " " }

@@ -36,14 +36,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     }
 
     /// A kind of object in words: "actionSet" becomes "action set".
-    static func words(_ kind: String) -> String {
-        var text = ""
-        for character in kind {
-            if character.isUppercase, !text.isEmpty { text += " " }
-            text += character.lowercased()
-        }
-        return text
-    }
+    static func words(_ kind: String) -> String { HomeGraphError.words(kind) }
 
     /// No valid bearer token.
     public static let unauthorized = APIError(
