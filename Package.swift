@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "HAPController", targets: ["HAPController"]),
         .library(name: "HomeGraph", targets: ["HomeGraph"]),
+        .library(name: "Commands", targets: ["Commands"]),
         .library(name: "Hub", targets: ["Hub"]),
         .library(name: "HubServer", targets: ["HubServer"]),
         .library(name: "HearthAPI", targets: ["HearthAPI"]),
@@ -160,6 +161,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
+                "Commands",
                 "HearthKit",
                 "HearthAPI",
                 "HomeGraph",
@@ -187,6 +189,13 @@ let package = Package(
             dependencies: ["HomeGraph", "HAPTypes"],
             exclude: ["README.md"]
         ),
+        // Plain language against a home: a name index and rules over the catalog's types, words from a data file.
+        // Pure (no I/O): the hub or `hearth say --home` carries out what it reads.
+        .target(
+            name: "Commands",
+            dependencies: ["HomeGraph", "HAPTypes"],
+            exclude: ["README.md"]
+        ),
         // The home graph on disk: an encrypted operation log and snapshots in SQLite through GRDB.
         .target(
             name: "HomeStore",
@@ -205,6 +214,7 @@ let package = Package(
             name: "Hub",
             dependencies: [
                 "Automation",
+                "Commands",
                 "AtomicFiles",
                 "HomeGraph",
                 "HomeStore",
@@ -243,7 +253,7 @@ let package = Package(
         // The API's request and response bodies, shared by the server and its clients; no HTTP stack.
         .target(
             name: "HearthAPI",
-            dependencies: ["HomeGraph", "HAPTypes", "AtomicFiles"],
+            dependencies: ["Commands", "HomeGraph", "HAPTypes", "AtomicFiles"],
             exclude: ["README.md"]
         ),
         // The Swift library apps use: an HTTP client of the API and a HomeManager mirroring the homes live.
@@ -389,6 +399,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        // The plain-language engine against three homes and a corpus of sentences with their expected meaning.
+        .testTarget(
+            name: "CommandsTests",
+            dependencies: ["Commands", "HomeGraph", "HAPTypes"],
+            resources: [.copy("Corpus")]
         ),
         .testTarget(
             name: "AutomationTests",
