@@ -30,6 +30,8 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
     public var users: [User]
     /// The radius in metres of the circle around `location` that counts as home; `nil`: `defaultPresenceRadius`.
     public var presenceRadius: Double?
+    /// The unit people of this home say and read temperatures in; `nil`: Celsius. Values stay in Celsius.
+    public var temperatureUnit: TemperatureUnit?
 
     /// The radius that counts as home when the owner has not set one.
     public static let defaultPresenceRadius = 100.0
@@ -65,6 +67,9 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
         self.users = users
     }
 
+    /// The unit temperatures are said and shown in: ``temperatureUnit``, else Celsius.
+    public var displayTemperatureUnit: TemperatureUnit { temperatureUnit ?? .celsius }
+
     /// The room for the entire home followed by every other room.
     public var allRooms: [Room] { [roomForEntireHome] + rooms }
 
@@ -82,6 +87,14 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
     public func accessories(inRoom roomID: UUID) -> [Accessory] {
         accessories.filter { $0.roomID == roomID }
     }
+}
+
+/// A unit of temperature people use.
+public enum TemperatureUnit: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Degrees Celsius.
+    case celsius
+    /// Degrees Fahrenheit.
+    case fahrenheit
 }
 
 /// A point on Earth in degrees, for the sun's position.
