@@ -54,7 +54,12 @@ extension Hub {
     /// The error of an import step the graph refused: a clash with another home of this hub is a conflict (409),
     /// anything else is the file's fault (400); both name the field.
     static func importRefusal(_ error: HomeGraphError, step: ImportStep) -> HubError {
-        let sentence = "field '\(step.field)': \(error.sentence)"
+        var field = step.field
+        switch error {
+        case .invalidName, .nameTaken: if !field.hasSuffix(".name") { field += ".name" }
+        default: break
+        }
+        let sentence = "field '\(field)': \(error.sentence)"
         switch (error, step.operation) {
         case (.nameTaken(_, let existing), .addHome) where existing.kind == .home: return .conflict(sentence)
         case (.idTaken, _): return .conflict(sentence + " on this hub")
