@@ -161,6 +161,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
+                "AtomicFiles",
                 "Commands",
                 "HearthKit",
                 "HearthAPI",

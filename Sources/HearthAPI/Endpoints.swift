@@ -64,6 +64,13 @@ public enum Endpoints {
         status: 201,
         "Add a home; the caller becomes its owner."
     )
+    /// `POST /v1/homes/import`.
+    public static let importHome = Endpoint<HomeFile, HomeResponse>(
+        .post("/v1/homes/import"),
+        .signedIn,
+        status: 201,
+        "Add the home of a home file (docs/home-file.md) with its ids; the caller becomes its owner."
+    )
     /// `GET /v1/homes/{homeID}`.
     public static let getHome = Endpoint<NoBody, HomeResponse>(
         .get("/v1/homes/{homeID}"),
@@ -428,6 +435,7 @@ public enum Endpoints {
         redeemInvite,
         listHomes,
         createHome,
+        importHome,
         getHome,
         updateHome,
         deleteHome,

@@ -46,6 +46,17 @@ extension HearthClient {
         try await request(Endpoints.createHome, body: CreateHomeBody(name: name, timeZone: timeZone))
     }
 
+    /// `POST /v1/homes/import`: adds the home of a home file with its ids (docs/home-file.md); the caller becomes
+    /// its owner and its accessories are unreachable until they are paired with this hub.
+    public func importHome(_ file: HomeFile) async throws(HearthError) -> HomeResponse {
+        try await request(Endpoints.importHome, body: file)
+    }
+
+    /// A home file of the home `homeID` as the hub has it now, for `importHome(_:)` on this or another hub.
+    public func exportHome(_ homeID: UUID) async throws(HearthError) -> HomeFile {
+        HomeFile(home: try await home(homeID).home)
+    }
+
     /// `GET /v1/homes/{homeID}`: the whole home, the caller's role and the home's last sequence number.
     public func home(_ homeID: UUID) async throws(HearthError) -> HomeResponse {
         try await request(Endpoints.getHome, homeID)

@@ -25,6 +25,8 @@ public enum HubError: Error, Equatable, Sendable {
     case invalidRequest(String)
     /// Something the hub needs is broken (an unreadable resource); the message says what.
     case internalError(String)
+    /// The request clashes with what the hub already has (a home imported twice); the message says what.
+    case conflict(String)
 
     /// The stable API error code (docs/style.md §4).
     public var code: String {
@@ -38,6 +40,7 @@ public enum HubError: Error, Equatable, Sendable {
         case .stopped: "stopped"
         case .invalidRequest: "invalidRequest"
         case .internalError: "internalError"
+        case .conflict: "conflict"
         }
     }
 
@@ -52,6 +55,7 @@ public enum HubError: Error, Equatable, Sendable {
         case .stopped: 503
         case .invalidRequest: 400
         case .internalError: 500
+        case .conflict: 409
         }
     }
 

@@ -21,6 +21,7 @@ extension HubError {
         case .stopped: "the hub is shutting down"
         case .invalidRequest(let reason): reason
         case .internalError(let reason): "the hub failed: \(reason)"
+        case .conflict(let reason): reason
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthAPI
+import HomeGraph
 import Hummingbird
 import NIOCore
 
@@ -23,6 +24,27 @@ enum JSONBody {
             )
         }
         return try decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    /// Reads the body of `request` as a home file: up to `HomeFile.maximumSize` (a home of a thousand accessories
+    /// is far below it), refused with the sentence of `HomeFileError`.
+    static func homeFile(from request: Request) async throws -> HomeFile {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: HomeFile.maximumSize)
+        } catch {
+            throw APIError(
+                .contentTooLarge,
+                code: "bodyTooLarge",
+                message: "the home file is larger than \(HomeFile.maximumSize >> 20) MiB, the most an import may send"
+            )
+        }
+        do {
+            return try HomeFile.decode(Data(buffer.readableBytesView))
+        } catch {
+            throw APIError.invalidRequest(error.sentence)
+        }
     }
 
     /// Reads `data` as `T`, strictly.

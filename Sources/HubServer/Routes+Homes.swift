@@ -23,6 +23,17 @@ extension Routes {
             let current = try await call.home(home.id)
             return HomeResponse(home: current.home, role: current.role, sequence: current.sequence)
         }
+        add(Endpoints.importHome) { call, file in
+            let name = await call.server.credentials.account(call.principal.userID)?.name ?? "Owner"
+            let home: Home
+            do throws(HubError) {
+                home = try await call.server.hub.importHome(file, ownerName: name, as: call.caller)
+            } catch {
+                throw APIError(error)
+            }
+            let current = try await call.home(home.id)
+            return HomeResponse(home: current.home, role: current.role, sequence: current.sequence)
+        }
         add(Endpoints.getHome) { call, _ in
             let current = try await call.home(try call.homeID)
             return HomeResponse(home: current.home, role: current.role, sequence: current.sequence)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthAPI
+import HomeGraph
 import Hummingbird
 
 extension HubServer {
@@ -78,11 +79,19 @@ struct Routes {
     }
 
     /// What reads the request's body as the endpoint's type, decoded strictly; nothing is read for an endpoint
-    /// without one.
+    /// without one, and a home file is read as `HomeFile.decode` reads one, up to its own size limit.
     private static func bodyReader<Body, Answer>(
         of endpoint: Endpoint<Body, Answer>
     ) -> @Sendable (Request) async throws -> Body {
         if let none = NoBody() as? Body { return { _ in none } }
+        if Body.self == HomeFile.self {
+            return { request in
+                guard let file = try await JSONBody.homeFile(from: request) as? Body else {
+                    throw APIError(.internalServerError, code: "internal", message: "the hub failed to answer")
+                }
+                return file
+            }
+        }
         return { request in try await JSONBody.decode(Body.self, from: request) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HomeGraph
 import TestSupport
 import Testing
 
@@ -74,6 +75,50 @@ import Testing
             output: String(decoding: outputData, as: UTF8.self),
             errors: String(decoding: errorData, as: UTF8.self)
         )
+    }
+
+    @Test func homeExportWritesAPrivateFileThatImportReadsBack() throws {
+        let hub = try DemoHub()
+        defer { hub.stop() }
+        let config = ["--config", hub.config]
+        let path = hub.state + "/exported-home.json"
+        var result = try Self.hearth(["home", "export", "--output", path] + config)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.hasPrefix("Exported home Demo Home ("), "\(result)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600, "the file is private")
+        let file = try HomeFile.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(file.home.name == "Demo Home")
+        #expect(!file.home.accessories.isEmpty)
+
+        // To standard output: the same home.
+        result = try Self.hearth(["home", "export"] + config)
+        #expect(result.status == 0, "\(result)")
+        #expect(try HomeFile.decode(Data(result.output.utf8)).home.id == file.home.id)
+
+        // Imported into the same hub: it is already there.
+        result = try Self.hearth(["home", "import", path] + config)
+        #expect(result.status == 6, "\(result)")
+        #expect(result.errors == "error: this home is already on this hub.\n", "\(result)")
+
+        // A file that is not a home file: refused before the hub is asked.
+        let bad = hub.state + "/not-a-home.json"
+        try Data(#"{"format": "hearth.room", "version": 1}"#.utf8).write(to: URL(fileURLWithPath: bad))
+        result = try Self.hearth(["home", "import", bad] + config)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.errors.contains("This is not a Hearth home file"), "\(result)")
+
+        // Another hub: the home arrives, its accessories to be paired again.
+        let other = try DemoHub()
+        defer { other.stop() }
+        var copy = file
+        copy.home.name = "Copied Home"
+        let copyPath = other.state + "/copy.json"
+        try copy.encoded().write(to: URL(fileURLWithPath: copyPath))
+        result = try Self.hearth(["home", "import", copyPath, "--config", other.config])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.hasPrefix("Imported home Copied Home ("), "\(result)")
+        #expect(result.output.contains("accessories need pairing on this hub"), "\(result)")
     }
 
     @Test func homeCommandsDriveTheDemoHub() throws {

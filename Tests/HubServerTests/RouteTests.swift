@@ -11,7 +11,7 @@ import Testing
         let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
         await fixture.stop()
         let described = Set(Endpoints.all.map(\.route.description))
-        #expect(Endpoints.all.count == 62 && described.count == 62, "each endpoint once")
+        #expect(Endpoints.all.count == 63 && described.count == 63, "each endpoint once")
         #expect(served.subtracting(described).isEmpty, "served but not in Endpoints")
         #expect(described.subtracting(served).isEmpty, "in Endpoints but not served")
         let documented = Set(try documentedOperations().keys)
@@ -442,6 +442,19 @@ import Testing
 
             reply = try await api.call(.delete, "/v1/homes/{homeID}", ["homeID": h2], token: o)
             #expect(reply.status == 200 && reply.text.contains("homeRemoved"))
+
+            // A home file (docs/home-file.md) of a home on no hub.
+            let file = HomeFile(
+                home: Home(id: UUID(), name: "Copied Cabin", roomForEntireHome: Room(id: UUID(), name: "Cabin"))
+            )
+            reply = try await api.call(
+                .post,
+                "/v1/homes/import",
+                token: o,
+                body: String(decoding: try file.encoded(), as: UTF8.self)
+            )
+            #expect(reply.status == 201 && reply.object("home")["name"] as? String == "Copied Cabin", "\(reply.text)")
+            #expect(reply["role"] as? String == "owner")
 
             let described = Set(Endpoints.all.map(\.route.description))
             #expect(described.subtracting(api.coverage.routes).isEmpty, "routes the test did not reach")

@@ -105,8 +105,11 @@ struct WhoAmI: AsyncParsableCommand {
 struct HomeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "home",
-        abstract: "List, show, add, rename and remove homes.",
-        subcommands: [List.self, Show.self, Add.self, Rename.self, Remove.self, Primary.self, SetLocation.self],
+        abstract: "List, show, add, rename, remove, export and import homes.",
+        subcommands: [
+            List.self, Show.self, Add.self, Rename.self, Remove.self, Primary.self, SetLocation.self, Export.self,
+            Import.self,
+        ],
         defaultSubcommand: List.self
     )
 
