@@ -192,7 +192,10 @@ enum CorpusHomes {
         b.group("Reading Lamps", ["Office Lamp", "Bedroom Lamp"])
         b.group("Office Plugs", ["Monitor Outlet", "Printer Outlet", "Charger Outlet"])
         b.builtInScenes(["Good Morning", "Leave Home", "Arrive Home", "Good Night"])
-        b.scene("Movie Night", [("Floor Lamp", "brightness", .int(20)), ("Living Room Shades", "targetPosition", .uint(0))])
+        b.scene(
+            "Movie Night",
+            [("Floor Lamp", "brightness", .int(20)), ("Living Room Shades", "targetPosition", .uint(0))]
+        )
         b.scene("Dinner Party", [("Chandelier", "on", .bool(true))])
         b.scene("Relax", [("Floor Lamp", "brightness", .int(40))])
         var home = b.home
@@ -244,7 +247,15 @@ enum CorpusHomes {
                 "\(room) Thermostat",
                 room: room,
                 category: .thermostat,
-                [.thermostat(current: 19 + n.truncatingRemainder(dividingBy: 5), target: 21, mode: 1, humidity: 40, targetHumidity: 40)]
+                [
+                    .thermostat(
+                        current: 19 + n.truncatingRemainder(dividingBy: 5),
+                        target: 21,
+                        mode: 1,
+                        humidity: 40,
+                        targetHumidity: 40
+                    )
+                ]
             )
             try b.accessory("\(room) Fan", room: room, category: .fan, [.fanV2(false, speed: 30)])
             try b.accessory("\(room) Outlet", room: room, category: .outlet, [.outlet(r % 2 == 1)])
