@@ -85,7 +85,7 @@ struct Interpretation {
         let tags = Tagger(index: index, lexicon: lexicon).tags(of: words)
         let parser = Parser(lexicon: lexicon, index: index, describe: describe)
         let isQuestion = tags.first?.lexiconWords.contains { if case .question = $0 { true } else { false } } ?? false
-        if !isQuestion, let verb = tags.first?.verb, verb == .rename || verb == .move {
+        if !isQuestion, let verb = tags.first?.verb, verb == .rename || verb == .move || verb == .call {
             return Configuration(interpretation: self, contextRoom: contextRoom).run(verb: verb, words: words)
         }
         let parse = parser.parse(tags, asQuestion: isQuestion)
@@ -245,8 +245,11 @@ struct Interpretation {
             rest.removeFirst(verb.count)
             break
         }
-        if let last = rest.last, rest.count > 1, lexicon.sceneWords.contains(last) { rest.removeLast() }
         var found = index.sceneByWords[rest]
+        if found == nil, let last = rest.last, rest.count > 1, lexicon.sceneWords.contains(last) {
+            rest.removeLast()
+            found = index.sceneByWords[rest]
+        }
         var how = "name"
         if found == nil, let kind = lexicon.builtInScenes[words] ?? lexicon.builtInScenes[rest] {
             found = index.sceneByKind[kind]

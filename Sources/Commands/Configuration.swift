@@ -14,14 +14,26 @@ struct Configuration {
 
     /// The change `verb` asks for, with the words of the sentence.
     func run(verb: Verb, words: [String]) -> CommandResult {
-        // The new name keeps the speaker's spelling: it is the original text after the last " to ".
+        // The new name keeps the speaker's spelling: it is the original text after the last " to ", or (for "call
+        // X Y") after the longest run of words that names a thing.
         let original = interpretation.text
-        guard let cut = original.range(of: " to ", options: [.caseInsensitive, .backwards]) else {
-            return interpretation.refusal(.notUnderstood, lexicon.message("notUnderstood"))
+        var subjectWords: [String] = []
+        var objectText = ""
+        if verb != .call, let cut = original.range(of: " to ", options: [.caseInsensitive, .backwards]) {
+            subjectWords = Array(interpretation.engine.words.of(String(original[..<cut.lowerBound])).dropFirst())
+            objectText = String(original[cut.upperBound...]).trimmingCharacters(in: Self.trimmed)
+        } else if verb != .move {
+            let pieces = original.split(whereSeparator: \.isWhitespace).dropFirst().map(String.init)
+            for cut in stride(from: pieces.count - 1, to: 0, by: -1) {
+                let words = interpretation.engine.words.of(pieces[..<cut].joined(separator: " "))
+                if thing(words) != nil {
+                    subjectWords = words
+                    objectText = pieces[cut...].joined(separator: " ").trimmingCharacters(in: Self.trimmed)
+                    break
+                }
+            }
         }
-        let subjectWords = interpretation.engine.words.of(String(original[..<cut.lowerBound])).dropFirst()
-        let objectText = String(original[cut.upperBound...]).trimmingCharacters(in: Self.trimmed)
-        guard let subject = thing(Array(subjectWords)) else {
+        guard !objectText.isEmpty, let subject = thing(subjectWords) else {
             return interpretation.refusal(
                 .notUnderstood,
                 lexicon.message(
@@ -37,7 +49,7 @@ struct Configuration {
         var configuration: CommandConfiguration
         var message: String
         switch verb {
-        case .rename:
+        case .rename, .call:
             guard let newName = try? Names.validated(objectText) else {
                 let problem = Names.problem(with: Names.normalized(objectText))?.sentence ?? "That name cannot be used"
                 return interpretation.refusal(.invalidValue, problem + ".", explanation: explanation)

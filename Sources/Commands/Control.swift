@@ -73,7 +73,7 @@ struct Control {
         if let number = parse.number, parse.unit == .kelvin {
             return number > 0 ? single("colorTemperature", .value((1_000_000 / number).rounded())) : nil
         }
-        if let number = parse.number, isTemperatureUnit(parse.unit) || parse.attribute == "temperature" {
+        if let number = parse.number, isTemperatureUnit(parse.unit) || parse.attribute == "temperature" || parse.attribute == "targetTemperature" {
             var plan = single("targetTemperature", .value(celsius(number, parse.unit)))
             plan.isTemperature = true
             return plan
@@ -116,7 +116,7 @@ struct Control {
         default:
             characteristics = ["brightness", "targetPosition", "rotationSpeed", "targetTemperature"]
         }
-        if isTemperatureUnit(parse.unit) || parse.attribute == "temperature" {
+        if isTemperatureUnit(parse.unit) || parse.attribute == "temperature" || parse.attribute == "targetTemperature" {
             characteristics = ["targetTemperature"]
         } else if let attribute = parse.attribute {
             guard let characteristic = Self.settable[attribute] else { return nil }
@@ -179,7 +179,8 @@ struct Control {
     static let settable: [String: String] = [
         "temperature": "targetTemperature", "brightness": "brightness", "humidity": "targetRelativeHumidity",
         "speed": "rotationSpeed", "position": "targetPosition", "colorTemperature": "colorTemperature",
-        "mode": "targetHeatingCoolingState",
+        "mode": "targetHeatingCoolingState", "targetTemperature": "targetTemperature",
+        "targetHumidity": "targetRelativeHumidity",
     ]
 
     /// Whether `entry` can take `alternative`: it has every characteristic, writable.

@@ -70,7 +70,7 @@ struct NameIndex: Sendable {
 
     /// Service types that are never targets: what every accessory has for the protocol's sake.
     static let operationalTypes: Set<String> = [
-        "accessoryInformation", "protocolInformation", "lockManagement", "batteryService",
+        "accessoryInformation", "protocolInformation", "lockManagement",
     ]
 
     /// Indexes `home` with `lexicon`'s words and `catalog`'s types.

@@ -89,7 +89,13 @@ struct Parser {
         asQuestion: Bool,
         into parse: inout Parse
     ) -> Bool {
-        let words = tag.lexiconWords
+        var words = tag.lexiconWords
+        // "on the landing": a place, once the state or the verb is said ("what's the humidity on the landing",
+        // "turn off the lights on the first floor"); "which lights are on upstairs" keeps its state.
+        let stateSaid = asQuestion ? parse.state != nil || parse.attribute != nil : parse.verb == .on || parse.verb == .off
+        if words.contains(.particle("on")), let next, Self.isPlace(next), stateSaid {
+            words = [.preposition("in")]
+        }
         func explain(_ role: String, _ meaning: String) {
             parse.explanation.append(CommandMatch(words: tag.text, role: role, meaning: meaning))
         }
@@ -108,6 +114,7 @@ struct Parser {
         if position == 0, !asQuestion, let verb = tag.verb {
             parse.verb = verb
             explain("verb", verb.rawValue)
+            for case .security(let mode) in words { parse.security = mode }
             return true
         }
         if asQuestion, position > 0, words.contains(where: { if case .question = $0 { true } else { false } }) {
@@ -155,6 +162,16 @@ struct Parser {
         return false
     }
 
+    /// Whether a tag names a room, zone or the whole home.
+    static func isPlace(_ tag: Tag) -> Bool {
+        tag.meanings.contains { meaning in
+            switch meaning {
+            case .room, .zone, .word(.home), .word(.here): true
+            default: false
+            }
+        }
+    }
+
     /// The state a question's word asks about.
     private func questionState(_ tag: Tag, _ words: [Word]) -> String? {
         for word in words {
@@ -168,6 +185,7 @@ struct Parser {
             default: continue
             }
         }
+        guard !words.contains(.preposition("in")) else { return nil }
         return lexicon.stateWords[tag.text]
     }
 

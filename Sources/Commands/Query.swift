@@ -26,6 +26,8 @@ struct Query {
             ("currentPosition", { $0 == 0 }), ("currentDoorState", { $0 == 1 }), ("contactSensorState", { $0 == 0 }),
         ],
         "motion": [("motionDetected", { $0 != 0 })],
+        "armed": [("securitySystemCurrentState", { $0 <= 2 })],
+        "disarmed": [("securitySystemCurrentState", { $0 == 3 })],
     ]
 
     /// The characteristics a named value is read from.
@@ -34,6 +36,7 @@ struct Query {
         "brightness": ["brightness"], "battery": ["batteryLevel"], "speed": ["rotationSpeed"],
         "position": ["currentPosition"], "airQuality": ["airQuality"], "colorTemperature": ["colorTemperature"],
         "mode": ["targetHeatingCoolingState"], "color": ["hue"], "targetTemperature": ["targetTemperature"],
+        "targetHumidity": ["targetRelativeHumidity"],
     ]
 
     /// The answer to the question `parse` holds.
@@ -70,7 +73,7 @@ struct Query {
         switch parse.spec.quantifier {
         case "any", "anything": return .any
         case "all", "everything": return .all
-        default: return parse.there ? .any : .state
+        default: return .state
         }
     }
 

@@ -126,15 +126,17 @@ struct TargetResolver {
                 typeSet.contains(index.services[entry].typeName) && fits(entry, true)
             }
             var scope = placeRooms
-            // Said with no place: the speaker's room when it has some ("turn off the lights" in the kitchen),
-            // unless "all" was said.
-            if scope == nil, !quantified, let contextRoom,
+            // A singular type with no place: the speaker's room when it has one ("turn off the light" in the
+            // kitchen); a plural one means the whole home.
+            if scope == nil, !plural, let contextRoom,
                 all.contains(where: { index.services[$0].roomID == contextRoom })
             {
                 scope = [contextRoom]
             }
             let entries = all.filter { scope?.contains(index.services[$0].roomID) ?? true }
-            if scope == nil, !plural, entries.count > 1 { return .ambiguous(candidates(entries)) }
+            if !plural, Set(entries.map { index.services[$0].accessory }).count > 1 {
+                return .ambiguous(candidates(entries))
+            }
             if !entries.isEmpty { return .services(entries) }
         }
         let entries = pluralNames.flatMap(entries(of:)).filter { fits($0, true) }

@@ -99,6 +99,11 @@ extension Lexicon {
             "entire house": "home", "apartment": "home", "flat": "home",
             "temperature": "attribute temperature", "temp": "attribute temperature",
             "humidity": "attribute humidity", "brightness": "attribute brightness",
+            "target temperature": "attribute targetTemperature",
+            "setpoint": "attribute targetTemperature", "target humidity": "attribute targetHumidity",
+            "armed": "state armed", "disarmed": "state disarmed",
+            "arm home": "verb arm; security 0", "arm stay": "verb arm; security 0", "arm away": "verb arm; security 1",
+            "arm night": "verb arm; security 2", "call": "verb call",
             "battery": "attribute battery", "battery level": "attribute battery",
             "speed": "attribute speed", "fan speed": "attribute speed", "position": "attribute position",
             "air quality": "attribute airQuality", "color temperature": "attribute colorTemperature",
@@ -113,7 +118,7 @@ extension Lexicon {
           },
           "stateOpposites": {
             "on": "off", "off": "on", "locked": "unlocked", "unlocked": "locked", "open": "closed", "closed": "open",
-            "motion": "still", "still": "motion"
+            "motion": "still", "still": "motion", "armed": "disarmed", "disarmed": "armed"
           },
           "stateText": {"motion": "detecting motion", "still": "not detecting motion"},
           "valueNames": {

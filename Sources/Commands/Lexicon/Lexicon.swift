@@ -106,11 +106,14 @@ public struct Lexicon: Sendable {
         numberJoiners = Set(file.numberJoiners)
         decimalPoints = Set(file.decimalPoints)
         var words: [[String]: [Word]] = [:]
-        for (phrase, meaning) in file.words {
-            guard let word = Word(meaning) else {
-                throw LexiconError(reason: "the meaning '\(meaning)' of '\(phrase)' is not one the engine knows")
+        for (phrase, meanings) in file.words {
+            for meaning in meanings.split(separator: ";") {
+                let text = meaning.trimmingCharacters(in: .whitespaces)
+                guard let word = Word(text) else {
+                    throw LexiconError(reason: "the meaning '\(text)' of '\(phrase)' is not one the engine knows")
+                }
+                words[split(phrase), default: []].append(word)
             }
-            words[split(phrase), default: []].append(word)
         }
         self.words = words
         stateWords = file.stateWords
@@ -250,7 +253,7 @@ enum Word: Sendable, Equatable, Hashable {
 /// What a verb asks for.
 enum Verb: String, Sendable, Equatable, Hashable {
     case on, off, toggle, set, turn, dim, brighten, open, close, lock, unlock, raise, lower, up, down, arm, disarm
-    case run, rename, move
+    case run, rename, move, call
 }
 
 /// A unit said after a number.
