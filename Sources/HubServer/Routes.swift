@@ -13,6 +13,7 @@ extension HubServer {
         routes.addRoomRoutes()
         routes.addAccessoryRoutes()
         routes.addSceneRoutes()
+        routes.addCommandRoutes()
         routes.addUserRoutes()
     }
 }
