@@ -260,6 +260,7 @@ let package = Package(
         .target(
             name: "HearthKit",
             dependencies: [
+                "Commands",
                 "HearthAPI",
                 "HomeGraph",
                 "HAPTypes",
@@ -359,7 +360,7 @@ let package = Package(
         .testTarget(
             name: "HearthCLITests",
             dependencies: [
-                "hearth", "HAP", "HAPTypes", "HAPController", "TestSupport", "HomeStore", "HomeGraph",
+                "hearth", "TestFixtures", "HAP", "HAPTypes", "HAPController", "TestSupport", "HomeStore", "HomeGraph",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -424,7 +425,7 @@ let package = Package(
         .testTarget(
             name: "HubTests",
             dependencies: [
-                "TestFixtures", "Automation", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes", "HAPController",
+                "TestFixtures", "Automation", "Commands", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes", "HAPController",
                 "HAPAccessoryServer",
                 "Simulator",
                 "TestSupport",
@@ -436,7 +437,7 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "TestFixtures", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes", "TestSupport",
+                "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes", "TestSupport",
                 "Simulator",
                 "HAPAccessoryServer", "AtomicFiles",
                 "HAPController",

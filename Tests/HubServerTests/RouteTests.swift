@@ -11,7 +11,7 @@ import Testing
         let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
         await fixture.stop()
         let described = Set(Endpoints.all.map(\.route.description))
-        #expect(Endpoints.all.count == 62 && described.count == 62, "each endpoint once")
+        #expect(Endpoints.all.count == 63 && described.count == 63, "each endpoint once")
         #expect(served.subtracting(described).isEmpty, "served but not in Endpoints")
         #expect(described.subtracting(served).isEmpty, "in Endpoints but not served")
         let documented = Set(try documentedOperations().keys)
@@ -344,6 +344,16 @@ import Testing
             #expect(reply.status == 200 && reply.array("events").count == 2)
             reply = try await api.call(.post, "/v1/homes/{homeID}/actionSets/{actionSetID}/run", scene, token: o)
             #expect(reply.status == 200 && reply.array("results").isEmpty)
+
+            // Plain language
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/commands",
+                ["homeID": h],
+                token: o,
+                body: #"{"text": "what is the weather like?", "dryRun": true}"#
+            )
+            #expect(reply.status == 200 && reply["outcome"] as? String == "notUnderstood", "\(reply.text)")
 
             // Triggers
             reply = try await api.call(
