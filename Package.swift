@@ -425,8 +425,8 @@ let package = Package(
         .testTarget(
             name: "HubTests",
             dependencies: [
-                "TestFixtures", "Automation", "Commands", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes", "HAPController",
-                "HAPAccessoryServer",
+                "TestFixtures", "Automation", "Commands", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes",
+                "HAPController", "HAPAccessoryServer",
                 "Simulator",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -437,8 +437,8 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes", "TestSupport",
-                "Simulator",
+                "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes",
+                "TestSupport", "Simulator",
                 "HAPAccessoryServer", "AtomicFiles",
                 "HAPController",
                 .product(name: "Hummingbird", package: "hummingbird"),
