@@ -261,6 +261,7 @@ let package = Package(
         .target(
             name: "HearthKit",
             dependencies: [
+                "Commands",
                 "HearthAPI",
                 "HomeGraph",
                 "HAPTypes",
@@ -360,7 +361,7 @@ let package = Package(
         .testTarget(
             name: "HearthCLITests",
             dependencies: [
-                "hearth", "HAP", "HAPTypes", "HAPController", "TestSupport", "HomeStore", "HomeGraph",
+                "hearth", "TestFixtures", "HAP", "HAPTypes", "HAPController", "TestSupport", "HomeStore", "HomeGraph",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -425,8 +426,8 @@ let package = Package(
         .testTarget(
             name: "HubTests",
             dependencies: [
-                "TestFixtures", "Automation", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes", "HAPController",
-                "HAPAccessoryServer",
+                "TestFixtures", "Automation", "Commands", "Hub", "HomeGraph", "HomeStore", "HAP", "HAPTypes",
+                "HAPController", "HAPAccessoryServer",
                 "Simulator",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -437,8 +438,8 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "TestFixtures", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes", "TestSupport",
-                "Simulator",
+                "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes",
+                "TestSupport", "Simulator",
                 "HAPAccessoryServer", "AtomicFiles",
                 "HAPController",
                 .product(name: "Hummingbird", package: "hummingbird"),

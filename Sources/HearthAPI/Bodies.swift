@@ -295,3 +295,20 @@ public struct CharacteristicWrite: Sendable, Codable, Equatable {
         self.value = value
     }
 }
+
+/// `POST /v1/homes/{homeID}/commands`: a sentence to read against the home and, unless `dryRun`, carry out.
+public struct CommandBody: Codable, Sendable, Equatable {
+    /// The sentence: at most 1000 characters, no control characters.
+    public var text: String
+    /// The name of the room the speaker is in ("turn off the light", "in here").
+    public var room: String?
+    /// Only resolve the sentence; change nothing (false when absent).
+    public var dryRun: Bool?
+
+    /// Makes the body.
+    public init(text: String, room: String? = nil, dryRun: Bool? = nil) {
+        self.text = text
+        self.room = room
+        self.dryRun = dryRun
+    }
+}

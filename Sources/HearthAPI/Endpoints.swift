@@ -1,3 +1,4 @@
+import Commands
 import Foundation
 import HomeGraph
 
@@ -343,6 +344,15 @@ public enum Endpoints {
         "Run an action set: every write at once, one request per accessory server."
     )
 
+    // MARK: Plain language
+
+    /// `POST /v1/homes/{homeID}/commands`.
+    public static let performCommand = Endpoint<CommandBody, CommandResult>(
+        .post("/v1/homes/{homeID}/commands"),
+        .control,
+        "Read a sentence against the home and, unless dryRun, carry it out with the caller's rights (docs/commands.md)."
+    )
+
     // MARK: Triggers
 
     /// `GET /v1/homes/{homeID}/triggers`.
@@ -478,6 +488,7 @@ public enum Endpoints {
         updateActionSet,
         deleteActionSet,
         runActionSet,
+        performCommand,
         listTriggers,
         createTrigger,
         getTrigger,

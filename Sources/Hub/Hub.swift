@@ -90,6 +90,8 @@ public actor Hub {
     var accessories = AccessoryLinks()
     /// The automation engine and its timer.
     var automation = AutomationRuntime()
+    /// The plain-language engine of each home, built once per version of its structure.
+    var commandEngines = CommandEngines()
 
     /// Opens the home store in the state folder (creating it on first start), reads the home graph and adds the
     /// built-in scenes that homes made before homes had them lack.
@@ -258,6 +260,7 @@ public actor Hub {
                 logger.error("a change could not be saved", metadata: ["code": "\(error.code)"])
                 currentGraph = store.graph
                 acknowledged.withLock { $0 = currentGraph }
+                commandEngines.forgetAll()
                 throw HubError(error)
             }
             logger.warning("a save reported a failure but is on disk", metadata: ["code": "\(error.code)"])
@@ -268,6 +271,7 @@ public actor Hub {
             publish(events, before: before)
             all += events
         }
+        commandEngines.follow(all)
         automationFollow(all, before: before)
         return results
     }

@@ -14,6 +14,7 @@ extension HubServer {
         routes.addRoomRoutes()
         routes.addAccessoryRoutes()
         routes.addSceneRoutes()
+        routes.addCommandRoutes()
         routes.addUserRoutes()
     }
 }

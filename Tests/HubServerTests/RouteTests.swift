@@ -345,6 +345,16 @@ import Testing
             reply = try await api.call(.post, "/v1/homes/{homeID}/actionSets/{actionSetID}/run", scene, token: o)
             #expect(reply.status == 200 && reply.array("results").isEmpty)
 
+            // Plain language
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/commands",
+                ["homeID": h],
+                token: o,
+                body: #"{"text": "what is the weather like?", "dryRun": true}"#
+            )
+            #expect(reply.status == 200 && reply["outcome"] as? String == "notUnderstood", "\(reply.text)")
+
             // Triggers
             reply = try await api.call(
                 .post,
