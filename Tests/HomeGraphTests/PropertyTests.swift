@@ -124,6 +124,7 @@ struct OperationMaker {
             .removeHome(h), .setPrimaryHome(h), .renameHome(h, name: name),
             .setLocation(home: h, location: Location(latitude: flag ? 45 : 100, longitude: 7)),
             .setTimeZone(home: h, identifier: flag ? "Europe/Paris" : "Nowhere/None"),
+            .setTemperatureUnit(home: h, unit: flag ? .fahrenheit : .celsius),
             .addRoom(home: h, id: ids.makeID(), name: name), .addRoom(home: h, id: ids.makeID(), name: name),
             .renameRoom(home: h, room: room, name: name), .removeRoom(home: h, room: room),
             .addZone(home: h, id: ids.makeID(), name: name, roomIDs: [room]),
