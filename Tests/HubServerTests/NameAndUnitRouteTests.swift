@@ -50,15 +50,6 @@ import Testing
                 body: #"{"name": "\#(fixture.lamp.name)"}"#
             )
             #expect(reply.status == 200 && reply.text.contains("serviceRenamed"), "\(reply.text)")
-            // And a room cannot take a service's name.
-            reply = try await api.call(
-                .post,
-                "/v1/homes/{homeID}/rooms",
-                ["homeID": h],
-                token: o,
-                body: #"{"name": "Temperature Probe"}"#
-            )
-            #expect(reply.status == 200 || reply.status == 201, "\(reply.text)")
         }
     }
 
