@@ -26,12 +26,20 @@ public struct UpdateHomeBody: Codable, Sendable, Equatable {
     public var timeZone: String?
     /// The radius in metres, 10 to 100000, of the circle around the home's location that counts as home.
     public var presenceRadius: Double?
+    /// The unit the home's people say and read temperatures in: `celsius` or `fahrenheit`.
+    public var temperatureUnit: TemperatureUnit?
 
     /// Makes the body.
-    public init(name: String? = nil, timeZone: String? = nil, presenceRadius: Double? = nil) {
+    public init(
+        name: String? = nil,
+        timeZone: String? = nil,
+        presenceRadius: Double? = nil,
+        temperatureUnit: TemperatureUnit? = nil
+    ) {
         self.name = name
         self.timeZone = timeZone
         self.presenceRadius = presenceRadius
+        self.temperatureUnit = temperatureUnit
     }
 }
 

@@ -82,7 +82,7 @@ public enum Endpoints {
     public static let updateHome = Endpoint<UpdateHomeBody, Events>(
         .patch("/v1/homes/{homeID}"),
         .configure,
-        "Rename the home, set its time zone and/or its presence radius (each field given is its own change, in order)."
+        "Rename the home, set its time zone, presence radius and/or temperature unit (each field given is its own change, in order)."
     )
     /// `DELETE /v1/homes/{homeID}`.
     public static let deleteHome = Endpoint<NoBody, Events>(
@@ -237,7 +237,7 @@ public enum Endpoints {
     public static let renameService = Endpoint<NameBody, Events>(
         .patch("/v1/homes/{homeID}/services/{serviceID}"),
         .configure,
-        "Rename a service."
+        "Rename a service; its own accessory's name is allowed, another object's is 409 nameTaken."
     )
     /// `GET /v1/homes/{homeID}/characteristics/{characteristicID}`.
     public static let readCharacteristic = Endpoint<NoBody, CharacteristicResponse>(

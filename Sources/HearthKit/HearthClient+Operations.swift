@@ -79,6 +79,16 @@ extension HearthClient {
         try await request(Endpoints.updateHome, homeID, body: UpdateHomeBody(presenceRadius: radius)).events
     }
 
+    /// `PATCH /v1/homes/{homeID}`: sets the unit the home's people say and read temperatures in; values stay in
+    /// degrees Celsius.
+    @discardableResult
+    public func setTemperatureUnit(
+        _ unit: TemperatureUnit,
+        ofHome homeID: UUID
+    ) async throws(HearthError) -> [HomeEvent] {
+        try await request(Endpoints.updateHome, homeID, body: UpdateHomeBody(temperatureUnit: unit)).events
+    }
+
     /// `POST /v1/homes/{homeID}/presence`: reports the caller's own presence: home or away (`isHome`), or a
     /// position the hub tests against the home's location and presence radius.
     @discardableResult

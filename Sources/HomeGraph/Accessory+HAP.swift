@@ -47,6 +47,7 @@ extension Accessory {
                     type: service.type,
                     instanceID: service.instanceID,
                     isPrimary: service.isPrimary,
+                    isHidden: service.isHidden,
                     characteristics: characteristics
                 )
             )

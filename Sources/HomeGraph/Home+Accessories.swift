@@ -63,8 +63,32 @@ extension Home {
         for index in accessory.services.indices {
             accessory.services[index].name = try check.accepted(accessory.services[index].name)
         }
+        if check == .strict { accessory.services = distinctlyNamed(accessory.services) }
         accessories.append(accessory)
         return [.accessoryAdded(accessory)]
+    }
+
+    /// `services` of a new accessory, each visible one renamed where its name clashes with another object of the home
+    /// or an earlier service of the accessory; hidden ones are left as they are.
+    ///
+    /// A service may keep its accessory's name. A clashing name takes the first free number ("Outlet 2"), so a
+    /// service named like the accessory before the hub numbered it ("Lamp" in "Lamp 2") follows the accessory.
+    private func distinctlyNamed(_ services: [Service]) -> [Service] {
+        // The new accessory's own name is not taken yet: the first service that has it keeps it.
+        var taken = Set(uniquelyNamedObjects.map { Names.key($0.name) })
+        var services = services
+        for index in services.indices where !services[index].isHiddenFromPeople {
+            let base = services[index].name
+            var name = base
+            // The base and the numbers 2 to one past the count of taken names cannot all be taken.
+            for number in 2...(taken.count + 2) {
+                if !taken.contains(Names.key(name)) { break }
+                name = Names.numbered(base, number)
+            }
+            services[index].name = name
+            taken.insert(Names.key(name))
+        }
+        return services
     }
 
     mutating func removeAccessory(_ id: UUID) throws(HomeGraphError) -> [HomeChange] {
@@ -103,7 +127,7 @@ extension Home {
         _ check: NameCheck
     ) throws(HomeGraphError) -> [HomeChange] {
         let index = try accessoryIndex(id)
-        let name = try uniqueName(name, for: id, check)
+        let name = try uniqueName(name, for: id, partners: Set(accessories[index].services.map(\.id)), check)
         let old = accessories[index].name
         guard old != name else { return [] }
         accessories[index].name = name
@@ -129,8 +153,12 @@ extension Home {
     mutating func renameService(_ id: UUID, to name: String, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange]
     {
         let path = try servicePath(id)
-        let name = try check.accepted(name)
-        let old = accessories[path.accessory].services[path.service].name
+        let service = accessories[path.accessory].services[path.service]
+        let name =
+            service.isHiddenFromPeople
+            ? try check.accepted(name)
+            : try uniqueName(name, for: id, partners: [accessories[path.accessory].id], check)
+        let old = service.name
         guard old != name else { return [] }
         accessories[path.accessory].services[path.service].name = name
         return [.serviceRenamed(service: id, accessory: accessories[path.accessory].id, old: old, new: name)]

@@ -16,6 +16,8 @@ extension HomeChange {
         case homeAdded, homeRemoved, homeBecamePrimary, homeStoppedBeingPrimary, homeRenamed, homeLocationChanged
         /// The home's time zone changed.
         case homeTimeZoneChanged
+        /// The home's temperature unit changed.
+        case homeTemperatureUnitChanged
         /// Changes of rooms and zones.
         case roomAdded, roomRenamed, roomRemoved, zoneAdded, zoneRenamed, zoneRemoved, roomAddedToZone
         /// A room was taken out of a zone.
@@ -51,6 +53,7 @@ extension HomeChange {
         case .homeRenamed: .homeRenamed
         case .homeLocationChanged: .homeLocationChanged
         case .homeTimeZoneChanged: .homeTimeZoneChanged
+        case .homeTemperatureUnitChanged: .homeTemperatureUnitChanged
         case .roomAdded: .roomAdded
         case .roomRenamed: .roomRenamed
         case .roomRemoved: .roomRemoved
@@ -94,7 +97,7 @@ extension HomeChange {
     /// The wire form's fields, and the field names of the old synthesized form (`_0`, `room`, `from`, …).
     private enum Key: String, CodingKey {
         case type
-        case home, location, timeZone
+        case home, location, timeZone, temperatureUnit
         case room, roomID, zone, zoneID
         case accessory, accessoryID, fromRoomID, toRoomID, isReachable
         case serviceID, characteristicID, value, isEnabled
@@ -125,6 +128,8 @@ extension HomeChange {
             try container.encode(location, forKey: .location)
         case .homeTimeZoneChanged(let identifier):
             try container.encode(identifier, forKey: .timeZone)
+        case .homeTemperatureUnitChanged(let unit):
+            try container.encode(unit, forKey: .temperatureUnit)
         case .roomAdded(let room):
             try container.encode(room, forKey: .room)
         case .roomRenamed(let room, let old, let new):
@@ -282,6 +287,8 @@ extension HomeChange {
         case .homeLocationChanged:
             self = .homeLocationChanged(try fields.decodeIfPresent(Location.self, forKey: .location))
         case .homeTimeZoneChanged: self = .homeTimeZoneChanged(try text(.timeZone))
+        case .homeTemperatureUnitChanged:
+            self = .homeTemperatureUnitChanged(try fields.decode(TemperatureUnit.self, forKey: .temperatureUnit))
         case .roomAdded: self = .roomAdded(try fields.decode(Room.self, forKey: .room))
         case .roomRenamed: self = .roomRenamed(room: try id(.roomID), old: try text(.old), new: try text(.new))
         case .roomRemoved: self = .roomRemoved(room: try id(.roomID))
@@ -470,7 +477,7 @@ extension HomeChange {
                 new: try fields.decode(UserRole.self, forKey: .new)
             )
         case .homeRemoved, .homeBecamePrimary, .homeStoppedBeingPrimary, .homeRenamed, .triggerDefinitionChanged,
-            .triggerStateChanged, .userPresenceChanged, .homePresenceRadiusChanged:
+            .triggerStateChanged, .userPresenceChanged, .homePresenceRadiusChanged, .homeTemperatureUnitChanged:
             self = try Self(kind, flat: fields)
         }
     }

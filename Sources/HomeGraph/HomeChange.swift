@@ -19,6 +19,8 @@ public enum HomeChange: Sendable, Equatable, Codable {
     case homeLocationChanged(Location?)
     /// The home's time zone changed.
     case homeTimeZoneChanged(String)
+    /// The unit the home's people say and read temperatures in changed.
+    case homeTemperatureUnitChanged(TemperatureUnit)
 
     /// A room was added.
     case roomAdded(Room)

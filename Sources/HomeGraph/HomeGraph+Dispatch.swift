@@ -27,6 +27,10 @@ extension HomeGraph {
             return try modifyHome(h) { home throws(HomeGraphError) in
                 try home.setTimeZone(identifier)
             }
+        case .setTemperatureUnit(let h, let unit):
+            return try modifyHome(h) { home throws(HomeGraphError) in
+                home.setTemperatureUnit(unit)
+            }
 
         case .addRoom(let h, let id, let name):
             return try modifyHome(h) { home throws(HomeGraphError) in

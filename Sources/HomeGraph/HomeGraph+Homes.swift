@@ -91,6 +91,12 @@ extension Home {
         return [.homeLocationChanged(location)]
     }
 
+    mutating func setTemperatureUnit(_ unit: TemperatureUnit) -> [HomeChange] {
+        guard temperatureUnit != unit else { return [] }
+        temperatureUnit = unit
+        return [.homeTemperatureUnitChanged(unit)]
+    }
+
     mutating func setTimeZone(_ identifier: String) throws(HomeGraphError) -> [HomeChange] {
         guard TimeZone(identifier: identifier) != nil else { throw .invalidTimeZone(identifier) }
         guard timeZoneIdentifier != identifier else { return [] }

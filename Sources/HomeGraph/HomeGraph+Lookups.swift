@@ -48,7 +48,8 @@ extension HomeOperation {
         case .addTrigger(_, let trigger): [trigger.id]
         case .addAccessory(_, let accessory):
             [accessory.id] + accessory.services.flatMap { [$0.id] + $0.characteristics.map(\.id) }
-        case .removeHome, .setPrimaryHome, .renameHome, .setLocation, .setTimeZone, .renameRoom, .removeRoom,
+        case .removeHome, .setPrimaryHome, .renameHome, .setLocation, .setTimeZone, .setTemperatureUnit, .renameRoom,
+            .removeRoom,
             .renameZone, .removeZone, .addRoomToZone, .removeRoomFromZone, .renameAccessory, .moveAccessory,
             .removeAccessory, .setReachability, .renameService, .updateCharacteristicValue, .writeCharacteristicValue,
             .setNotifications, .renameServiceGroup, .removeServiceGroup, .addServiceToGroup, .removeServiceFromGroup,
@@ -66,7 +67,8 @@ extension HomeOperation {
         switch self {
         case .addHome: nil
         case .removeHome(let id), .setPrimaryHome(let id), .renameHome(let id, _): id
-        case .setLocation(let h, _), .setTimeZone(let h, _), .addRoom(let h, _, _), .renameRoom(let h, _, _),
+        case .setLocation(let h, _), .setTimeZone(let h, _), .setTemperatureUnit(let h, _), .addRoom(let h, _, _),
+            .renameRoom(let h, _, _),
             .removeRoom(let h, _), .addZone(let h, _, _, _), .renameZone(let h, _, _), .removeZone(let h, _),
             .addRoomToZone(let h, _, _), .removeRoomFromZone(let h, _, _), .addAccessory(let h, _),
             .renameAccessory(let h, _, _), .moveAccessory(let h, _, _), .removeAccessory(let h, _),

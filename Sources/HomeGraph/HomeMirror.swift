@@ -88,6 +88,7 @@ extension Home {
         case .homeRenamed(_, let new): name = new
         case .homeLocationChanged(let location): self.location = location
         case .homeTimeZoneChanged(let identifier): timeZoneIdentifier = identifier
+        case .homeTemperatureUnitChanged(let unit): temperatureUnit = unit
 
         case .roomAdded(let room): rooms.append(room)
         case .roomRenamed(let id, _, let new):

@@ -29,6 +29,8 @@ public enum HomeOperation: Sendable, Equatable, Codable {
     case setLocation(home: UUID, location: Location?)
     /// Sets the time zone a home's clock times are in.
     case setTimeZone(home: UUID, identifier: String)
+    /// Sets the unit the home's people say and read temperatures in; values stay in Celsius.
+    case setTemperatureUnit(home: UUID, unit: TemperatureUnit)
 
     // MARK: Rooms and zones
 

@@ -196,25 +196,39 @@ enum NameCheck {
 }
 
 extension Home {
-    /// Every object whose name must be unique in the home, with its name.
+    /// Every object whose name must be unique in the home, with its name: rooms, zones, accessories, the services
+    /// people see (not hidden ones, ``Service/isHiddenFromPeople``), service groups, action sets and triggers.
     var uniquelyNamedObjects: [(reference: ObjectReference, name: String)] {
         var objects = allRooms.map { (reference: ObjectReference(.room, $0.id), name: $0.name) }
         objects += zones.map { (ObjectReference(.zone, $0.id), $0.name) }
-        objects += accessories.map { (ObjectReference(.accessory, $0.id), $0.name) }
+        for accessory in accessories {
+            objects.append((ObjectReference(.accessory, accessory.id), accessory.name))
+            for service in accessory.services where !service.isHiddenFromPeople {
+                objects.append((ObjectReference(.service, service.id), service.name))
+            }
+        }
         objects += serviceGroups.map { (ObjectReference(.serviceGroup, $0.id), $0.name) }
         objects += actionSets.map { (ObjectReference(.actionSet, $0.id), $0.name) }
         objects += triggers.map { (ObjectReference(.trigger, $0.id), $0.name) }
         return objects
     }
 
-    /// The normalised `name` when no object but `owner` has it already, or the error naming the one that does.
+    /// The normalised `name` when no object but `owner` and its `partners` has it already, or the error naming the
+    /// one that does.
     ///
+    /// Partners may share a name: an accessory and its own services ("Desk Lamp" and its Lightbulb "Desk Lamp").
     /// A replayed operation is not checked: the log may hold names that clash only under today's rules.
-    func uniqueName(_ name: String, for owner: UUID, _ check: NameCheck) throws(HomeGraphError) -> String {
+    func uniqueName(
+        _ name: String,
+        for owner: UUID,
+        partners: Set<UUID> = [],
+        _ check: NameCheck
+    ) throws(HomeGraphError) -> String {
         let accepted = try check.accepted(name)
         guard check == .strict else { return accepted }
         let key = Names.key(accepted)
-        for (reference, existing) in uniquelyNamedObjects where reference.id != owner && Names.key(existing) == key {
+        for (reference, existing) in uniquelyNamedObjects
+        where reference.id != owner && !partners.contains(reference.id) && Names.key(existing) == key {
             throw .nameTaken(name: accepted, existing: reference)
         }
         return accepted

@@ -33,7 +33,8 @@ public enum AccessLevel: Sendable, Equatable {
             self = .hub
         // Only for oneself: the hub checks that the user is the caller.
         case .setPresence: self = .control
-        case .addHome, .setPrimaryHome, .renameHome, .setLocation, .setTimeZone, .addRoom, .renameRoom, .removeRoom,
+        case .addHome, .setPrimaryHome, .renameHome, .setLocation, .setTimeZone, .setTemperatureUnit, .addRoom,
+            .renameRoom, .removeRoom,
             .addZone, .renameZone, .removeZone, .addRoomToZone, .removeRoomFromZone, .renameAccessory, .moveAccessory,
             .renameService, .addServiceGroup, .renameServiceGroup, .removeServiceGroup, .addServiceToGroup,
             .removeServiceFromGroup, .addActionSet, .renameActionSet, .removeActionSet, .setActions, .addTrigger,

@@ -32,7 +32,8 @@ extension HomeGraphError {
         switch self {
         case .notFound(let kind, let id): "no \(Self.words(kind.rawValue)) with id \(id.uuidString)"
         case .nameTaken(let name, let existing):
-            "the name '\(name)' is taken by the \(Self.words(existing.kind.rawValue)) \(existing.id.uuidString)"
+            "the name '\(name)' is taken by the \(Self.words(existing.kind.rawValue)) \(existing.id.uuidString): "
+                + (existing.kind == .home ? "home names are unique" : "names are unique within a home")
         case .invalidName(_, let problem): problem.sentence
         case .idTaken(let reference):
             "the id \(reference.id.uuidString) is taken by a \(Self.words(reference.kind.rawValue))"

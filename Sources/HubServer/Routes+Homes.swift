@@ -44,6 +44,7 @@ extension Routes {
                 body.name.map { .renameHome(homeID, name: $0) },
                 body.timeZone.map { .setTimeZone(home: homeID, identifier: $0) },
                 body.presenceRadius.map { .setPresenceRadius(home: homeID, radius: $0) },
+                body.temperatureUnit.map { .setTemperatureUnit(home: homeID, unit: $0) },
             ]
             return call.changed(try await call.perform(operations.compactMap { $0 }))
         }

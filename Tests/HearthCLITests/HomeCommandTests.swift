@@ -144,6 +144,14 @@ import Testing
         let rooms = try result.json()["rooms"] as? [[String: Any]] ?? []
         #expect(rooms.contains { $0["name"] as? String == "Office" }, "\(result)")
 
+        // The home's temperature unit; another word is a usage error naming both units.
+        result = try Self.hearth(["home", "unit", "Fahrenheit"] + config)
+        #expect(result.status == 0 && result.output == "Demo Home now uses fahrenheit.\n", "\(result)")
+        result = try Self.hearth(["home", "show", "--json"] + config)
+        #expect((try result.json()["home"] as? [String: Any])?["temperatureUnit"] as? String == "fahrenheit")
+        result = try Self.hearth(["home", "unit", "kelvin"] + config)
+        #expect(result.status == 2 && result.errors.contains("celsius or fahrenheit"), "\(result)")
+
         // Clear exit codes: a clash (409) is 6, an unknown name is 3, both with one error line.
         result = try Self.hearth(["room", "add", "office"] + config)
         #expect(result.status == 6, "\(result)")
@@ -241,6 +249,8 @@ import Testing
         result = try Self.hearth(["room", "add", "Attic", "--json"] + guest)
         #expect(result.status == 4, "\(result)")
         #expect((try result.json()["error"] as? [String: Any])?["code"] as? String == "notPermitted")
+        result = try Self.hearth(["home", "unit", "celsius"] + guest)
+        #expect(result.status == 4, "\(result)")
         result = try Self.hearth(["user", "list"] + config)
         #expect(result.output.contains("Guest") && result.output.contains("shared"), "\(result)")
     }

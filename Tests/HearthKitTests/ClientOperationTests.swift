@@ -32,6 +32,8 @@ import Testing
             )
             let cabin = try await owner.home(created.home.id).home
             #expect(cabin.presenceRadius == 250 && cabin.users.first?.presence?.isHome == true, "112 m of 250")
+            try await owner.setTemperatureUnit(.fahrenheit, ofHome: created.home.id)
+            #expect(try await owner.home(created.home.id).home.temperatureUnit == .fahrenheit)
             try await owner.reportPresence(isHome: false, inHome: created.home.id)
             try await owner.setLocation(nil, ofHome: created.home.id)
             let history = try await owner.changes(inHome: created.home.id, after: 1)

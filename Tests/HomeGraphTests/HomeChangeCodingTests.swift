@@ -24,6 +24,7 @@ import enum HAPTypes.HAPValue
             .homeLocationChanged(Location(latitude: 52.5, longitude: 13.4)),
             .homeLocationChanged(nil),
             .homeTimeZoneChanged("Europe/Berlin"),
+            .homeTemperatureUnitChanged(.fahrenheit),
             .roomAdded(Room(id: ids[0], name: "Hall")),
             .roomRenamed(room: ids[0], old: "Hall", new: "Entrance"),
             .roomRemoved(room: ids[0]),
@@ -313,7 +314,8 @@ private enum SynthesizedChange: Codable {
         case .userAdded(let value0): self = .userAdded(value0)
         case .userRemoved(let user): self = .userRemoved(user: user)
         case .userRoleChanged(let user, let old, let new): self = .userRoleChanged(user: user, old: old, new: new)
-        case .triggerDefinitionChanged, .triggerStateChanged, .userPresenceChanged, .homePresenceRadiusChanged:
+        case .triggerDefinitionChanged, .triggerStateChanged, .userPresenceChanged, .homePresenceRadiusChanged,
+            .homeTemperatureUnitChanged:
             return nil
         }
     }

@@ -138,12 +138,16 @@ import Testing
         _ = try fixture.addRoom("Maple Street")
     }
 
-    @Test func serviceAndUserNamesNeedNotBeUnique() throws {
+    /// Issue 18 made service names unique like every other name (ServiceNameTests); users' names need not be.
+    @Test func userNamesNeedNotBeUniqueButServiceNamesAre() throws {
         var fixture = try Fixture()
         let first = try fixture.addLamp("Lamp A")
         let second = try fixture.addLamp("Lamp B")
         try fixture.apply(.renameService(home: fixture.homeID, service: first.services[0].id, name: "Light"))
-        try fixture.apply(.renameService(home: fixture.homeID, service: second.services[0].id, name: "light"))
+        fixture.expectFailure(
+            .renameService(home: fixture.homeID, service: second.services[0].id, name: "light"),
+            .nameTaken(name: "light", existing: ObjectReference(.service, first.services[0].id))
+        )
         try fixture.apply(.addUser(home: fixture.homeID, id: fixture.ids.makeID(), name: "Sam", role: .shared))
         try fixture.apply(.addUser(home: fixture.homeID, id: fixture.ids.makeID(), name: "Sam", role: .shared))
         #expect(try fixture.home.users.count == 2)

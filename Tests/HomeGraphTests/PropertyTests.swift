@@ -48,7 +48,17 @@ import enum HAPTypes.HAPValue
         #expect(graph.homes.isEmpty || graph.homes.filter(\.isPrimary).count == 1, "\(context): primary homes")
         #expect(Set(graph.homes.map { Names.key($0.name) }).count == graph.homes.count, "\(context): home names")
         for home in graph.homes {
-            let names = home.uniquelyNamedObjects.map { Names.key($0.name) }
+            // A service may carry its own accessory's name (once); every other name is the only one of its kind.
+            var ownNames: Set<UUID> = []
+            for accessory in home.accessories {
+                let key = Names.key(accessory.name)
+                if let own = accessory.services.first(where: { !$0.isHiddenFromPeople && Names.key($0.name) == key }) {
+                    ownNames.insert(own.id)
+                }
+            }
+            let names = home.uniquelyNamedObjects.filter { !ownNames.contains($0.reference.id) }.map {
+                Names.key($0.name)
+            }
             #expect(Set(names).count == names.count, "\(context): names in \(home.name)")
             let rooms = Set(home.allRooms.map(\.id))
             let services = Set(home.accessories.flatMap { $0.services.map(\.id) })
@@ -114,6 +124,7 @@ struct OperationMaker {
             .removeHome(h), .setPrimaryHome(h), .renameHome(h, name: name),
             .setLocation(home: h, location: Location(latitude: flag ? 45 : 100, longitude: 7)),
             .setTimeZone(home: h, identifier: flag ? "Europe/Paris" : "Nowhere/None"),
+            .setTemperatureUnit(home: h, unit: flag ? .fahrenheit : .celsius),
             .addRoom(home: h, id: ids.makeID(), name: name), .addRoom(home: h, id: ids.makeID(), name: name),
             .renameRoom(home: h, room: room, name: name), .removeRoom(home: h, room: room),
             .addZone(home: h, id: ids.makeID(), name: name, roomIDs: [room]),

@@ -69,6 +69,42 @@ public struct ServiceType: Sendable, Equatable, Codable {
     public var optionalCharacteristics: [String]
     /// Why a choice was made where sources disagree (hap-protocol.md §14), or a remark on the type.
     public var notes: String?
+    /// Whether the type is operational (device information, protocol, lock management): people never name or command
+    /// it. `hidden` in the catalog file, false when absent.
+    public var isHidden: Bool
+}
+
+extension ServiceType {
+    private enum CodingKeys: String, CodingKey {
+        case uuid, name, displayName, synonyms, requiredCharacteristics, optionalCharacteristics, notes
+        case isHidden = "hidden"
+    }
+
+    /// Reads a catalog entry; `hidden` may be left out, and means false then.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        uuid = try container.decode(HAPUUID.self, forKey: .uuid)
+        name = try container.decode(String.self, forKey: .name)
+        displayName = try container.decode(String.self, forKey: .displayName)
+        synonyms = try container.decode([String].self, forKey: .synonyms)
+        requiredCharacteristics = try container.decode([String].self, forKey: .requiredCharacteristics)
+        optionalCharacteristics = try container.decode([String].self, forKey: .optionalCharacteristics)
+        notes = try container.decodeIfPresent(String.self, forKey: .notes)
+        isHidden = try container.decodeIfPresent(Bool.self, forKey: .isHidden) ?? false
+    }
+
+    /// Writes a catalog entry in the catalog file's shape; `hidden` only when true.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uuid, forKey: .uuid)
+        try container.encode(name, forKey: .name)
+        try container.encode(displayName, forKey: .displayName)
+        if isHidden { try container.encode(isHidden, forKey: .isHidden) }
+        try container.encode(synonyms, forKey: .synonyms)
+        try container.encode(requiredCharacteristics, forKey: .requiredCharacteristics)
+        try container.encode(optionalCharacteristics, forKey: .optionalCharacteristics)
+        try container.encodeIfPresent(notes, forKey: .notes)
+    }
 }
 
 /// Why the type catalog could not be loaded or could not build what was asked.

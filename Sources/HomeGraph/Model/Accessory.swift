@@ -75,7 +75,8 @@ extension AccessoryCategory: Codable {}
 public struct Service: Sendable, Equatable, Codable, Identifiable {
     /// The service's identity, fixed for its life.
     public var id: UUID
-    /// The name people see; need not be unique.
+    /// The name people see; unique within the home like every other name, except that a service may carry its
+    /// own accessory's name, and hidden services (``isHidden(in:)``) are left out.
     public var name: String
     /// What the service is, from the type catalog.
     public var type: HAPUUID
@@ -83,6 +84,8 @@ public struct Service: Sendable, Equatable, Codable, Identifiable {
     public var instanceID: UInt64
     /// Whether this is the accessory's primary service.
     public var isPrimary: Bool
+    /// Whether the accessory marks the service hidden from users (HAP's `hidden`); stored only when true.
+    public var isHidden: Bool
     /// The service's characteristics.
     public var characteristics: [Characteristic]
 
@@ -93,6 +96,7 @@ public struct Service: Sendable, Equatable, Codable, Identifiable {
         type: HAPUUID,
         instanceID: UInt64 = 0,
         isPrimary: Bool = false,
+        isHidden: Bool = false,
         characteristics: [Characteristic] = []
     ) {
         self.id = id
@@ -100,8 +104,55 @@ public struct Service: Sendable, Equatable, Codable, Identifiable {
         self.type = type
         self.instanceID = instanceID
         self.isPrimary = isPrimary
+        self.isHidden = isHidden
         self.characteristics = characteristics
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, type, instanceID, isPrimary, isHidden, characteristics
+    }
+
+    /// Reads a service; `isHidden` is absent from services stored before it existed, and means false then.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        type = try container.decode(HAPUUID.self, forKey: .type)
+        instanceID = try container.decode(UInt64.self, forKey: .instanceID)
+        isPrimary = try container.decode(Bool.self, forKey: .isPrimary)
+        isHidden = try container.decodeIfPresent(Bool.self, forKey: .isHidden) ?? false
+        characteristics = try container.decode([Characteristic].self, forKey: .characteristics)
+    }
+
+    /// Writes a service; `isHidden` only when true, so a visible service's JSON is as it always was.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(type, forKey: .type)
+        try container.encode(instanceID, forKey: .instanceID)
+        try container.encode(isPrimary, forKey: .isPrimary)
+        if isHidden { try container.encode(isHidden, forKey: .isHidden) }
+        try container.encode(characteristics, forKey: .characteristics)
+    }
+
+    /// Whether people never see, name or command the service: the accessory marks it hidden, or `catalog` marks its
+    /// type as an operational one (Accessory Information, Protocol Information, Lock Management).
+    ///
+    /// A hidden service is never a command's target, and its name need not be unique in the home.
+    public func isHidden(in catalog: TypeCatalog) -> Bool {
+        isHidden || catalog.service(for: type)?.isHidden == true
+    }
+
+    /// ``isHidden(in:)`` against the bundled type catalog.
+    public var isHiddenFromPeople: Bool {
+        isHidden || Self.hiddenTypes.contains(type)
+    }
+
+    /// The types the bundled catalog marks hidden, read once.
+    private static let hiddenTypes: Set<HAPUUID> = Set(
+        ((try? TypeCatalog.shared())?.services ?? []).filter(\.isHidden).map(\.uuid)
+    )
 }
 
 /// One characteristic of a service: its type, format, permissions, limits and the last value known.

@@ -95,6 +95,17 @@ public enum TemperatureUnit: String, Sendable, Equatable, Codable, CaseIterable 
     case celsius
     /// Degrees Fahrenheit.
     case fahrenheit
+
+    /// Reads the unit's name; any other text fails with a sentence that lists the allowed values.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let unit = Self(rawValue: text) else {
+            let allowed = Self.allCases.map { "'\($0.rawValue)'" }.joined(separator: " or ")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "it must be \(allowed)")
+        }
+        self = unit
+    }
 }
 
 /// A point on Earth in degrees, for the sun's position.

@@ -105,10 +105,10 @@ struct WhoAmI: AsyncParsableCommand {
 struct HomeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "home",
-        abstract: "List, show, add, rename, remove, export and import homes.",
+        abstract: "List, show, add, rename, remove, export and import homes; set their temperature unit.",
         subcommands: [
-            List.self, Show.self, Add.self, Rename.self, Remove.self, Primary.self, SetLocation.self, Export.self,
-            Import.self,
+            List.self, Show.self, Add.self, Rename.self, Remove.self, Primary.self, SetLocation.self, Unit.self,
+            Export.self, Import.self,
         ],
         defaultSubcommand: List.self
     )
@@ -225,6 +225,25 @@ struct HomeCommand: AsyncParsableCommand {
             await session.change(clear ? "Cleared the location of \(name)." : "Set the location of \(name).") {
                 client,
                 homeID throws(HearthError) in try await client.setLocation(location, ofHome: homeID)
+            }
+        }
+    }
+
+    struct Unit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the unit the home's temperatures are said and shown in (values stay in Celsius)."
+        )
+        @OptionGroup var options: HubOptions
+        @Argument(help: "celsius or fahrenheit.") var unit: String
+
+        func run() async throws {
+            guard let temperatureUnit = TemperatureUnit(rawValue: unit.lowercased()) else {
+                options.fail("the unit must be celsius or fahrenheit", code: HomeExit.usage, kind: "usage")
+            }
+            let session = await options.session()
+            await session.change("\(session.home.name) now uses \(temperatureUnit.rawValue).") {
+                client,
+                homeID throws(HearthError) in try await client.setTemperatureUnit(temperatureUnit, ofHome: homeID)
             }
         }
     }
