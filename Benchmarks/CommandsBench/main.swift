@@ -193,6 +193,7 @@ if let homePath {
     do {
         let data = try HomeFile(home: home, exportedAt: Date(timeIntervalSince1970: 1_767_225_600)).encoded()
         try data.write(to: URL(fileURLWithPath: homePath))
+        guard try HomeFile.decode(data).home == home else { fail("the home file does not read back as the home.") }
     } catch {
         fail("the home file \(homePath) could not be written: \(error)")
     }
