@@ -2,7 +2,7 @@
 //
 //   cd Benchmarks && swift build -c release --product hearth-commands-bench
 //   .build/release/hearth-commands-bench [--passes 5] [--sentences N] [--accessories 500] [--seed 18]
-//       [--write-home FILE] [--write-sentences FILE] [--write-outcomes FILE]
+//       [--write-home FILE] [--write-sentences FILE] [--write-outcomes FILE] [--only SENTENCE]
 //
 // Builds a 500-accessory home the way the hub builds one, without sockets: four hearth-sim bridges
 // (`SimulatedAccessories`, presets of lights, outlets, switches, fans, thermostats, locks, garage doors, window
@@ -13,7 +13,8 @@
 // (`CommandEngine(home:catalog:)`, once, and the heap it keeps), each sentence's `interpret` alone on a monotonic
 // clock over several passes (the last, warm pass reported: p50, p99, max), the same with the result encoded as JSON
 // (what `hearth say --batch` adds per line), sentences per second in a loop with no clock reads, and the outcomes.
-// Prints a table and one JSON line (`{"bench":"commands",…}`). Deterministic: the same seed, the same home and
+// Prints a table and one JSON line (`{"bench":"commands",…}`). `--only SENTENCE` instead reads that one sentence
+// 1,000 times a pass (for `perf record`) and prints its latency. Deterministic: the same seed, the same home and
 // sentences.
 import Commands
 import Foundation
@@ -128,13 +129,14 @@ var seed: UInt64 = 18
 var homePath: String?
 var sentencesPath: String?
 var outcomesPath: String?
+var onlySentence: String?
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let option = arguments.removeFirst()
     if option == "--help" || option == "-h" {
         say(
             "usage: hearth-commands-bench [--passes N] [--sentences N] [--accessories N] [--seed N] "
-                + "[--write-home FILE] [--write-sentences FILE] [--write-outcomes FILE]"
+                + "[--write-home FILE] [--write-sentences FILE] [--write-outcomes FILE] [--only SENTENCE]"
         )
         exit(0)
     }
@@ -160,6 +162,7 @@ while !arguments.isEmpty {
     case "--write-home": homePath = value
     case "--write-sentences": sentencesPath = value
     case "--write-outcomes": outcomesPath = value
+    case "--only": onlySentence = value
     default:
         fail(
             "unknown option \(option); the options are --passes, --sentences, --accessories, --seed, --write-home, --write-sentences and --write-outcomes."
@@ -215,7 +218,6 @@ let indexMilliseconds = Double(monotonicNanoseconds() - started) / 1e6
 var rebuilds: [Double] = []
 var kept: [CommandEngine] = []
 let heapBefore = heapBytes()
-let rssBefore = residentKiB()
 for _ in 0..<16 {
     let start = monotonicNanoseconds()
     kept.append(CommandEngine(home: home, catalog: catalog))
@@ -223,10 +225,26 @@ for _ in 0..<16 {
 }
 let heapAfter = heapBytes()
 let indexKiB = heapBefore.flatMap { before in heapAfter.map { ($0 - before) / kept.count / 1024 } }
-let indexRSSKiB = (residentKiB() - rssBefore) / kept.count
 precondition(kept.allSatisfy { $0.home.accessories.count == home.accessories.count })
 kept.removeAll()
 rebuilds.sort()
+
+// MARK: One sentence, for a profiler
+
+if let onlySentence {
+    let result = engine.interpret(onlySentence)
+    var samples: [UInt64] = []
+    for _ in 0..<(passes * 1000) {
+        let start = monotonicNanoseconds()
+        let again = engine.interpret(onlySentence)
+        samples.append(monotonicNanoseconds() - start)
+        precondition(again.outcome == result.outcome)
+    }
+    let latency = Latency(nanoseconds: samples)
+    say("\(result.outcome.rawValue) (\(result.actions?.count ?? 0) actions): \(result.message.prefix(160))")
+    say("\(samples.count) runs: p50 \(us(latency.p50)) µs, p99 \(us(latency.p99)) µs, mean \(us(latency.mean)) µs")
+    exit(0)
+}
 
 // MARK: Sentences, one at a time
 
@@ -316,10 +334,7 @@ say("|---|---|")
 say(
     "| name index build (once) | \(ms(indexMilliseconds)) ms (16 rebuilds: min \(ms(rebuilds[0])), median \(ms(rebuilds[8])) ms) |"
 )
-say(
-    "| name index memory | \(indexKiB.map { "\($0) KiB" } ?? "?") heap per index, \(indexRSSKiB) KiB resident "
-        + "(growth over 16 kept, per index) |"
-)
+say("| name index memory | \(indexKiB.map { "\($0) KiB" } ?? "?") of heap per index (16 kept at once) |")
 say(
     "| interpret, warm pass | p50 \(us(warmLatency.p50)) µs, p99 \(us(warmLatency.p99)) µs, p99.9 \(us(warmLatency.p999)) µs, max \(us(warmLatency.max)) µs, mean \(us(warmLatency.mean)) µs |"
 )
@@ -332,6 +347,7 @@ say(
 say(
     "| interpret + JSON line | p50 \(us(encodedLatency.p50)) µs, p99 \(us(encodedLatency.p99)) µs, max \(us(encodedLatency.max)) µs (\(encodedBytes / max(texts.count, 1)) bytes/line) |"
 )
+say("| process resident at the end | \(residentKiB() / 1024) MiB (home, index, sentences, results) |")
 say("| sentences per second (in process) | \(Int(rate)) (median of 3 loops) |")
 say("| target: p99 < 200 µs | \(warmLatency.p99 < 200 ? "met" : "NOT met") |")
 say("")
