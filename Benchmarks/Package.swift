@@ -114,6 +114,15 @@ let package = Package(
             ] + inProcessHub,
             path: "SceneBench"
         ),
+        // Issue 18's plain-language benchmark (build with -c release): a 500-accessory home from four hearth-sim
+        // bridges, imported without sockets; the name index's build, each sentence's latency, sentences per second.
+        .executableTarget(
+            name: "hearth-commands-bench",
+            dependencies: ["Commands", "HomeGraph", "HAPTypes", "Simulator"].map {
+                .product(name: $0, package: "Hearth")
+            },
+            path: "CommandsBench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
