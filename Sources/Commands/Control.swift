@@ -73,7 +73,9 @@ struct Control {
         if let number = parse.number, parse.unit == .kelvin {
             return number > 0 ? single("colorTemperature", .value((1_000_000 / number).rounded())) : nil
         }
-        if let number = parse.number, isTemperatureUnit(parse.unit) || parse.attribute == "temperature" || parse.attribute == "targetTemperature" {
+        if let number = parse.number,
+            isTemperatureUnit(parse.unit) || parse.attribute == "temperature" || parse.attribute == "targetTemperature"
+        {
             var plan = single("targetTemperature", .value(celsius(number, parse.unit)))
             plan.isTemperature = true
             return plan

@@ -14,18 +14,25 @@ struct Describe {
     /// What the actions do, grouped by what they write.
     func control(_ actions: [CommandAction]) -> String {
         var groups: [(key: String, actions: [CommandAction])] = []
+        var positions: [String: Int] = [:]
         for action in actions {
             let key = "\(action.characteristic)|\(action.value)|\(action.relative)"
-            if let position = groups.firstIndex(where: { $0.key == key }) {
+            if let position = positions[key] {
                 groups[position].actions.append(action)
             } else {
+                positions[key] = groups.count
                 groups.append((key, [action]))
             }
         }
         let sentences = groups.map { group -> String in
             let first = group.actions[0]
             var names: [String] = []
-            for action in group.actions where !names.contains(action.serviceName) { names.append(action.serviceName) }
+            var seen = Set<String>()
+            for action in group.actions {
+                let name =
+                    index.serviceCount[action.accessoryID, default: 1] > 1 ? action.serviceName : action.accessoryName
+                if seen.insert(name).inserted { names.append(name) }
+            }
             let list = Phrases.list(names)
             switch (first.characteristic, first.value.numericValue ?? (first.value == .bool(true) ? 1 : 0)) {
             case ("on", let value), ("active", let value):

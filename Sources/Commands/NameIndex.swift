@@ -55,6 +55,8 @@ struct NameIndex: Sendable {
     private(set) var services: [ServiceEntry] = []
     /// The entries of each accessory.
     private(set) var servicesOfAccessory: [[Int]] = []
+    /// How many services that can be targets each accessory has, by accessory id.
+    private(set) var serviceCount: [UUID: Int] = [:]
     /// Entry indices by service id.
     private(set) var serviceByID: [UUID: Int] = [:]
     /// The room names by id.
@@ -67,11 +69,6 @@ struct NameIndex: Sendable {
     private(set) var sceneByKind: [String: Int] = [:]
     /// Scene indices by the words of their name.
     private(set) var sceneByWords: [[String]: Int] = [:]
-
-    /// Service types that are never targets: what every accessory has for the protocol's sake.
-    static let operationalTypes: Set<String> = [
-        "accessoryInformation", "protocolInformation", "lockManagement",
-    ]
 
     /// Indexes `home` with `lexicon`'s words and `catalog`'s types.
     init(home: Home, catalog: TypeCatalog, lexicon: Lexicon, words: Words) {
@@ -122,7 +119,7 @@ struct NameIndex: Sendable {
             var entries: [Int] = []
             for (serviceIndex, service) in accessory.services.enumerated() {
                 let typeName = catalog.service(for: service.type)?.name ?? service.type.description
-                guard !Self.operationalTypes.contains(typeName) else { continue }
+                guard !service.isHidden(in: catalog) else { continue }
                 var characteristics: [String: Int] = [:]
                 for (characteristicIndex, characteristic) in service.characteristics.enumerated() {
                     let name = catalog.characteristic(for: characteristic.type)?.name ?? characteristic.type.description
@@ -144,13 +141,14 @@ struct NameIndex: Sendable {
                 if serviceKey != key { addName(serviceKey, .service(entry), lexicon: lexicon) }
             }
             servicesOfAccessory.append(entries)
+            serviceCount[accessory.id] = entries.count
         }
     }
 
     /// The catalog's service types by display name and synonyms, and the lexicon's type words, with plurals.
     private mutating func indexTypes(catalog: TypeCatalog, lexicon: Lexicon) {
         var singular: [[String]: Set<String>] = [:]
-        for service in catalog.services where !Self.operationalTypes.contains(service.name) {
+        for service in catalog.services where !service.isHidden {
             for phrase in [service.displayName] + service.synonyms {
                 let words = phrase.lowercased().split(separator: " ").map(String.init)
                 singular[words, default: []].insert(service.name)

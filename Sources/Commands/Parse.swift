@@ -92,7 +92,8 @@ struct Parser {
         var words = tag.lexiconWords
         // "on the landing": a place, once the state or the verb is said ("what's the humidity on the landing",
         // "turn off the lights on the first floor"); "which lights are on upstairs" keeps its state.
-        let stateSaid = asQuestion ? parse.state != nil || parse.attribute != nil : parse.verb == .on || parse.verb == .off
+        let stateSaid =
+            asQuestion ? parse.state != nil || parse.attribute != nil : parse.verb == .on || parse.verb == .off
         if words.contains(.particle("on")), let next, Self.isPlace(next), stateSaid {
             words = [.preposition("in")]
         }

@@ -37,6 +37,10 @@ struct Query {
         "position": ["currentPosition"], "airQuality": ["airQuality"], "colorTemperature": ["colorTemperature"],
         "mode": ["targetHeatingCoolingState"], "color": ["hue"], "targetTemperature": ["targetTemperature"],
         "targetHumidity": ["targetRelativeHumidity"],
+        "setting": [
+            "targetTemperature", "rotationSpeed", "brightness", "targetPosition", "securitySystemTargetState",
+            "targetDoorState",
+        ],
     ]
 
     /// The answer to the question `parse` holds.

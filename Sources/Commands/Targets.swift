@@ -104,8 +104,11 @@ struct TargetResolver {
             default: break
             }
         }
+        var unfit: String?
         if !names.isEmpty, !item.plural || types.isEmpty {
-            let entries = names.flatMap(entries(of:)).filter { entry in
+            let named = names.flatMap(entries(of:))
+            if !named.isEmpty, let first = names.first { unfit = name(of: first) }
+            let entries = named.filter { entry in
                 (placeRooms?.contains(index.services[entry].roomID) ?? true) && fits(entry, true)
             }
             if !entries.isEmpty { return .services(entries) }
@@ -141,9 +144,21 @@ struct TargetResolver {
         }
         let entries = pluralNames.flatMap(entries(of:)).filter { fits($0, true) }
         if !entries.isEmpty { return .services(entries) }
+        if let unfit { return .nothing(lexicon.message("cannot", ["name": unfit])) }
         return .nothing(
             lexicon.message("nothingThere", ["what": "called '\(item.tag.text)'", "where": whereText(placeRooms)])
         )
+    }
+
+    /// The name of a named thing.
+    private func name(of entity: Entity) -> String {
+        switch entity {
+        case .accessory(let accessory), .alias(let accessory, _): home.accessories[accessory].name
+        case .service(let entry):
+            home.accessories[index.services[entry].accessory].services[index.services[entry].service].name
+        case .group(let group): home.serviceGroups[group].name
+        case .scene(let scene): home.actionSets[scene].name
+        }
     }
 
     /// The entries a named thing stands for.

@@ -35,6 +35,7 @@ struct Words {
     /// Letters, digits and inner apostrophes make words; `%` and `°` are words of their own; a point or comma
     /// between digits stays in the number (a comma is dropped: "2,700").
     private func rawWords(_ text: String) -> [String] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiWords(text) }
         var words: [String] = []
         var current = ""
         let characters = Array(text)
@@ -66,6 +67,38 @@ struct Words {
         return words
     }
 
+    /// ``rawWords(_:)`` for plain ASCII (already lower case), on bytes.
+    private func asciiWords(_ text: String) -> [String] {
+        let bytes = Array(text.utf8)
+        var words: [String] = []
+        func isWord(_ byte: UInt8) -> Bool { (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+        var current: [UInt8] = []
+        func flush() {
+            if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
+            current.removeAll(keepingCapacity: true)
+        }
+        for (index, byte) in bytes.enumerated() {
+            let next: UInt8 = index + 1 < bytes.count ? bytes[index + 1] : 0
+            if isWord(byte) {
+                current.append(byte)
+            } else if byte == 0x27, !current.isEmpty, next >= 0x61 && next <= 0x7A {
+                current.append(byte)
+            } else if byte == 0x27, current.last == 0x73 {
+                flush()
+            } else if byte == 0x2E || byte == 0x2C, let last = current.last, isDigit(last), isDigit(next) {
+                if byte == 0x2E { current.append(byte) }
+            } else if byte == 0x25 {
+                flush()
+                words.append("%")
+            } else {
+                flush()
+            }
+        }
+        flush()
+        return words
+    }
+
     /// "21c" as "21" and "c"; "2700k" as "2700" and "k".
     private func splitNumber(_ word: String) -> [String] {
         guard let first = word.first, first.isNumber, let split = word.firstIndex(where: { $0.isLetter }) else {
@@ -82,8 +115,8 @@ struct Words {
         var kept: [String] = []
         var index = 0
         outer: while index < words.count {
-            for filler in lexicon.fillers where words.count - index >= filler.count {
-                if Array(words[index..<index + filler.count]) == filler {
+            for filler in lexicon.fillers[words[index]] ?? [] where words.count - index >= filler.count {
+                if words[index..<index + filler.count].elementsEqual(filler) {
                     index += filler.count
                     continue outer
                 }

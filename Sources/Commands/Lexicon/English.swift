@@ -181,6 +181,7 @@ extension Lexicon {
             "whichOne": "Which one do you mean: {candidates}?",
             "notPermitted": "Only the home's owner and administrators can change its configuration.",
             "noRoom": "I don't know which room you're in; say the room's name.",
+            "cannot": "{name} can't do that.",
             "turnOn": "Turning on {names}.", "turnOff": "Turning off {names}.", "lock": "Locking {names}.",
             "unlock": "Unlocking {names}.", "open": "Opening {names}.", "close": "Closing {names}.",
             "set": "Setting the {what} of {names} to {value}.", "change": "Changing the {what} of {names} by {value}.",

@@ -7,8 +7,8 @@ public struct Lexicon: Sendable {
     public let language: String
     /// Words dropped everywhere, in names too ("the", "a").
     let articles: Set<String>
-    /// Phrases dropped from sentences and names ("please", "could you").
-    let fillers: [[String]]
+    /// Phrases dropped from sentences and names ("please", "could you"), by their first word, longest first.
+    let fillers: [String: [[String]]]
     /// Short forms and what they stand for ("what's" → "what is").
     let contractions: [String: String]
     /// Plural endings, tried in order: a word ending in the first gets the second instead.
@@ -91,7 +91,12 @@ public struct Lexicon: Sendable {
         func split(_ phrase: String) -> [String] { phrase.split(separator: " ").map(String.init) }
         language = file.language
         articles = Set(file.articles)
-        fillers = file.fillers.map(split).sorted { $0.count > $1.count }
+        var fillers: [String: [[String]]] = [:]
+        for phrase in file.fillers.map(split).sorted(by: { $0.count > $1.count }) {
+            guard let first = phrase.first else { continue }
+            fillers[first, default: []].append(phrase)
+        }
+        self.fillers = fillers
         contractions = file.contractions
         var endings: [(String, String)] = []
         for pair in file.pluralEndings {
