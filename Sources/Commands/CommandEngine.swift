@@ -115,12 +115,8 @@ struct Interpretation {
         let resolution = resolver.resolve(parse.spec) { entry, explicit in
             control.fits(index.services[entry], plan, explicit: explicit)
         }
-        let entries: [Int]
-        switch resolution {
-        case .ambiguous(let candidates): return ambiguous(candidates, parse.explanation)
-        case .nothing(let message): return refusal(.notUnderstood, message, explanation: parse.explanation)
-        case .services(let found): entries = found
-        }
+        let (entries, refusal) = self.entries(of: resolution, parse.explanation)
+        if let refusal { return refusal }
         var chosen: [(entry: Int, alternative: Alternative)] = []
         if plan.perService {
             for entry in entries {
@@ -148,7 +144,7 @@ struct Interpretation {
             }
         }
         guard !actions.isEmpty else {
-            return refusal(.notUnderstood, lexicon.message("notUnderstood"), explanation: parse.explanation)
+            return self.refusal(.notUnderstood, lexicon.message("notUnderstood"), explanation: parse.explanation)
         }
         return CommandResult(
             text: text,
@@ -223,12 +219,7 @@ struct Interpretation {
         }
         return .success(
             CommandAction(
-                accessoryID: accessory.id,
-                accessoryName: accessory.name,
-                serviceID: accessory.services[service.service].id,
-                serviceName: accessory.services[service.service].name,
-                serviceType: service.typeName,
-                room: index.roomNames[accessory.roomID] ?? "",
+                self.target(entry, value: nil),
                 characteristic: name,
                 characteristicID: characteristic.id,
                 value: value,
@@ -291,6 +282,30 @@ struct Interpretation {
             case .scene(let scene): return ("actionSet", home.actionSets[scene].name)
             }
         }
+    }
+
+    /// The services a resolution found, or the result that says why there are none.
+    func entries(of resolution: Resolution, _ explanation: [CommandMatch]) -> ([Int], CommandResult?) {
+        switch resolution {
+        case .services(let found): (found, nil)
+        case .ambiguous(let candidates): ([], ambiguous(candidates, explanation))
+        case .nothing(let message): ([], refusal(.notUnderstood, message, explanation: explanation))
+        }
+    }
+
+    /// The JSON target of a service entry, with `value`.
+    func target(_ entry: Int, value: HAPValue?) -> CommandTarget {
+        let service = index.services[entry]
+        let accessory = home.accessories[service.accessory]
+        return CommandTarget(
+            accessoryID: accessory.id,
+            accessoryName: accessory.name,
+            serviceID: accessory.services[service.service].id,
+            serviceName: accessory.services[service.service].name,
+            serviceType: service.typeName,
+            room: index.roomNames[accessory.roomID] ?? "",
+            value: value
+        )
     }
 
     /// A result that does nothing.

@@ -84,6 +84,30 @@ public struct CommandAction: Sendable, Equatable, Codable {
     /// characteristic's limits; `nil` for a change when the current value is unknown.
     public var target: HAPValue?
 
+    /// Makes an action on the service of `target` (its value is not used).
+    public init(
+        _ target: CommandTarget,
+        characteristic: String,
+        characteristicID: UUID,
+        value: HAPValue,
+        relative: Bool,
+        target written: HAPValue?
+    ) {
+        self.init(
+            accessoryID: target.accessoryID,
+            accessoryName: target.accessoryName,
+            serviceID: target.serviceID,
+            serviceName: target.serviceName,
+            serviceType: target.serviceType,
+            room: target.room,
+            characteristic: characteristic,
+            characteristicID: characteristicID,
+            value: value,
+            relative: relative,
+            target: written
+        )
+    }
+
     /// Makes an action.
     public init(
         accessoryID: UUID,

@@ -55,6 +55,7 @@ struct Query {
         if attribute == "temperature", parse.verb == .set || parse.preposition == "to" {
             attribute = "targetTemperature"
         }
+        if attribute == nil, parse.state == nil, parse.verb == .set { attribute = "setting" }
         var state = parse.state
         if state == nil, parse.there, parse.spec.items.contains(where: { $0.tag.text == "motion" }) { state = "motion" }
         if let state, Self.states[state] != nil {
@@ -93,13 +94,8 @@ struct Query {
         let resolution = resolver.resolve(spec) { entry, _ in
             options.contains { option in readable(entry, option.characteristic) }
         }
-        let entries: [Int]
-        switch resolution {
-        case .ambiguous(let candidates): return interpretation.ambiguous(candidates, parse.explanation)
-        case .nothing(let message):
-            return interpretation.refusal(.notUnderstood, message, explanation: parse.explanation)
-        case .services(let found): entries = found
-        }
+        let (entries, refusal) = interpretation.entries(of: resolution, parse.explanation)
+        if let refusal { return refusal }
         var targets: [CommandTarget] = []
         var holding: [String] = []
         var notHolding: [String] = []
@@ -108,7 +104,7 @@ struct Query {
             guard let option = options.first(where: { readable(entry, $0.characteristic) }) else { continue }
             if targets.isEmpty { characteristicName = option.characteristic }
             let value = self.value(entry, option.characteristic)
-            targets.append(target(entry, value: value))
+            targets.append(interpretation.target(entry, value: value))
             let name = serviceName(entry)
             if let number = value.flatMap(Self.number), option.holds(number) {
                 holding.append(name)
@@ -182,13 +178,8 @@ struct Query {
         let resolution = resolver.resolve(spec) { entry, _ in
             characteristics.contains { readable(entry, $0) }
         }
-        let entries: [Int]
-        switch resolution {
-        case .ambiguous(let candidates): return interpretation.ambiguous(candidates, parse.explanation)
-        case .nothing(let message):
-            return interpretation.refusal(.notUnderstood, message, explanation: parse.explanation)
-        case .services(let found): entries = found
-        }
+        let (entries, refusal) = interpretation.entries(of: resolution, parse.explanation)
+        if let refusal { return refusal }
         let describe = Describe(home: home, index: index, lexicon: lexicon)
         var targets: [CommandTarget] = []
         var parts: [String] = []
@@ -197,7 +188,7 @@ struct Query {
             guard let characteristic = characteristics.first(where: { readable(entry, $0) }) else { continue }
             if targets.isEmpty { used = characteristic }
             let value = self.value(entry, characteristic)
-            targets.append(target(entry, value: value))
+            targets.append(interpretation.target(entry, value: value))
             let what = index.characteristicNames[characteristic] ?? characteristic
             let room = index.roomNames[index.services[entry].roomID] ?? ""
             let said = describe.text(of: value, characteristic: characteristic)
@@ -243,21 +234,6 @@ struct Query {
     private func serviceName(_ entry: Int) -> String {
         let service = index.services[entry]
         return home.accessories[service.accessory].services[service.service].name
-    }
-
-    /// The JSON target of a service.
-    private func target(_ entry: Int, value: HAPValue?) -> CommandTarget {
-        let service = index.services[entry]
-        let accessory = home.accessories[service.accessory]
-        return CommandTarget(
-            accessoryID: accessory.id,
-            accessoryName: accessory.name,
-            serviceID: accessory.services[service.service].id,
-            serviceName: accessory.services[service.service].name,
-            serviceType: service.typeName,
-            room: index.roomNames[accessory.roomID] ?? "",
-            value: value
-        )
     }
 
     /// The sentence with a capital first letter.

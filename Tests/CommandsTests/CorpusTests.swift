@@ -173,7 +173,7 @@ enum Corpus {
     static let categories = [
         "power", "brightness", "color", "position", "lock", "temperature", "fan", "humidity", "security",
         "relative", "rooms", "zones", "here", "names", "questions", "scenes", "numbers", "refusal", "ambiguous",
-        "invalidValue", "permission", "configure",
+        "invalidValue", "permission", "configure", "hard",
     ]
     /// The fewest sentences a category has.
     static let minimumPerCategory = 20

@@ -19,6 +19,18 @@ enum HomeExit {
     static let unreachable: Int32 = 5
     /// A name clash or another conflict (409).
     static let conflict: Int32 = 6
+
+    /// The exit status for an error of the hub's API.
+    static func status(of error: HearthError) -> Int32 {
+        switch error.status {
+        case 0: error.isUnreachable ? unreachable : failure
+        case 400: usage
+        case 401, 403: notPermitted
+        case 404: notFound
+        case 409: conflict
+        default: failure
+        }
+    }
 }
 
 /// Options every home command takes: where the hub is, which home, and JSON output.
@@ -86,16 +98,7 @@ struct HubOptions: ParsableArguments {
 
     /// Exits with the hub's error: its message on stderr (and as JSON with `--json`), its exit code.
     func fail(_ error: HearthError) -> Never {
-        let code: Int32 =
-            switch error.status {
-            case 0: error.isUnreachable ? HomeExit.unreachable : HomeExit.failure
-            case 400: HomeExit.usage
-            case 401, 403: HomeExit.notPermitted
-            case 404: HomeExit.notFound
-            case 409: HomeExit.conflict
-            default: HomeExit.failure
-            }
-        fail(error.message, code: code, kind: error.code)
+        fail(error.message, code: HomeExit.status(of: error), kind: error.code)
     }
 
     /// Exits with `message` on stderr (and `{"error": …}` on stdout with `--json`).

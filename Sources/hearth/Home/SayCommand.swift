@@ -233,15 +233,7 @@ struct SayFailure: Error {
     init(_ error: HearthError) {
         code = error.code
         message = error.message
-        exit =
-            switch error.status {
-            case 0: error.isUnreachable ? HomeExit.unreachable : HomeExit.failure
-            case 400: HomeExit.usage
-            case 401, 403: HomeExit.notPermitted
-            case 404: HomeExit.notFound
-            case 409: HomeExit.conflict
-            default: HomeExit.failure
-            }
+        exit = HomeExit.status(of: error)
     }
 }
 
