@@ -88,9 +88,17 @@ extension Hub {
                 break
             }
         } catch {
-            guard case .notPermitted(let reason) = error else { throw error }
-            result.outcome = .notPermitted
-            result.message = "Not permitted: \(reason)."
+            switch error {
+            case .notPermitted(let reason):
+                result.outcome = .notPermitted
+                result.message = "Not permitted: \(reason)."
+            case .rejected where result.outcome == .configure:
+                // A new name the home refuses (taken, invalid): the sentence's value, not the request, is wrong.
+                result.outcome = .invalidValue
+                result.message = error.sentence.prefix(1).uppercased() + error.sentence.dropFirst() + "."
+            default:
+                throw error
+            }
             result.results = nil
         }
         return result

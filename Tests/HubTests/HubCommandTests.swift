@@ -233,6 +233,19 @@ struct HubCommandTests {
         )
         #expect(renamed.outcome == .configure, "\(renamed.message)")
         #expect(hub.graph.home(withID: homeID)?.accessory(lamp.id)?.name == "Desk Lamp")
+        // A name the home already has is the sentence's wrong value, said as such; nothing changes.
+        let room = try #require(hub.graph.home(withID: homeID)?.rooms.first)
+        let unchanged = hub.graph
+        let clash = try await hub.perform(
+            command: "rename Desk Lamp to \(room.name)",
+            home: homeID,
+            room: nil,
+            dryRun: false,
+            as: .user(owner)
+        )
+        #expect(clash.outcome == .invalidValue, "\(clash.message)")
+        #expect(clash.message.contains("taken"), "\(clash.message)")
+        #expect(hub.graph == unchanged)
         await hub.stop()
     }
 }
