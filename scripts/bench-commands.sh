@@ -11,6 +11,8 @@
 #   SENTENCES=     sentences (default: the whole generated set, about 2,100)
 #   RUNS=3         runs of `hearth say --batch` (the median is reported)
 #   BENCH=Benchmarks/.build/release/hearth-commands-bench  HEARTH=.build/release/hearth
+#   HA_VENV=       a venv with hassil and home-assistant-intents (Home Assistant 2024.3.3's): its recogniser on the
+#                  same home and HA_SENTENCES=200 of the sentences, for the side-by-side row
 # No network at all: everything runs in a network namespace of its own with only loopback when `unshare -n` works,
 # every run is bounded by `timeout`, and only the processes started here are waited for. Writes OUTDIR/home.json,
 # sentences.txt, outcomes.tsv, in-process.txt, batch.jsonl, conditions.txt and results.md / results.json.
@@ -103,12 +105,20 @@ print(json.dumps({"wall_ms": wall / 1000, "one_sentence_ms": one / 1000, "senten
 else
     echo "hearth say --batch: not in $HEARTH (skipped)" | tee "$OUT/batch.txt"
 fi
+# 3. Home Assistant's recogniser (hassil + home-assistant-intents, as HA 2024.3.3 pins them) on the same home and
+#    sentences, when HA_VENV points at a venv that has them (../shared/peers/ha/setup_ha_venv.sh makes one).
+HASSIL_JSON='null'
+if [ -n "${HA_VENV:-}" ] && [ -x "$HA_VENV/bin/python" ]; then
+    timeout 900 "${NONET[@]}" "$HA_VENV/bin/python" "$ROOT/Benchmarks/peers/commands_hassil.py" "$OUT/home.json" \
+        "$OUT/sentences.txt" --sentences "${HA_SENTENCES:-200}" | tee "$OUT/hassil.txt"
+    HASSIL_JSON=$(grep '^{"bench": *"commands-hassil"' "$OUT/hassil.txt" | tail -1)
+fi
 echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/conditions.txt"
 
-# 3. The results.
-python3 - "$OUT" "$BATCH_JSON" <<'EOF' | tee "$OUT/results.md"
+# 4. The results.
+python3 - "$OUT" "$BATCH_JSON" "$HASSIL_JSON" <<'EOF' | tee "$OUT/results.md"
 import json, sys
-out, batch = sys.argv[1], json.loads(sys.argv[2])
+out, batch, hassil = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 bench = json.loads(open(f"{out}/in-process.json").read())
 i, m, j = bench["interpret"], bench["interpret_median_of_passes"], bench["interpret_json"]
 rows = [
@@ -135,8 +145,15 @@ if batch:
     ]
 else:
     rows.append(("hearth say --batch", "not in this build"))
+if hassil:
+    rows += [
+        ("Home Assistant's hassil, same home and sentences", f"{hassil['sentences']} sentences: p50 {hassil['p50_us']} µs, "
+            f"p99 {hassil['p99_us']} µs, {hassil['sentences_per_second']} sentences/s, {hassil['recognised']} recognised"),
+        ("ratio p50 / p99 (hassil ÷ Hearth warm pass)",
+            f"{hassil['p50_us'] / i['p50_us']:.0f}× / {hassil['p99_us'] / i['p99_us']:.0f}×"),
+    ]
 print("| measure | value |\n|---|---|")
 for name, value in rows: print(f"| {name} | {value} |")
-json.dump({"in_process": bench, "batch": batch}, open(f"{out}/results.json", "w"))
+json.dump({"in_process": bench, "batch": batch, "hassil": hassil}, open(f"{out}/results.json", "w"))
 EOF
 echo "results in $OUT"
