@@ -16,8 +16,9 @@ public struct CommandContext: Sendable, Equatable {
     }
 }
 
-/// Plain language against one home: the name index, built once per version of the home's structure, and the
-/// interpreter that reads a sentence into a ``CommandResult``. Pure: no I/O, no clock.
+/// Plain language against one home: a name index built once per version of its structure, and an interpreter.
+///
+/// ``interpret(_:context:home:)`` reads a sentence into a ``CommandResult``. Pure: no I/O, no clock.
 public struct CommandEngine: Sendable {
     /// The home the index was built from (its values are read from the home given to ``interpret(_:context:home:)``).
     public let home: Home

@@ -1,7 +1,7 @@
 import Foundation
 import HomeGraph
 
-/// Configuration sentences: "rename X to Y", "move X to the bedroom". Only owners and administrators may.
+/// Configuration sentences ("rename X to Y", "move X to the bedroom"), which only owners and administrators may say.
 struct Configuration {
     /// The sentence being read.
     let interpretation: Interpretation

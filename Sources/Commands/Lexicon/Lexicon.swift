@@ -1,7 +1,8 @@
 import Foundation
 
-/// The words of one language: what the engine reads sentences with. Data, not code: ``english`` is built in, and
-/// ``init(json:)`` reads another from a file.
+/// The words of one language, which the engine reads sentences with.
+///
+/// Data, not code: ``english`` is built in, and ``init(json:)`` reads another from a file.
 public struct Lexicon: Sendable {
     /// The language's code, such as `en`.
     public let language: String
