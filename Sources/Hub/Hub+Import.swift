@@ -203,6 +203,11 @@ extension Hub {
                 ImportStep(operation: .setPresenceRadius(home: homeID, radius: radius), field: "home.presenceRadius")
             )
         }
+        if let unit = source.temperatureUnit {
+            steps.append(
+                ImportStep(operation: .setTemperatureUnit(home: homeID, unit: unit), field: "home.temperatureUnit")
+            )
+        }
         return steps
     }
 

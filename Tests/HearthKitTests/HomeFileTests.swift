@@ -58,6 +58,7 @@ import Testing
                 .renameActionSet(home: h, actionSet: sleep.id, name: "Good Night"),
                 .setLocation(home: h, location: Location(latitude: 52.5, longitude: 13.4)),
                 .setPresenceRadius(home: h, radius: 250),
+                .setTemperatureUnit(home: h, unit: .fahrenheit),
                 .addTrigger(
                     home: h,
                     trigger: Trigger(
@@ -133,6 +134,7 @@ import Testing
                 #expect(copy.serviceGroups == original.serviceGroups)
                 #expect(copy.location == original.location)
                 #expect(copy.presenceRadius == 250)
+                #expect(copy.temperatureUnit == .fahrenheit)
                 #expect(copy.accessories.map(\.id) == original.accessories.map(\.id))
                 #expect(copy.accessories.map(\.name) == original.accessories.map(\.name))
                 #expect(copy.accessories.map(\.roomID) == original.accessories.map(\.roomID))
