@@ -2,8 +2,8 @@
 // second file like this one (or a JSON file given to `hearth say --lexicon`), not code.
 
 extension Lexicon {
-    /// The English lexicon as JSON.
-    static let englishJSON = #"""
+    /// The English lexicon as JSON: the shape of every lexicon, and a starting point for another language.
+    public static let englishJSON = #"""
         {
           "language": "en",
           "articles": ["the", "a", "an"],

@@ -4,6 +4,8 @@ import HearthKit
 
 import struct Commands.CommandContext
 import struct Commands.CommandEngine
+import struct Commands.Lexicon
+import struct Commands.LexiconError
 
 /// `hearth say "…"`: a sentence read against a home and carried out through the hub, or resolved against a home
 /// file with no hub at all (docs/commands.md).
@@ -35,6 +37,9 @@ struct Say: AsyncParsableCommand {
     @Option(help: "The room you are in (\"turn off the light\", \"in here\"), by name.")
     var room: String?
 
+    @Option(help: "With a home file: the words of another language, a lexicon JSON file (docs/commands.md).")
+    var lexicon: String?
+
     @Flag(help: "Only resolve the sentence; change nothing.")
     var dryRun = false
 
@@ -62,6 +67,9 @@ struct Say: AsyncParsableCommand {
         if let home, let path = homeFilePath(home) {
             answer = resolver(forFile: path)
         } else {
+            if lexicon != nil {
+                fail("--lexicon works with a home file (--home FILE); the hub reads English", code: HomeExit.usage)
+            }
             answer = await hubAnswerer(json: printsJSON)
         }
         if batch {
@@ -122,7 +130,16 @@ struct Say: AsyncParsableCommand {
         let catalog: TypeCatalog
         do { catalog = try TypeCatalog.shared() } catch { fail("the type catalog cannot be read", code: 1) }
         let context = CommandContext(room: roomName(in: home), role: .owner)
-        let engine = CommandEngine(home: home, catalog: catalog)
+        var words = Lexicon.english
+        if let lexicon {
+            guard let data = FileManager.default.contents(atPath: lexicon), data.count <= HomeFile.maximumSize else {
+                fail("\(lexicon) cannot be read", code: HomeExit.usage)
+            }
+            do throws(LexiconError) { words = try Lexicon(json: data) } catch {
+                fail("\(lexicon): \(error.sentence)", code: HomeExit.usage)
+            }
+        }
+        let engine = CommandEngine(home: home, catalog: catalog, lexicon: words)
         return { text in .success(engine.interpret(text, context: context)) }
     }
 
