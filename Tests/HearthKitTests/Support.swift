@@ -41,10 +41,12 @@ struct KitFixture {
     {
         var logger = Logger(label: "test.hearthkit")
         logger.logLevel = .warning
+        // Generous timeouts: a full test run stalls the client's cooperative pool for tens of seconds while the
+        // server's loop keeps time.
         let server = HubServer(
             hub: hub,
             credentials: credentials,
-            configuration: .init(host: "127.0.0.1", port: 0),
+            configuration: .init(host: "127.0.0.1", port: 0, headTimeout: .seconds(180), idleTimeout: .seconds(300)),
             logger: logger
         )
         do {

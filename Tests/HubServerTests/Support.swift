@@ -60,6 +60,11 @@ struct Fixture {
         var logger = Logger(label: "test.api")
         logger.logLevel = .warning
         var configuration = HubServer.Configuration(host: "127.0.0.1", port: 0, resumeGrace: resumeGrace)
+        // The test's client runs on the cooperative pool, which a full test run stalls for tens of seconds while the
+        // server's loop keeps time: a 10 s head timeout then closes connections the client has not written to yet
+        // ("I/O on closed channel"). Tests of the timeouts set their own.
+        configuration.headTimeout = .seconds(180)
+        configuration.idleTimeout = .seconds(300)
         configure(&configuration)
         return HubServer(hub: hub, credentials: credentials, configuration: configuration, logger: logger)
     }
