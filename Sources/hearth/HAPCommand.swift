@@ -14,7 +14,7 @@ struct HAPCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Discover.self, Pair.self, Unpair.self, Pairings.self, Accessories.self, Get.self, Put.self,
-            Watch.self, Identify.self,
+            Watch.self, Identify.self, Test.self,
         ]
     )
 }

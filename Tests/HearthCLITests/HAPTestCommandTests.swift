@@ -1,0 +1,202 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `hearth hap test` run as a program against hearth-sim and HAP-python 5.0.0, each in its own network namespace.
+@Suite(
+    .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"),
+    .enabled(if: ChildProcess.arePeersAvailable, "run scripts/setup-peers.sh to set up the peers"),
+    .serialized
+)
+struct HAPTestCommandTests {
+    /// The checks that skip against hearth-sim, and why: hearth-sim has no tw or wr characteristic in its presets,
+    /// the tester cannot change a database, and MaxTries needs --destructive.
+    static let skippedOnSimulator: Set<String> = [
+        "mdns.c#", "pair-setup.max-tries", "rw.timed-write", "rw.write-response",
+    ]
+
+    /// Runs `hearth hap test --json`; returns the exit status and the results by check id.
+    static func runTester(
+        _ hearth: HearthCLI,
+        _ arguments: [String]
+    ) throws -> (status: Int32, results: [String: [String: Any]], order: [String], elapsed: TimeInterval) {
+        let started = Date()
+        let run = try hearth.run(["hap", "test", "--json"] + arguments, timeout: 120)
+        let elapsed = Date().timeIntervalSince(started)
+        var results: [String: [String: Any]] = [:]
+        var order: [String] = []
+        for line in run.output.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            let result = try #require(object as? [String: Any], "not a JSON object: \(line)")
+            let id = try #require(result["id"] as? String)
+            #expect(results[id] == nil, "\(id) reported twice")
+            #expect((result["spec"] as? String)?.hasPrefix("hap-protocol.md §") == true, "\(result)")
+            results[id] = result
+            order.append(id)
+        }
+        #expect(run.errors.isEmpty, "\(run)")
+        return (run.status, results, order, elapsed)
+    }
+
+    /// The ids of the results with this outcome.
+    static func ids(_ results: [String: [String: Any]], _ outcome: String) -> Set<String> {
+        Set(results.filter { $0.value["result"] as? String == outcome }.keys)
+    }
+
+    @Test(
+        arguments: [
+            ["--bridge", "--preset", "lightbulb-color", "--preset", "door-lock", "--preset", "thermostat"],
+            [
+                "--bridge", "--preset", "outlet", "--preset", "switch", "--preset", "fan", "--preset", "heater-cooler",
+                "--preset", "garage-door", "--preset", "window-covering", "--preset", "security-system",
+            ],
+            [
+                "--bridge", "--preset", "motion-sensor", "--preset", "contact-sensor", "--preset", "occupancy-sensor",
+                "--preset", "leak-sensor", "--preset", "smoke-sensor", "--preset", "temperature-sensor", "--preset",
+                "humidity-sensor", "--preset", "light-sensor", "--preset", "doorbell", "--preset",
+                "programmable-switch", "--preset", "air-purifier", "--preset", "battery",
+            ],
+            ["--preset", "lightbulb-dimmable"],
+        ]
+    )
+    func everyCheckPassesAgainstHearthSim(presets: [String]) throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let started = try HearthSimInteropTests.startSimulator(
+            in: network,
+            state: folder + "/sim",
+            accessories: presets
+        )
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let address = network.accessoryAddress
+        let run = try Self.runTester(
+            hearth,
+            [
+                "--host", address, "--port", "51826", "--setup-uri", started.setupURI, "--interface",
+                network.controllerAddress,
+            ]
+        )
+        #expect(run.status == 0, "\(run.results)")
+        #expect(Self.ids(run.results, "fail").isEmpty, "\(run.results)")
+        #expect(Self.ids(run.results, "warning").isEmpty, "\(run.results)")
+        #expect(Self.ids(run.results, "skipped") == Self.skippedOnSimulator, "\(run.results)")
+        #expect(run.results.count == 34)
+
+        // Never left paired: pair-setup works again, and the state folder holds nothing of the tester.
+        let paired = try hearth.run(["hap", "pair", "--setup-uri", started.setupURI, "\(address):51826"])
+        #expect(paired.status == 0, "\(paired)")
+        let unpaired = try hearth.run(["hap", "unpair", "\(address):51826"])
+        #expect(unpaired.status == 0, "\(unpaired)")
+    }
+
+    @Test func aFullBridgeIsCheckedInUnderAMinute() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let started = try HearthSimInteropTests.startSimulator(
+            in: network,
+            state: folder + "/sim",
+            accessories: ["--bridge", "--preset", "lightbulb-color:100", "--preset", "door-lock:49"]
+        )
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let run = try Self.runTester(
+            hearth,
+            ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
+        )
+        #expect(run.status == 0, "\(run.results)")
+        #expect((run.results["db.count"]?["details"] as? [String])?.first == "150 accessories", "\(run.results)")
+        #expect(run.elapsed < 60, "took \(run.elapsed) s")
+        print("hearth hap test against a 150-accessory hearth-sim bridge: \(String(format: "%.1f", run.elapsed)) s")
+    }
+
+    @Test func theMaxTriesCheckRunsOnlyWhenDestructive() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let started = try HearthSimInteropTests.startSimulator(
+            in: network,
+            state: folder + "/sim",
+            accessories: ["--preset", "switch"]
+        )
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let run = try Self.runTester(
+            hearth,
+            ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI, "--destructive"]
+        )
+        #expect(run.status == 0, "\(run.results)")
+        #expect(run.results["pair-setup.max-tries"]?["result"] as? String == "pass", "\(run.results)")
+        // The accessory now refuses every pair-setup, the right code too.
+        let refused = try hearth.run([
+            "hap", "pair", "--setup-uri", started.setupURI, "\(network.accessoryAddress):51826",
+        ])
+        #expect(refused.status == 1 && refused.errors.contains("too many wrong setup codes"), "\(refused)")
+    }
+
+    @Test func hapPythonFailsTheKnownChecksAndIsLeftUnpaired() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = ChildProcess.repositoryRoot.appendingPathComponent("Tests/Peers/hap_python_accessory.py").path
+        let python = try network.start(
+            inAccessoryNamespace: true,
+            ChildProcess.python,
+            [script, "--address", network.accessoryAddress, "--state-file", folder + "/accessory.state"]
+        )
+        defer { python.terminate() }
+        var line = try python.readLine()
+        while !line.hasPrefix("{") { line = try python.readLine() }
+        let ready = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let port = try #require(ready["port"] as? Int)
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let run = try Self.runTester(
+            hearth,
+            [
+                "--host", network.accessoryAddress, "--port", "\(port)", "--setup-code", "031-45-154", "--interface",
+                network.controllerAddress,
+            ]
+        )
+        #expect(run.status == 1, "\(run.results)")
+        #expect(Self.ids(run.results, "fail") == Self.failingOnHAPPython, "\(run.results)")
+        // Version (37) with ev and CurrentTemperature's −273.1…1000 range: allowed, sources disagree (§14 item 8).
+        #expect(Self.ids(run.results, "warning") == ["db.catalog"], "\(run.results)")
+        // What it saw on the wire is in the report.
+        let plain = run.results["plain.470"]?["details"] as? [String] ?? []
+        #expect(plain.first == #"GET /accessories answered HTTP 401 {"status":-70401}"#, "\(plain)")
+        let busy = run.results["pair-setup.busy"]?["details"] as? [String] ?? []
+        #expect(busy.first?.contains("instead of Error 7 (Busy)") == true, "\(busy)")
+        // The tester removed its pairing although checks failed: pairing works again.
+        let paired = try hearth.run(["hap", "pair", "--code", "031-45-154", "\(network.accessoryAddress):\(port)"])
+        #expect(paired.status == 0, "\(paired)")
+        let unpaired = try hearth.run(["hap", "unpair", "\(network.accessoryAddress):\(port)"])
+        #expect(unpaired.status == 0, "\(unpaired)")
+    }
+
+    /// The checks HAP-python 5.0.0 fails (docs/hap-test.md lists why).
+    static let failingOnHAPPython: Set<String> = [
+        // 401 and -70401 instead of 470 (hap-protocol.md §14 item 3); /pairings unverified answers 500.
+        "plain.470",
+        // HAP-python has no /identify handler: 500 with -70402.
+        "identify.unpaired",
+        // No Busy: a second pair-setup M1 gets M2.
+        "pair-setup.busy",
+        // Writes are not checked against perms or metadata (values are clamped), reads not against perms.
+        "rw.read-only", "rw.write-only", "rw.out-of-range",
+        // An unknown iid reads as -70402 and a write to one answers HTTP 500.
+        "rw.unknown-iid",
+        // A removed controller's session stays open (hap-protocol.md §14 item 7).
+        "pairings.remove-closes-sessions",
+        // sf=0 was not seen within 5 s of pairing.
+        "mdns.sf",
+    ]
+}
