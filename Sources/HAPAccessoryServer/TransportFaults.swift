@@ -26,8 +26,11 @@ public final class TransportFaults: Sendable {
         /// No fault.
         public init() {}
 
-        /// Whether no fault is on.
-        public var isEmpty: Bool { self == Settings() }
+        /// Whether no fault is on (the seed alone switches nothing on).
+        public var isEmpty: Bool {
+            dropAfterRequests == nil && delay == nil && !stopsAnswering && !sendsMalformedFrames
+                && contentLengthError == nil && !refusesPairVerify
+        }
     }
 
     /// The longest delay a request may be given: 30 s.

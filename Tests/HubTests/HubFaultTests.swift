@@ -335,17 +335,18 @@ struct HubFaultTests {
         let brightnessID = try faultyBrightnessID(setup)
         let reported = await setup.faulty.simulator.read([brightnessID])[brightnessID]
         #expect(reported == .success(.int(110)))
-        let read = try await setup.hub.readCharacteristics(home: setup.home, [brightness], as: .user(owner))[brightness]
-        guard case .failure(.rejected(.invalidValue(.aboveMaximum, _))) = read else {
-            Issue.record("reading a value above the maximum: \(String(describing: read))")
-            return
-        }
         try await Task.sleep(for: .milliseconds(500))
         await setup.hub.commitReports()
         let stored = try setup.hub.graph.characteristic(withID: brightness, inHome: setup.home).characteristic
         #expect(stored.value == .int(50))
         let home = try #require(setup.hub.graph.home(withID: setup.home))
         #expect(home.triggers.first { $0.id == triggerID }?.state.decisions.isEmpty == true)
+
+        let read = try await setup.hub.readCharacteristics(home: setup.home, [brightness], as: .user(owner))[brightness]
+        guard case .failure(.rejected(.invalidValue(.aboveMaximum, _))) = read else {
+            Issue.record("reading a value above the maximum: \(String(describing: read))")
+            return
+        }
 
         // A value inside its metadata does fire it: the trigger was listening all along.
         await setup.faulty.faults.clearAll()
