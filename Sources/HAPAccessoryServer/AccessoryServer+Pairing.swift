@@ -138,6 +138,21 @@ extension AccessoryServer {
             session.pairVerify = nil
             return RouteOutcome(response: Self.status(.badRequest), session: session)
         }
+        if request[.state] == [1], let faults {
+            faults.notePairVerifyAttempt()
+            if faults.settings.refusesPairVerify {
+                // The refuse-pair-verify fault: M2 carries an Authentication error, as for an unknown controller.
+                var refusal = TLV8()
+                refusal.append(.state, byte: 2)
+                refusal.append(.error, byte: PairingError.authentication.tlvErrorCode)
+                session.pairVerify = nil
+                logger.debug("Refused pair-verify on purpose", metadata: ["peer": "\(peer(of: connection))"])
+                return RouteOutcome(
+                    response: HTTPResponse(status: .ok, contentType: .pairingTLV8, body: refusal.encoded()),
+                    session: session
+                )
+            }
+        }
         var machine: PairVerifyAccessory
         if let ongoing = session.pairVerify, request[.state] != [1] {
             machine = ongoing

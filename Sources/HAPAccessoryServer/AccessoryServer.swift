@@ -40,6 +40,8 @@ public actor AccessoryServer {
 
     let backend: any AccessoryBackend
     let store: any AccessoryStateStore
+    /// Faults switched on for testing controllers; `nil` in normal use.
+    public nonisolated let faults: TransportFaults?
     let logger: Logger
     let uptime: @Sendable () -> Duration
     private let advertisementContinuation: AsyncStream<Advertisement>.Continuation
@@ -75,7 +77,7 @@ public actor AccessoryServer {
         unverifiedTimeoutNanoseconds.store(TimeAmount(timeout).nanoseconds, ordering: .relaxed)
     }
 
-    private var serverChannel: (any Channel)?
+    var serverChannel: (any Channel)?
     private var backendTask: Task<Void, Never>?
 
     /// The advertisement as it is now; `nil` before ``start()``.
@@ -101,9 +103,11 @@ public actor AccessoryServer {
         store: any AccessoryStateStore,
         logger: Logger = Logger(label: "hearth.accessory-server"),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        uptime: (@Sendable () -> Duration)? = nil
+        uptime: (@Sendable () -> Duration)? = nil,
+        faults: TransportFaults? = nil
     ) {
         self.configuration = configuration
+        self.faults = faults
         self.unverifiedTimeoutNanoseconds = Synchronization.Atomic(
             TimeAmount(configuration.unverifiedTimeout).nanoseconds
         )
@@ -122,27 +126,7 @@ public actor AccessoryServer {
         guard serverChannel == nil else { throw AccessoryServerError.alreadyStarted }
         try await loadState()
         database = await backend.database()
-        let server = self
-        let window = configuration.eventCoalescingWindow
-        let logger = self.logger
-        let channel = try await ServerBootstrap(group: eventLoop)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let handler = HAPConnectionHandler(
-                        server: server,
-                        eventCoalescingWindow: window,
-                        logger: logger
-                    )
-                    try channel.pipeline.syncOperations.addHandler(handler)
-                }
-            }
-            .bind(host: configuration.host, port: configuration.port)
-            .get()
-        serverChannel = channel
-        port = channel.localAddress?.port ?? configuration.port
+        try await listen(port: configuration.port)
         let events = await backend.events()
         backendTask = Task { [weak self] in
             for await event in events {
@@ -158,6 +142,33 @@ public actor AccessoryServer {
             metadata: ["port": "\(port ?? 0)", "paired": "\(state.pairings.isPaired)"]
         )
         return port ?? 0
+    }
+
+    /// Binds the listening socket on `port` (0 picks one) and records the port bound.
+    func listen(port requested: Int) async throws {
+        let server = self
+        let window = configuration.eventCoalescingWindow
+        let logger = self.logger
+        let faults = self.faults
+        let channel = try await ServerBootstrap(group: eventLoop)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    faults?.noteConnectionAccepted()
+                    let handler = HAPConnectionHandler(
+                        server: server,
+                        eventCoalescingWindow: window,
+                        logger: logger
+                    )
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .bind(host: configuration.host, port: requested)
+            .get()
+        serverChannel = channel
+        port = channel.localAddress?.port ?? requested
     }
 
     /// Stops listening, closes every connection and ends ``advertisements``.
@@ -234,7 +245,7 @@ public actor AccessoryServer {
     }
 
     /// Closes a connection and frees its slot at once; its unregister comes later.
-    private func close(_ id: ObjectIdentifier) {
+    func close(_ id: ObjectIdentifier) {
         guard let record = connections[id] else { return }
         record.handle.close()
         closedByServer.insert(id)

@@ -29,6 +29,10 @@ final class HAPConnectionHandler: ChannelInboundHandler {
     private var coalescer: EventCoalescer
     private var eventTimer: Scheduled<Void>?
     private var requestTask: Task<Void, Never>?
+    /// A request held back by a delay fault.
+    private var delayTimer: Scheduled<Void>?
+    /// Requests answered on the verified session, for the drop-after fault.
+    private var verifiedAnswers = 0
     /// Closes the connection unless it completes a request (or pair-verify) in time; `nil` once verified.
     private var unverifiedTimer: Scheduled<Void>?
     /// The peer's address and port, for logs.
@@ -62,6 +66,7 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         isClosing = true
         requestTask?.cancel()
         eventTimer?.cancel()
+        delayTimer?.cancel()
         unverifiedTimer?.cancel()
         unverifiedTimer = nil
         if let handle {
@@ -130,29 +135,55 @@ final class HAPConnectionHandler: ChannelInboundHandler {
                 write(HTTPResponse(status: parseError.responseStatus)) { $0.closeConnection() }
                 return
             }
-            guard !queue.isEmpty, let context, let handle else { return }
-            let request = queue.removeFirst()
-            isBusy = true
-            let server = self.server
-            let session = self.session
-            let connectionID = handle.id
-            // The server's executor is this loop, so it can be entered here without a task.
-            if let outcome = server.assumeIsolated({
-                $0.handleImmediately(request, session: session, connection: connectionID)
-            }) {
-                guard complete(outcome) else { return }
-                continue
-            }
-            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            // The task starts on this loop, isolated to the server, and finishes here.
-            requestTask = server.assumeIsolated { server in
-                Task {
-                    let outcome = await server.handle(request, session: session, connection: connectionID)
-                    bound.value.finish(outcome)
+            guard !queue.isEmpty, let context else { return }
+            if let faults = server.faults {
+                // A simulator that stops answering takes the request and says nothing; the socket stays open.
+                if faults.settings.stopsAnswering {
+                    queue.removeAll()
+                    return
+                }
+                let delay = faults.nextDelay()
+                if delay > .zero {
+                    let request = queue.removeFirst()
+                    isBusy = true
+                    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+                    delayTimer = context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
+                        let handler = bound.value
+                        handler.delayTimer = nil
+                        guard !handler.isClosing else { return }
+                        handler.isBusy = false
+                        if handler.answer(request) { handler.startNextRequest() }
+                    }
+                    return
                 }
             }
-            return
+            let request = queue.removeFirst()
+            guard answer(request) else { return }
         }
+    }
+
+    /// Starts answering one request; `true` when it was answered at once and the next may be taken.
+    private func answer(_ request: HTTPRequest) -> Bool {
+        guard !isClosing, let context, let handle else { return false }
+        isBusy = true
+        let server = self.server
+        let session = self.session
+        let connectionID = handle.id
+        // The server's executor is this loop, so it can be entered here without a task.
+        if let outcome = server.assumeIsolated({
+            $0.handleImmediately(request, session: session, connection: connectionID)
+        }) {
+            return complete(outcome)
+        }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        // The task starts on this loop, isolated to the server, and finishes here.
+        requestTask = server.assumeIsolated { server in
+            Task {
+                let outcome = await server.handle(request, session: session, connection: connectionID)
+                bound.value.finish(outcome)
+            }
+        }
+        return false
     }
 
     private func finish(_ outcome: RouteOutcome) {
@@ -166,9 +197,15 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         requestTask = nil
         isBusy = false
         guard !isClosing else { return false }
+        let wasVerified = session.isVerified
         session = outcome.session
         let followups = outcome.followups
-        let closes = outcome.closesConnection
+        var dropsByFault = false
+        if wasVerified, let limit = server.faults?.settings.dropAfterRequests {
+            verifiedAnswers += 1
+            dropsByFault = verifiedAnswers >= limit
+        }
+        let closes = outcome.closesConnection || dropsByFault
         let server = self.server
         if followups.isEmpty, !closes {
             write(outcome.response)
@@ -230,7 +267,12 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         // The message is written into a scratch array kept between messages, then sealed straight into the buffer
         // that is sent: one copy of the plaintext, one of the ciphertext.
         scratch.removeAll(keepingCapacity: true)
-        response.encode(into: &scratch)
+        let faults = server.faults?.settings
+        if let error = faults?.contentLengthError, error != 0, !response.body.isEmpty {
+            Self.encode(response, lengthOffBy: error, into: &scratch)
+        } else {
+            response.encode(into: &scratch)
+        }
         var buffer: ByteBuffer
         if cipher != nil {
             let count = SessionCipher.sealedByteCount(plaintextCount: scratch.count)
@@ -243,6 +285,11 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         } else {
             buffer = context.channel.allocator.buffer(bytes: scratch)
         }
+        if cipher != nil, faults?.sendsMalformedFrames == true, buffer.readableBytes > 0 {
+            // Flip the last byte of the frame's authentication tag: the frame is well formed but cannot be opened.
+            let last = buffer.writerIndex - 1
+            if let byte = buffer.getInteger(at: last, as: UInt8.self) { buffer.setInteger(byte ^ 0xFF, at: last) }
+        }
         if scratch.capacity > Self.maximumScratchCapacity { scratch = [] }
         guard let completion else {
             context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
@@ -250,6 +297,21 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         }
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in completion(bound.value) }
+    }
+
+    /// Encodes `response` with a Content-Length `offBy` bytes from the body's length (the wrong-length fault).
+    static func encode(_ response: HTTPResponse, lengthOffBy offBy: Int, into bytes: inout [UInt8]) {
+        var claimed = response
+        if offBy > 0 {
+            claimed.body += [UInt8](repeating: 0x20, count: offBy)
+            claimed.encode(into: &bytes)
+            bytes.removeLast(offBy)
+        } else {
+            let dropped = min(-offBy, claimed.body.count)
+            claimed.body.removeLast(dropped)
+            claimed.encode(into: &bytes)
+            bytes.append(contentsOf: response.body.suffix(dropped))
+        }
     }
 
     /// Takes changes for characteristics this connection subscribed to, and sends or schedules an event.

@@ -27,7 +27,7 @@ extension PairedAccessory {
             guard response.status.code == 200 || response.status.code == 207 else {
                 throw Self.statusError(response)
             }
-            let items = try Self.items(of: response)
+            let items = try await itemsOrDrop(response)
             let formats = self.formats
             for item in items {
                 if let status = item.status, !status.isSuccess {
@@ -122,7 +122,7 @@ extension PairedAccessory {
         case 204:
             for item in items { results[item.id] = WriteAnswer(status: .success) }
         case 200, 207:
-            for item in try Self.items(of: response) {
+            for item in try await itemsOrDrop(response) {
                 results[item.id] = WriteAnswer(status: item.status ?? .success, value: item.value)
             }
             for item in items where results[item.id] == nil {
@@ -132,6 +132,25 @@ extension PairedAccessory {
             throw Self.statusError(response)
         }
         return results
+    }
+
+    /// The items of an answer; an answer whose body cannot be read ends the session, because the bytes around it
+    /// (a wrong Content-Length, say) cannot be trusted either, and the next session starts clean.
+    private nonisolated(nonsending) func itemsOrDrop(
+        _ response: HTTPResponse
+    ) async throws(HAPControllerError) -> [CharacteristicReadResponse.Item] {
+        do {
+            return try Self.items(of: response)
+        } catch {
+            logger.debug("Ending the session after an answer that could not be read", metadata: ["error": "\(error)"])
+            await dropSession(failing: error)
+            throw error
+        }
+    }
+
+    /// Closes the channel of the session in use; the reconnect logic makes a new one.
+    private func dropSession(failing error: HAPControllerError) async {
+        await connection.dropChannel(failing: error)
     }
 
     /// Sends a hap+json request on the session and returns the answer.

@@ -25,6 +25,17 @@ extension HomeGraph {
         return try home.validatedValue(value, for: home[try home.characteristicPath(id)], isWrite: true)
     }
 
+    /// `value` as the graph would record it when the accessory reports it (format and metadata checked, no
+    /// permission needed); throws what recording it would throw.
+    public func validatedReport(
+        _ value: HAPValue,
+        toCharacteristic id: UUID,
+        inHome homeID: UUID
+    ) throws(HomeGraphError) -> HAPValue {
+        let home = homes[try homeIndex(homeID)]
+        return try home.validatedValue(value, for: home[try home.characteristicPath(id)], isWrite: false)
+    }
+
     /// Throws when an id the operation gives a new object already belongs to an object of any home.
     func checkNewIDsAcrossHomes(of operation: HomeOperation) throws(HomeGraphError) {
         for id in operation.newObjectIDs {

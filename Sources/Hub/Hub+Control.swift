@@ -148,7 +148,27 @@ extension Hub {
         var operations: [HomeOperation] = []
         for target in targets {
             switch reads[target.characteristic] ?? .failure(.accessory(.timedOut)) {
-            case .success(.value(let value)):
+            case .success(.value(let read)):
+                var value = read
+                if let reported = read {
+                    // A value outside the characteristic's own metadata is refused, not recorded nor acted on.
+                    do throws(HomeGraphError) {
+                        value = try currentGraph.validatedReport(
+                            reported,
+                            toCharacteristic: target.characteristic,
+                            inHome: homeID
+                        )
+                    } catch {
+                        _ = checkedReport(
+                            reported,
+                            characteristic: target.characteristic,
+                            home: homeID,
+                            key: target.key
+                        )
+                        results[target.characteristic] = .failure(.rejected(error))
+                        continue
+                    }
+                }
                 results[target.characteristic] = .success(value)
                 if let value {
                     automationHeard(

@@ -26,13 +26,31 @@ extension Hub {
     func report(_ changes: [CharacteristicValueChange], key: String) {
         guard let link = accessories.links[key] else { return }
         for change in changes {
-            guard let value = change.value, let id = link.index[change.id] else { continue }
+            guard let reported = change.value, let id = link.index[change.id],
+                let value = checkedReport(reported, characteristic: id, home: link.homeID, key: key)
+            else { continue }
             accessories.pendingReports.append(
                 .updateCharacteristicValue(home: link.homeID, characteristic: id, value: value)
             )
             automationHeard(home: link.homeID, characteristic: id, value: value, cascade: 0)
         }
         scheduleFlush()
+    }
+
+    /// A reported value as the graph records it, or `nil` (logged) when it fails the characteristic's own format
+    /// or metadata: an accessory is input like any other, and neither the graph nor a trigger acts on such a value.
+    func checkedReport(_ value: HAPValue, characteristic id: UUID, home homeID: UUID, key: String) -> HAPValue? {
+        do {
+            return try currentGraph.validatedReport(value, toCharacteristic: id, inHome: homeID)
+        } catch {
+            logger.notice(
+                "an accessory reported a value its own metadata does not allow; it is not recorded",
+                metadata: [
+                    "device": "\(key)", "characteristic": "\(id)", "value": "\(value)", "error": "\(error.code)",
+                ]
+            )
+            return nil
+        }
     }
 
     /// Applies value updates from an accessory server as its events would: in the next group commit.
@@ -134,10 +152,16 @@ extension Hub {
             guard let known = byInstance[hapAccessory.accessoryID] else { continue }
             for service in hapAccessory.services {
                 for characteristic in service.characteristics {
-                    guard let value = characteristic.value,
+                    guard let reported = characteristic.value,
                         let graphCharacteristic = known.characteristics.first(where: {
                             $0.instanceID == characteristic.instanceID
                         }),
+                        let value = checkedReport(
+                            reported,
+                            characteristic: graphCharacteristic.id,
+                            home: homeID,
+                            key: key
+                        ),
                         graphCharacteristic.value != value
                     else { continue }
                     operations.append(

@@ -39,6 +39,8 @@ public enum DescriptionError: Error, Equatable, Sendable {
     case tooManyAccessories(count: Int, maximum: Int)
     /// More or fewer than one accessory without a bridge.
     case bridgeRequired(accessoryCount: Int)
+    /// An entry of `faults` that is not a fault the simulator knows, with its reason.
+    case invalidFault(field: String, SimulatorFaultError)
     /// The built database fails the server's checks (a bug in the simulator, or ids exhausted).
     case invalidDatabase(DatabaseError)
 }

@@ -13,11 +13,27 @@ public struct SimulatorDescription: Sendable, Equatable, Codable {
     public var bridge: BridgeDescription?
     /// The accessories, in the order they are served.
     public var accessories: [AccessoryDescription]
+    /// Faults switched on from the start, each `NAME[:ARGS]` (docs/simulator.md); `nil` for none.
+    public var faults: [String]?
 
     /// Makes a description.
-    public init(bridge: BridgeDescription?, accessories: [AccessoryDescription]) {
+    public init(bridge: BridgeDescription?, accessories: [AccessoryDescription], faults: [String]? = nil) {
         self.bridge = bridge
         self.accessories = accessories
+        self.faults = faults
+    }
+
+    /// The faults the description switches on, read; a bad entry names its index and what it takes.
+    public func parsedFaults() throws(DescriptionError) -> [SimulatorFault] {
+        var parsed: [SimulatorFault] = []
+        for (index, text) in (faults ?? []).enumerated() {
+            do {
+                parsed.append(try SimulatorFault(parsing: text))
+            } catch {
+                throw .invalidFault(field: "faults[\(index)]", error)
+            }
+        }
+        return parsed
     }
 
     /// A bridge with the accessories `presets` ask for, named after their presets ("Lightbulb 1", "Lightbulb 2").
@@ -46,6 +62,7 @@ public struct SimulatorDescription: Sendable, Equatable, Codable {
         } catch {
             throw .invalidJSON(String(describing: error))
         }
+        _ = try parsedFaults()
         _ = try makeDatabase(identifiers: IdentifierMap())
     }
 

@@ -46,6 +46,7 @@ extension DescriptionError: CustomStringConvertible {
         case .invalidCustomCharacteristic(let accessory, let field, let reason): "\(accessory), \(field): \(reason)"
         case .invalidBehaviour(let accessory, let field): "\(accessory), \(field): invalid behaviour setting"
         case .invalidName(let field): "\(field): a name must not be empty"
+        case .invalidFault(let field, let error): "\(field): \(error)"
         case .duplicateAccessory(let name): "two accessories are called \"\(name)\""
         case .duplicateCharacteristic(let accessory, let field): "\(accessory), \(field): listed twice"
         case .tooManyAccessories(let count, let maximum): "\(count) accessories; a bridge serves at most \(maximum)"

@@ -48,7 +48,8 @@ func sendControl(_ command: ControlCommand, options: GlobalOptions) async -> Nev
     let isNotFound =
         message.hasPrefix("no accessory") || message.hasPrefix("no characteristic")
         || message.contains("unknown accessory") || message.contains("unknown characteristic")
-    fail(message, code: isNotFound ? 3 : 1)
+    let isBadRequest = message.hasPrefix("unknown fault") || message.hasPrefix("fault \"")
+    fail(message, code: isNotFound ? 3 : isBadRequest ? 2 : 1)
 }
 
 /// `hearth-sim set ACCESSORY CHARACTERISTIC VALUE`.
@@ -128,4 +129,35 @@ struct RemoveAccessory: AsyncParsableCommand {
     @Argument(help: "The accessory's name.") var name: String
 
     func run() async throws { await sendControl(.remove(name: name), options: global) }
+}
+
+/// `hearth-sim fault set NAME[:ARGS]`, `fault clear NAME|all`, `fault list`.
+struct FaultCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fault",
+        abstract: "Make the running simulator misbehave on purpose, or stop it (docs/simulator.md).",
+        discussion: """
+            Faults: drop-after:N, slow:MS or slow:MIN-MAX[:SEED], stop-answering, malformed-frame, \
+            wrong-length[:DELTA], refuse-pair-verify, flap:SECONDS, reboot[:SECONDS], stray-events[:SECONDS], \
+            out-of-range[:ACCESSORY[:CHARACTERISTIC]].
+            """
+    )
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "set, clear or list.") var action: String
+    @Argument(help: "For set: NAME[:ARGS]; for clear: NAME or all.") var fault: String?
+
+    func validate() throws {
+        switch (action.lowercased(), fault) {
+        case ("set", .some), ("clear", .some), ("list", .none): break
+        default: throw ValidationError("use 'fault set NAME[:ARGS]', 'fault clear NAME|all' or 'fault list'.")
+        }
+    }
+
+    func run() async throws {
+        switch action.lowercased() {
+        case "set": await sendControl(.faultSet(fault ?? ""), options: global)
+        case "clear": await sendControl(.faultClear((fault ?? "").lowercased()), options: global)
+        default: await sendControl(.faultList, options: global)
+        }
+    }
 }

@@ -21,7 +21,7 @@ struct HearthSim: AsyncParsableCommand {
             """,
         subcommands: [
             Serve.self, SetValue.self, GetValue.self, Press.self, Trigger.self, Status.self, AddAccessory.self,
-            RemoveAccessory.self,
+            RemoveAccessory.self, FaultCommand.self,
         ],
         defaultSubcommand: Serve.self
     )

@@ -62,6 +62,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a connection that has not completed pair-verify may go without a whole request.")
     var unverifiedTimeout = Int(AccessoryServer.Configuration.defaultUnverifiedTimeout.components.seconds)
 
+    @Option(
+        name: .customLong("fault"),
+        help: "Misbehave on purpose from the start: NAME[:ARGS], for example drop-after:3 or slow:200 (repeatable)."
+    )
+    var faults: [String] = []
+
     @Flag(help: "Log every request.")
     var verbose = false
 
@@ -82,6 +88,9 @@ struct Serve: AsyncParsableCommand {
         }
         if let control, Self.hostAndPort(control) == nil {
             throw ValidationError("--control must be HOST:PORT.")
+        }
+        for fault in faults {
+            do { _ = try SimulatorFault(parsing: fault) } catch { throw ValidationError("--fault \(fault): \(error).") }
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535.") }
         guard coalesceMilliseconds >= 0 else { throw ValidationError("--coalesce-milliseconds must be >= 0.") }
@@ -134,14 +143,23 @@ struct Serve: AsyncParsableCommand {
             backend: simulator,
             store: FileAccessoryStateStore(path: folder.accessoryState),
             logger: logger,
-            eventLoopGroup: loop
+            eventLoopGroup: loop,
+            faults: TransportFaults()
         )
         let boundPort = try await server.start()
+        let faultSwitch = SimulatorFaults(server: server, simulator: simulator)
+        do {
+            for fault in try description.parsedFaults() + faults.map({ try SimulatorFault(parsing: $0) }) {
+                try await faultSwitch.set(fault)
+            }
+        } catch {
+            fail("\(error)", code: 2)
+        }
         if simulator.didChangeAtStart && storedIdentifiers != nil {
             await simulator.announceDatabaseChanged()
         }
 
-        let handler = SimulatorControlHandler(simulator: simulator) { map in
+        let handler = SimulatorControlHandler(simulator: simulator, faults: faultSwitch) { map in
             do { try folder.store(map) } catch { logger.error("could not store the id map: \(error)") }
         }
         let controlServer = ControlServer(handler: handler)
@@ -205,6 +223,7 @@ struct Serve: AsyncParsableCommand {
             await Self.waitForTerminationSignal()
             group.cancelAll()
         }
+        await faultSwitch.stop()
         await responder?.stop()
         await server.stop()
         await simulator.finish()

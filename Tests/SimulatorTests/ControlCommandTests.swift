@@ -65,7 +65,7 @@ import Testing
             }
             #expect(
                 replies
-                    == "ok ping\nok get 2 9\nerror unknown command \"bogus\"; use ping, set, get, press, trigger, status, add or remove\n"
+                    == "ok ping\nok get 2 9\nerror unknown command \"bogus\"; use ping, set, get, press, trigger, status, add, remove or fault\n"
             )
             group.cancelAll()
         }

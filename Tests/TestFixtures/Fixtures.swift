@@ -94,6 +94,8 @@ public struct SimulatedBridge: Sendable {
     public let store: InMemoryAccessoryStateStore
     /// The port it listens on.
     public let port: Int
+    /// Its faults, all off at start: `try await bridge.faults.set(.stopAnswering)` (docs/simulator.md).
+    public let faults: SimulatorFaults
 
     /// The default bridge: three lightbulbs and a temperature sensor.
     public static let description = SimulatorDescription(
@@ -126,14 +128,18 @@ public struct SimulatedBridge: Sendable {
             backend: simulator,
             store: store,
             logger: logger,
-            eventLoopGroup: loop
+            eventLoopGroup: loop,
+            faults: TransportFaults()
         )
         let bound = try await server.start()
-        return SimulatedBridge(server: server, simulator: simulator, store: store, port: bound)
+        let faults = SimulatorFaults(server: server, simulator: simulator)
+        for fault in try description.parsedFaults() { try await faults.set(fault) }
+        return SimulatedBridge(server: server, simulator: simulator, store: store, port: bound, faults: faults)
     }
 
-    /// Stops the server.
+    /// Stops the server (and the faults' tasks).
     public func stop() async {
+        await faults.stop()
         await server.stop()
     }
 

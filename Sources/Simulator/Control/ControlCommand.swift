@@ -25,6 +25,12 @@ public enum ControlCommand: Sendable, Equatable {
     case add(preset: String, name: String)
     /// `remove NAME`: an accessory leaves the bridge.
     case remove(name: String)
+    /// `fault set NAME[:ARGS]` (or `fault set NAME ARG …`): switches a fault on (docs/simulator.md).
+    case faultSet(String)
+    /// `fault clear NAME` or `fault clear all`: switches a fault off.
+    case faultClear(String)
+    /// `fault list`: the faults switched on, one `NAME:ARGS` each, space-separated.
+    case faultList
 
     /// hap-protocol.md has no say here; a line longer than this is refused so a client cannot grow our buffers.
     public static let maximumLineLength = 4096
@@ -62,6 +68,18 @@ public enum ControlCommand: Sendable, Equatable {
         case "remove":
             try expect(1...1, "remove NAME")
             self = .remove(name: arguments[0])
+        case "fault":
+            let usage = "fault set NAME[:ARGS] | fault clear NAME|all | fault list"
+            switch arguments.first?.lowercased() {
+            case "set" where arguments.count >= 2:
+                self = .faultSet(arguments.dropFirst().joined(separator: ":"))
+            case "clear" where arguments.count == 2:
+                self = .faultClear(arguments[1].lowercased())
+            case "list" where arguments.count == 1:
+                self = .faultList
+            default:
+                throw .usage(usage)
+            }
         default:
             throw .unknownCommand(verb)
         }
@@ -79,6 +97,9 @@ public enum ControlCommand: Sendable, Equatable {
         case .status: "status"
         case .add(let preset, let name): "add \(Self.quote(preset)) \(Self.quote(name))"
         case .remove(let name): "remove \(Self.quote(name))"
+        case .faultSet(let fault): "fault set \(Self.quote(fault))"
+        case .faultClear(let name): "fault clear \(Self.quote(name))"
+        case .faultList: "fault list"
         }
     }
 
@@ -140,7 +161,7 @@ public enum ControlCommandError: Error, Equatable, Sendable, CustomStringConvert
         switch self {
         case .empty: "empty command"
         case .unknownCommand(let verb):
-            "unknown command \"\(verb)\"; use ping, set, get, press, trigger, status, add or remove"
+            "unknown command \"\(verb)\"; use ping, set, get, press, trigger, status, add, remove or fault"
         case .usage(let usage): "usage: \(usage)"
         case .unterminatedQuote: "a double quote is not closed"
         case .lineTooLong: "command longer than \(ControlCommand.maximumLineLength) bytes"

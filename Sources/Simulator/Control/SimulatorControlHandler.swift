@@ -14,14 +14,17 @@ import HAPTypes
 public struct SimulatorControlHandler: ControlHandler {
     private let simulator: SimulatedAccessories
     private let structureChanged: @Sendable (IdentifierMap) async -> Void
+    private let faults: SimulatorFaults?
 
     /// Makes a handler; `structureChanged` is called with the new id map after an accessory is added or removed,
-    /// so the caller can persist it.
+    /// so the caller can persist it. Without `faults`, the `fault` commands answer an error.
     public init(
         simulator: SimulatedAccessories,
+        faults: SimulatorFaults? = nil,
         structureChanged: @escaping @Sendable (IdentifierMap) async -> Void = { _ in }
     ) {
         self.simulator = simulator
+        self.faults = faults
         self.structureChanged = structureChanged
     }
 
@@ -62,6 +65,8 @@ public struct SimulatorControlHandler: ControlHandler {
                 try await simulator.removeAccessory(name: name)
                 await structureChanged(await simulator.identifiers)
                 return "ok"
+            case .faultSet, .faultClear, .faultList:
+                return await handleFault(command)
             }
         } catch let error as SimulatorError {
             return "error \(error)"
@@ -69,6 +74,31 @@ public struct SimulatorControlHandler: ControlHandler {
             return "error \(error.description)"
         } catch {
             return "error the command failed"
+        }
+    }
+
+    /// The reply to a `fault` command.
+    private func handleFault(_ command: ControlCommand) async -> String {
+        guard let faults else { return "error this simulator has no faults to switch" }
+        do throws(SimulatorFaultError) {
+            switch command {
+            case .faultSet(let text):
+                let fault = try SimulatorFault(parsing: text)
+                try await faults.set(fault)
+                return "ok \(fault)"
+            case .faultClear(let name):
+                if name == "all" {
+                    await faults.clearAll()
+                } else {
+                    try await faults.clear(named: name)
+                }
+                return "ok"
+            default:
+                let list = await faults.list
+                return list.isEmpty ? "ok" : "ok " + list.map(\.description).joined(separator: " ")
+            }
+        } catch {
+            return "error \(error)"
         }
     }
 
