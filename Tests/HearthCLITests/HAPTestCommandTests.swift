@@ -170,6 +170,29 @@ struct HAPTestCommandTests {
         }
     }
 
+    @Test func eventsSentWithoutCoalescingAreAWarning() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let started = try HearthSimInteropTests.startSimulator(
+            in: network,
+            state: folder + "/sim",
+            accessories: ["--coalesce-milliseconds", "0", "--preset", "switch"]
+        )
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let run = try Self.runTester(
+            hearth,
+            ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
+        )
+        #expect(run.status == 0, "\(run.results)")
+        #expect(Self.ids(run.results, "warning") == ["events.coalescing"], "\(run.results)")
+        let details = run.results["events.coalescing"]?["details"] as? [String] ?? []
+        #expect(details.first?.hasPrefix("30 event messages for 30 writes") == true, "\(details)")
+    }
+
     @Test func aFullBridgeIsCheckedInUnderAMinute() throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
