@@ -10,9 +10,9 @@ import Testing
 )
 struct HAPTestCommandTests {
     /// The checks that skip against hearth-sim, and why: hearth-sim has no tw or wr characteristic in its presets,
-    /// the tester cannot change a database, and MaxTries needs --destructive.
+    /// the tester cannot change a database, MaxTries needs --destructive, the restart check --restart-command.
     static let skippedOnSimulator: Set<String> = [
-        "mdns.c#", "pair-setup.max-tries", "rw.timed-write", "rw.write-response",
+        "mdns.c#", "pair-setup.max-tries", "rw.timed-write", "rw.write-response", "restart.reconnect",
     ]
 
     /// Runs `hearth hap test --json`; returns the exit status and the results by check id.
@@ -23,6 +23,12 @@ struct HAPTestCommandTests {
         let started = Date()
         let run = try hearth.run(["hap", "test", "--json"] + arguments, timeout: 120)
         let elapsed = Date().timeIntervalSince(started)
+        let parsed = try parse(run)
+        return (run.status, parsed.results, parsed.order, elapsed)
+    }
+
+    /// The results of `hearth hap test --json` by check id, and their order.
+    static func parse(_ run: HearthCLI.Result) throws -> (results: [String: [String: Any]], order: [String]) {
         var results: [String: [String: Any]] = [:]
         var order: [String] = []
         for line in run.output.split(separator: "\n") {
@@ -35,7 +41,7 @@ struct HAPTestCommandTests {
             order.append(id)
         }
         #expect(run.errors.isEmpty, "\(run)")
-        return (run.status, results, order, elapsed)
+        return (results, order)
     }
 
     /// The ids of the results with this outcome.
@@ -84,13 +90,107 @@ struct HAPTestCommandTests {
         #expect(Self.ids(run.results, "fail").isEmpty, "\(run.results)")
         #expect(Self.ids(run.results, "warning").isEmpty, "\(run.results)")
         #expect(Self.ids(run.results, "skipped") == Self.skippedOnSimulator, "\(run.results)")
-        #expect(run.results.count == 34)
+        #expect(run.results.count == 38)
 
         // Never left paired: pair-setup works again, and the state folder holds nothing of the tester.
         let paired = try hearth.run(["hap", "pair", "--setup-uri", started.setupURI, "\(address):51826"])
         #expect(paired.status == 0, "\(paired)")
         let unpaired = try hearth.run(["hap", "unpair", "\(address):51826"])
         #expect(unpaired.status == 0, "\(unpaired)")
+    }
+
+    /// The outcome of a command run on another thread.
+    final class Outcome: @unchecked Sendable {
+        // @unchecked: `value` is only touched under `lock`.
+        private let lock = NSLock()
+        private var stored: Result<HearthCLI.Result, any Error>?
+
+        var value: Result<HearthCLI.Result, any Error>? {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
+    }
+
+    /// The restart command asks the test to restart hearth-sim (a file appears) and waits until it has (another
+    /// file appears); the test restarts it with the same state folder, or with a new one, which must fail.
+    @Test(arguments: [true, false])
+    func theRestartCheckReconnectsToARestartedHearthSim(sameState: Bool) throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let presets = ["--bridge", "--preset", "lightbulb-color", "--preset", "door-lock"]
+        let started = try HearthSimInteropTests.startSimulator(
+            in: network,
+            state: folder + "/sim",
+            accessories: presets
+        )
+        var simulator = started.process
+        defer { simulator.terminate() }
+        let requested = folder + "/restart-requested"
+        let restarted = folder + "/restarted"
+        let command =
+            "touch '\(requested)'; i=0; while [ ! -e '\(restarted)' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; "
+            + "[ -e '\(restarted)' ]"
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let arguments = [
+            "hap", "test", "--json", "--host", network.accessoryAddress, "--port", "51826", "--setup-uri",
+            started.setupURI, "--restart-command", command,
+        ]
+        let outcome = Outcome()
+        let tester = Thread { outcome.value = Result { try hearth.run(arguments, timeout: 150) } }
+        tester.start()
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: requested), outcome.value == nil, waited < 900 {
+            Thread.sleep(forTimeInterval: 0.1)
+            waited += 1
+        }
+        try #require(FileManager.default.fileExists(atPath: requested), "the tester never ran the restart command")
+        #expect(simulator.terminate() == 0, "hearth-sim exits 0 on SIGTERM")
+        let state = folder + (sameState ? "/sim" : "/other-sim")
+        simulator = try HearthSimInteropTests.startSimulator(in: network, state: state, accessories: presets).process
+        #expect(FileManager.default.createFile(atPath: restarted, contents: nil))
+        waited = 0
+        while outcome.value == nil, waited < 1800 {
+            Thread.sleep(forTimeInterval: 0.1)
+            waited += 1
+        }
+        let run = try #require(try outcome.value?.get(), "the tester did not finish")
+        let restart = try #require(try Self.parse(run).results["restart.reconnect"], "\(run)")
+        let details = restart["details"] as? [String] ?? []
+        if sameState {
+            #expect(run.status == 0, "\(run)")
+            #expect(restart["result"] as? String == "pass", "\(restart)")
+            #expect(details.contains { $0.hasPrefix("events on ") && $0.hasSuffix("resumed after re-subscribing") })
+        } else {
+            // A new state folder is a new accessory that does not know the tester.
+            #expect(run.status == 1, "\(run)")
+            #expect(restart["result"] as? String == "fail", "\(restart)")
+            #expect(details.first?.hasPrefix("pair-verify did not succeed within 30 s of the restart") == true)
+        }
+    }
+
+    @Test func eventsSentWithoutCoalescingAreAWarning() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let started = try HearthSimInteropTests.startSimulator(
+            in: network,
+            state: folder + "/sim",
+            accessories: ["--coalesce-milliseconds", "0", "--preset", "switch"]
+        )
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let run = try Self.runTester(
+            hearth,
+            ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
+        )
+        #expect(run.status == 0, "\(run.results)")
+        #expect(Self.ids(run.results, "warning") == ["events.coalescing"], "\(run.results)")
+        let details = run.results["events.coalescing"]?["details"] as? [String] ?? []
+        #expect(details.first?.hasPrefix("30 event messages for 30 writes") == true, "\(details)")
     }
 
     @Test func aFullBridgeIsCheckedInUnderAMinute() throws {

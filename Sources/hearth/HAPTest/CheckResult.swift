@@ -81,6 +81,16 @@ enum Checks {
     static let uniqueIDs = check("db.unique-ids", "aids unique, iids unique within an accessory", "7.4")
     static let noDuplicates = check("db.no-duplicate-types", "no characteristic type twice in a service", "7.4, 11.1")
     static let required = check("db.required", "every Apple service has its required characteristics", "11.1")
+    static let optional = check(
+        "db.optional",
+        "Apple services hold only their required and optional characteristics",
+        "11.1"
+    )
+    static let duplicateServices = check(
+        "db.no-duplicate-services",
+        "at most one Accessory Information and one Protocol Information per accessory",
+        "7.4, 11.1"
+    )
     static let catalog = check("db.catalog", "formats, permissions and metadata agree with the type catalog", "9, 11.2")
     static let values = check("db.values", "every value is inside its own format and metadata", "9.1, 9.3")
     static let accessoryCount = check("db.count", "at most 150 accessories", "12.3")
@@ -105,6 +115,16 @@ enum Checks {
         "7.6"
     )
     static let events = check("events", "subscribe, a change from another session arrives, unsubscribe stops it", "7.8")
+    static let coalescing = check(
+        "events.coalescing",
+        "rapid changes are coalesced into spaced event messages, the last value arriving",
+        "7.8, 12.3, 14 item 5"
+    )
+    static let restart = check(
+        "restart.reconnect",
+        "after a restart: same aids and iids, pair-verify works, events resume once re-subscribed",
+        "7.4, 4, 7.8"
+    )
     static let pairingsManage = check("pairings.add-list-remove", "Add, List and Remove Pairing", "6")
     static let pairingsAdminOnly = check(
         "pairings.admin-only",
@@ -130,9 +150,11 @@ enum Checks {
     /// Every check, in report order.
     static let all: [CheckDefinition] = [
         txtRecord, setupHash, plaintext470, identifyUnpaired, wrongCode, busy, pairSetup, unavailable, verifyGood,
-        verifyUnknown, badFrame, accessoryInformation, uniqueIDs, noDuplicates, required, catalog, values,
-        accessoryCount, readAll, writeRestore, writeReadOnly, readWriteOnly, outOfRange, unknownIID, timedWrite,
-        writeResponse, events, pairingsManage, pairingsAdminOnly, pairingsCloseSessions, lastAdmin, statusFlag,
+        verifyUnknown, badFrame, accessoryInformation, uniqueIDs, noDuplicates, required, optional, duplicateServices,
+        catalog,
+        values, accessoryCount, readAll, writeRestore, writeReadOnly, readWriteOnly, outOfRange, unknownIID, timedWrite,
+        writeResponse, events, coalescing, restart, pairingsManage, pairingsAdminOnly, pairingsCloseSessions, lastAdmin,
+        statusFlag,
         configurationNumber, maxTries,
     ]
 }

@@ -7,8 +7,8 @@ extension HAPTester {
     /// Every database check; reads the database first.
     func runDatabaseChecks() {
         let checks = [
-            Checks.accessoryInformation, Checks.uniqueIDs, Checks.noDuplicates, Checks.required, Checks.catalog,
-            Checks.values, Checks.accessoryCount,
+            Checks.accessoryInformation, Checks.uniqueIDs, Checks.noDuplicates, Checks.required, Checks.optional,
+            Checks.duplicateServices, Checks.catalog, Checks.values, Checks.accessoryCount,
         ]
         guard let session = session(for: Checks.accessoryInformation) else {
             for check in checks.dropFirst() { record(check, .skipped, ["no session to read the database on"]) }
@@ -34,12 +34,16 @@ extension HAPTester {
         checkNoDuplicateTypes(read)
         guard let catalog = try? TypeCatalog.shared() else {
             record(Checks.required, .skipped, ["the type catalog could not be loaded"])
+            record(Checks.optional, .skipped, ["the type catalog could not be loaded"])
+            checkDuplicateServices(read)
             record(Checks.catalog, .skipped, ["the type catalog could not be loaded"])
             checkValues(read)
             checkCount(read)
             return
         }
         checkRequired(read, catalog: catalog)
+        checkOptional(read, catalog: catalog)
+        checkDuplicateServices(read)
         checkCatalog(read, catalog: catalog)
         checkValues(read)
         checkCount(read)
@@ -117,6 +121,58 @@ extension HAPTester {
             }
         }
         record(Checks.required, problems: problems)
+    }
+
+    /// A warning for each Apple characteristic in an Apple service whose catalog entry lists it as neither
+    /// required nor optional; custom (non-Apple) characteristics are vendor additions and not judged.
+    private func checkOptional(_ database: AccessoryDatabase, catalog: TypeCatalog) {
+        var notes: [String] = []
+        for accessory in database.accessories {
+            for service in accessory.services where service.type.isAppleDefined {
+                guard let known = catalog.service(for: service.type) else { continue }
+                let allowed = Set(
+                    (known.requiredCharacteristics + known.optionalCharacteristics).compactMap {
+                        catalog.characteristic(named: $0)?.uuid
+                    }
+                )
+                for characteristic in service.characteristics
+                where characteristic.type.isAppleDefined && !allowed.contains(characteristic.type) {
+                    let name = catalog.characteristic(for: characteristic.type)?.displayName ?? "a characteristic"
+                    notes.append(
+                        "\(known.displayName) \(accessory.accessoryID).\(service.instanceID) has \(name) (\(characteristic.type.wireForm)), neither required nor optional there"
+                    )
+                }
+            }
+        }
+        if notes.isEmpty {
+            record(Checks.optional, .pass)
+        } else {
+            record(
+                Checks.optional,
+                .warning,
+                Array(notes.prefix(20)) + (notes.count > 20 ? ["… and \(notes.count - 20) more"] : [])
+            )
+        }
+    }
+
+    /// The services an accessory may have only once: Accessory Information and Protocol Information.
+    private static let singleServices: [(type: HAPUUID, name: String)] = [
+        (HAPUUID(apple: 0x3E), "Accessory Information"), (HAPUUID(apple: 0xA2), "Protocol Information"),
+    ]
+
+    private func checkDuplicateServices(_ database: AccessoryDatabase) {
+        var problems: [String] = []
+        for accessory in database.accessories {
+            for (type, name) in Self.singleServices {
+                let iids = accessory.services.filter { $0.type == type }.map(\.instanceID)
+                if iids.count > 1 {
+                    problems.append(
+                        "aid \(accessory.accessoryID) has \(iids.count) \(name) services (\(type.wireForm)), iids \(iids.map(String.init).joined(separator: ", "))"
+                    )
+                }
+            }
+        }
+        record(Checks.duplicateServices, problems: problems)
     }
 
     private func checkCatalog(_ database: AccessoryDatabase, catalog: TypeCatalog) {

@@ -41,6 +41,14 @@ extension HAPCommand {
         @Flag(help: "Also spend 100 pair-setup tries on the MaxTries check; the accessory then needs a factory reset.")
         var destructive = false
 
+        @Option(
+            help: ArgumentHelp(
+                "A shell command that restarts the accessory with its stored state, for the restart check.",
+                valueName: "command"
+            )
+        )
+        var restartCommand: String?
+
         func validate() throws {
             guard (host == nil) == (port == nil) else { throw ValidationError("give --host and --port together.") }
             guard host != nil || (deviceID != nil && !interfaces.isEmpty) else {
@@ -121,7 +129,8 @@ extension HAPCommand {
                     port: number,
                     setupCode: code,
                     setupID: id,
-                    destructive: destructive
+                    destructive: destructive,
+                    restartCommand: restartCommand
                 ),
                 txt: watch,
                 report: { result in json ? Output.json(result) : Self.print(result) }

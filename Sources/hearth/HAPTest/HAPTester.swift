@@ -16,6 +16,8 @@ final class HAPTester {
         var setupID: SetupID?
         /// Spend 100 pair-setup tries on the MaxTries check (the accessory then needs a factory reset).
         var destructive = false
+        /// A shell command that restarts the accessory with its stored state; `nil` skips the restart check.
+        var restartCommand: String?
     }
 
     let target: Target
@@ -104,6 +106,8 @@ final class HAPTester {
         runDatabaseChecks()
         runReadWriteChecks()
         checkEvents()
+        checkCoalescing()
+        checkRestart()
         runPairingsChecks()
     }
 
