@@ -9,8 +9,8 @@ import NIOCore
 
 /// The hub's API: HTTP/1.1 with JSON and a WebSocket of change events, described by `docs/api/openapi.yaml`.
 ///
-/// Every request carries a bearer token; the server finds the account and asks the hub with
-/// `HubCaller.user(account id)`, so rights are checked in the hub.
+/// Every request carries a bearer token (or a browser's session cookie); the server finds the account and asks the
+/// hub with `HubCaller.user(account id)`, so rights are checked in the hub. The same port serves the web page.
 public struct HubServer: Sendable {
     /// Where the server listens and how long invites last.
     public struct Configuration: Sendable {
