@@ -290,6 +290,15 @@ public struct CreateTokenBody: Codable, Sendable, Equatable {
     public init(label: String? = nil) { self.label = label }
 }
 
+/// The body of `POST /v1/session`: the token a browser signs in with (it is not kept in the cookie).
+public struct SignInBody: Codable, Sendable, Equatable {
+    /// A bearer token of the account.
+    public var token: String
+
+    /// Makes the body.
+    public init(token: String) { self.token = token }
+}
+
 /// One characteristic write of a batch.
 public struct CharacteristicWrite: Sendable, Codable, Equatable {
     /// The characteristic written.

@@ -41,7 +41,7 @@ public struct APIRoute: Sendable, Hashable, CustomStringConvertible {
 
 /// Who may call an endpoint; the hub checks the home-level rights when the call reaches it.
 public enum EndpointAccess: Sendable, CaseIterable {
-    /// Anyone, with or without a token (a token, when sent, must be valid).
+    /// Anyone, with or without a token (a token, when sent, must be valid); the body carries the credential.
     case noToken
     /// Any signed-in user: the account's own things, and reading the homes they belong to.
     case signedIn
@@ -55,7 +55,8 @@ public enum EndpointAccess: Sendable, CaseIterable {
     /// The sentence docs/api/openapi.yaml gives as the operation's description ("Who may: …").
     public var whoMay: String {
         switch self {
-        case .noToken: "No token needed: the invite code is the credential."
+        case .noToken:
+            "No token needed: the body carries the credential (an invite code, or the token to sign in with)."
         case .signedIn: "Any user of the home (or any account)."
         case .control: "Every user of the home, shared users included."
         case .configure: "Owner or administrator; a shared user gets 403 notPermitted."

@@ -49,6 +49,20 @@ public enum Endpoints {
         status: 201,
         "Redeem an invite code: joins the home with the invite's role."
     )
+    /// `POST /v1/session`.
+    public static let createSession = Endpoint<SignInBody, MeResponse>(
+        .post("/v1/session"),
+        .noToken,
+        status: 201,
+        "Sign a browser in with a token: answers the caller and sets the session cookie."
+    )
+    /// `DELETE /v1/session`.
+    public static let deleteSession = Endpoint<NoBody, NoContent>(
+        .delete("/v1/session"),
+        .signedIn,
+        status: 204,
+        "Sign the browser out: the session is revoked on the hub and its cookie cleared."
+    )
 
     // MARK: Homes
 
@@ -443,6 +457,8 @@ public enum Endpoints {
         revokeToken,
         events,
         redeemInvite,
+        createSession,
+        deleteSession,
         listHomes,
         createHome,
         importHome,

@@ -21,6 +21,10 @@ public struct HubRequestContext: RequestContext {
 
 /// Finds the caller of every route's request: a request that sends a token must send a valid one (401 otherwise),
 /// and the connection that showed one counts as authenticated.
+///
+/// Without a token, a browser's session cookie names the caller; a request it signs that changes something must
+/// come from the page itself (`SessionCookie.checkSameSite`, 403 otherwise). A cookie that names no live session
+/// counts as none: routes that need a caller answer 401, open ones still work (signing in again).
 struct Authenticator: RouterMiddleware {
     let server: HubServer
 
@@ -29,10 +33,19 @@ struct Authenticator: RouterMiddleware {
         context: HubRequestContext,
         next: (Request, HubRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard request.headers[.authorization] != nil else { return try await next(request, context) }
-        guard let principal = await server.principal(of: request) else { throw APIError.unauthorized }
         var context = context
-        context.principal = principal
+        if request.headers[.authorization] != nil {
+            guard let principal = await server.principal(of: request) else { throw APIError.unauthorized }
+            context.principal = principal
+        } else if let secret = SessionCookie.secret(in: request),
+            let principal = await server.credentials.authenticate(session: secret)
+        {
+            if SessionCookie.changesState(request) {
+                try SessionCookie.checkSameSite(request, servesTLS: server.configuration.servesTLS)
+            }
+            CurrentConnection.record?.markAuthenticated()
+            context.principal = principal
+        }
         return try await next(request, context)
     }
 }

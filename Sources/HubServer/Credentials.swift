@@ -44,12 +44,30 @@ public struct StoredInvite: Sendable, Codable, Equatable {
     public var expiresAt: Date
 }
 
+/// A browser's signed-in session: an opaque random id, kept only as its hash, made with one of the account's tokens.
+public struct StoredSession: Sendable, Codable, Equatable {
+    /// The session's id (not the secret the cookie holds).
+    public var id: UUID
+    /// Lowercase hex SHA-256 of the cookie's secret.
+    public var hash: String
+    /// The account signed in.
+    public var accountID: UUID
+    /// The token the browser signed in with; revoking it ends the session too.
+    public var tokenID: UUID
+    /// When it was made.
+    public var createdAt: Date
+    /// When it stops working.
+    public var expiresAt: Date
+}
+
 /// Who made a request: the account and the token they used.
 public struct Principal: Sendable, Equatable {
     /// The person's user id.
     public var userID: UUID
-    /// The id of the token presented.
+    /// The id of the token presented, or the token a session was made with.
     public var tokenID: UUID
+    /// The browser session the request came with (its cookie), or `nil` for a bearer token.
+    public var sessionID: UUID? = nil
 }
 
 /// The hub's accounts, tokens and invites in `<state>/credentials.json` (mode 0600, replaced atomically).
@@ -58,6 +76,8 @@ public actor CredentialStore {
         var version = 1
         var accounts: [Account] = []
         var invites: [StoredInvite] = []
+        /// Absent in files written before browser sessions.
+        var sessions: [StoredSession]? = nil
     }
 
     /// Where the file lives.
@@ -123,6 +143,52 @@ public actor CredentialStore {
             let tokenIndex = file.accounts[index].tokens.firstIndex(where: { $0.id == tokenID })
         else { return false }
         file.accounts[index].tokens.remove(at: tokenIndex)
+        file.sessions?.removeAll { $0.tokenID == tokenID }
+        try save()
+        return true
+    }
+
+    /// Starts a browser session for `principal` (signed in with a token); returns it and the secret for the
+    /// cookie, which is never stored. Expired sessions are dropped.
+    public func createSession(
+        for principal: Principal,
+        lifetime: TimeInterval
+    ) throws -> (session: StoredSession, secret: String) {
+        let secret = Self.randomString(bytes: 32)
+        let now = Date()
+        let session = StoredSession(
+            id: UUID(),
+            hash: Self.hash(secret),
+            accountID: principal.userID,
+            tokenID: principal.tokenID,
+            createdAt: now,
+            expiresAt: now.addingTimeInterval(lifetime)
+        )
+        var sessions = (file.sessions ?? []).filter { $0.expiresAt > now }
+        sessions.append(session)
+        file.sessions = sessions
+        try save()
+        return (session, secret)
+    }
+
+    /// The account and session a cookie's secret belongs to, while the session has not expired; every stored
+    /// hash is compared in constant time.
+    public func authenticate(session secret: String) -> Principal? {
+        let presented = Self.hash(secret)
+        let now = Date()
+        var found: Principal?
+        for session in file.sessions ?? [] where Self.constantTimeEqual(session.hash, presented) {
+            if session.expiresAt > now {
+                found = Principal(userID: session.accountID, tokenID: session.tokenID, sessionID: session.id)
+            }
+        }
+        return found
+    }
+
+    /// Ends a browser session; `false` when there is no such session.
+    public func revokeSession(_ sessionID: UUID) throws -> Bool {
+        guard let index = file.sessions?.firstIndex(where: { $0.id == sessionID }) else { return false }
+        file.sessions?.remove(at: index)
         try save()
         return true
     }

@@ -9,8 +9,8 @@ import NIOCore
 
 /// The hub's API: HTTP/1.1 with JSON and a WebSocket of change events, described by `docs/api/openapi.yaml`.
 ///
-/// Every request carries a bearer token; the server finds the account and asks the hub with
-/// `HubCaller.user(account id)`, so rights are checked in the hub.
+/// Every request carries a bearer token (or a browser's session cookie); the server finds the account and asks the
+/// hub with `HubCaller.user(account id)`, so rights are checked in the hub. The same port serves the web page.
 public struct HubServer: Sendable {
     /// Where the server listens and how long invites last.
     public struct Configuration: Sendable {
@@ -34,9 +34,15 @@ public struct HubServer: Sendable {
         /// The kernel's send buffer per connection in bytes (`SO_SNDBUF`); `nil` leaves it to the kernel's
         /// autotuning, which lets a client that stops reading pin up to `tcp_wmem`'s maximum (4 MB here).
         public var socketSendBufferSize: Int?
+        /// Whether requests reach the server over TLS (a TLS channel, or a proxy on this host that ends TLS): the
+        /// session cookie is `Secure` then, and never otherwise; the page's origin is `https://` then.
+        public var servesTLS: Bool
+        /// How long a browser session lasts after sign-in.
+        public var sessionLifetime: TimeInterval
 
         /// Makes a configuration; by default `127.0.0.1:7878`, invites for 7 days, 10 s for a first request head,
-        /// 75 s idle, connections capped below the open-file limit, 4,096 queued events per event connection.
+        /// 75 s idle, connections capped below the open-file limit, 4,096 queued events per event connection,
+        /// plain HTTP, browser sessions for 30 days.
         public init(
             host: String = "127.0.0.1",
             port: Int = 7878,
@@ -46,7 +52,9 @@ public struct HubServer: Sendable {
             idleTimeout: Duration = .seconds(75),
             maximumConnections: Int? = nil,
             maximumQueuedEvents: Int = 4096,
-            socketSendBufferSize: Int? = nil
+            socketSendBufferSize: Int? = nil,
+            servesTLS: Bool = false,
+            sessionLifetime: TimeInterval = 30 * 24 * 3600
         ) {
             self.host = host
             self.port = port
@@ -57,6 +65,8 @@ public struct HubServer: Sendable {
             self.maximumConnections = maximumConnections
             self.maximumQueuedEvents = maximumQueuedEvents
             self.socketSendBufferSize = socketSendBufferSize
+            self.servesTLS = servesTLS
+            self.sessionLifetime = sessionLifetime
         }
     }
 
@@ -90,6 +100,7 @@ public struct HubServer: Sendable {
     public func makeRouter() -> Router<HubRequestContext> {
         let router = Router(context: HubRequestContext.self)
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: WebPageMiddleware())
         registerRoutes(on: router)
         return router
     }

@@ -16,6 +16,7 @@ extension HubServer {
         routes.addSceneRoutes()
         routes.addCommandRoutes()
         routes.addUserRoutes()
+        routes.addSessionRoutes()
     }
 }
 
@@ -60,6 +61,17 @@ struct Routes {
         let body = Self.bodyReader(of: endpoint)
         register(endpoint) { request, context in
             try await handler(context.principal, try await body(request))
+        }
+    }
+
+    /// Registers `endpoint` with a handler that writes the whole response itself (for one that sets headers).
+    func addResponding<Body, Answer>(
+        _ endpoint: Endpoint<Body, Answer>,
+        _ handler: @escaping @Sendable (Request, HubRequestContext, Body) async throws -> Response
+    ) {
+        let body = Self.bodyReader(of: endpoint)
+        group.on(RouterPath(endpoint.path), method: endpoint.method.http) { request, context in
+            try await handler(request, context, try await body(request))
         }
     }
 

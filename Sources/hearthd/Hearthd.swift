@@ -285,6 +285,7 @@ struct Hearthd: AsyncParsableCommand {
         print(
             """
             hearthd: serving the Hearth API on \(url)\(demo ? " with the demo home" : "")\(bridgeNote)
+              open the home: \(url)/ in a browser; sign in with the owner token
               state folder:  \(folder.path)
               owner token:   \(folder.ownerToken) (mode 0600; never printed)
               client config: \(folder.clientConfiguration); \(configNote)

@@ -11,7 +11,7 @@ import Testing
         let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
         await fixture.stop()
         let described = Set(Endpoints.all.map(\.route.description))
-        #expect(Endpoints.all.count == 64 && described.count == 64, "each endpoint once")
+        #expect(Endpoints.all.count == 66 && described.count == 66, "each endpoint once")
         #expect(served.subtracting(described).isEmpty, "served but not in Endpoints")
         #expect(described.subtracting(served).isEmpty, "in Endpoints but not served")
         let documented = Set(try documentedOperations().keys)
@@ -78,6 +78,17 @@ import Testing
             #expect(try await api.call(.get, "/v1/me", token: laptop).status == 200)
             reply = try await api.call(.delete, "/v1/me/tokens/{tokenID}", ["tokenID": laptopID], token: o)
             #expect(reply.status == 204)
+            // A browser's session: signed in with the token, signed out with the cookie.
+            let (session, cookie) = try await WebPageTests.signIn(api, token: o)
+            #expect(session.status == 201 && cookie.hasPrefix("hearth_session="))
+            let signedOut = try await WebPageTests.raw(
+                api,
+                .delete,
+                "/v1/session",
+                route: "/v1/session",
+                headers: WebPageTests.page.merging([.cookie: cookie]) { $1 }
+            )
+            #expect(signedOut.status == 204)
             #expect(try await api.call(.get, "/v1/me", token: laptop).status == 401)
             reply = try await api.call(.get, "/v1/events", token: o)
             #expect(reply.status == 400 && reply.errorCode == "invalidRequest")

@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import HearthAPI
+import Hummingbird
+
+/// The browser's session cookie: its name, how it is read from a request and written in an answer, and the checks
+/// that keep other sites from using it.
+///
+/// The cookie holds an opaque random secret (the hub keeps only its hash, `CredentialStore.createSession`), never a
+/// bearer token. It is `HttpOnly`, `SameSite=Strict`, `Path=/`, and `Secure` exactly when the server is reached over
+/// TLS.
+enum SessionCookie {
+    /// The cookie's name.
+    static let name = "hearth_session"
+    /// The header the page sets on every request that changes something; another site's form cannot set it.
+    static let requestHeader = HTTPField.Name("X-Hearth-Request")!
+
+    /// The secret of the request's session cookie, or `nil` when it sent none.
+    static func secret(in request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name else { continue }
+                let value = parts[1].trimmingCharacters(in: .whitespaces)
+                return value.isEmpty ? nil : value
+            }
+        }
+        return nil
+    }
+
+    /// The `Set-Cookie` value that starts a session with `secret`.
+    static func setting(_ secret: String, servesTLS: Bool) -> String {
+        "\(name)=\(secret); Path=/; HttpOnly; SameSite=Strict" + (servesTLS ? "; Secure" : "")
+    }
+
+    /// The `Set-Cookie` value that makes the browser forget the cookie.
+    static func clearing(servesTLS: Bool) -> String {
+        "\(name)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" + (servesTLS ? "; Secure" : "")
+    }
+
+    /// Whether the request's method changes something (everything but GET, HEAD and OPTIONS).
+    static func changesState(_ request: Request) -> Bool {
+        ![.get, .head, .options].contains(request.method)
+    }
+
+    /// Throws 403 unless the request comes from the hub's own page: it carries `X-Hearth-Request: 1`, and its
+    /// `Origin`, when it sends one, is the server's own (`http://` or `https://` and the request's `Host`).
+    static func checkSameSite(_ request: Request, servesTLS: Bool) throws {
+        guard request.headers[requestHeader] == "1" else {
+            throw APIError(
+                .forbidden,
+                code: "crossSiteRequest",
+                message:
+                    "a change made with the session cookie must carry the header 'X-Hearth-Request: 1', which "
+                    + "the hub's page sets and other sites cannot"
+            )
+        }
+        guard let origin = request.headers[.origin] else { return }
+        let own = request.head.authority.map { (servesTLS ? "https://" : "http://") + $0 }
+        guard let own, origin.lowercased() == own.lowercased() else {
+            throw APIError(
+                .forbidden,
+                code: "crossSiteRequest",
+                message:
+                    "a change made with the session cookie must come from the hub's own page: origin '\(origin)' "
+                    + "is not \(own.map { "'\($0)'" } ?? "this server's")"
+            )
+        }
+    }
+}
+
+extension Routes {
+    /// Signing a browser in with a token (the cookie is set) and out (the session is revoked, the cookie cleared).
+    func addSessionRoutes() {
+        let server = server
+        addResponding(Endpoints.createSession) { request, context, body in
+            // Checked even without a cookie, so another site cannot sign a browser in to its own account.
+            try SessionCookie.checkSameSite(request, servesTLS: server.configuration.servesTLS)
+            guard let signedIn = await server.credentials.authenticate(token: body.token) else {
+                throw APIError(.unauthorized, code: "unauthorized", message: "field 'token': no account has this token")
+            }
+            let (session, secret) = try await server.credentials.createSession(
+                for: signedIn,
+                lifetime: server.configuration.sessionLifetime
+            )
+            var principal = signedIn
+            principal.sessionID = session.id
+            let call = try Call(
+                request: request,
+                context: context,
+                principal: principal,
+                server: server,
+                parameters: []
+            )
+            let account = await server.credentials.account(principal.userID)
+            let me = MeResponse(
+                user: .init(id: principal.userID, name: account?.name ?? ""),
+                tokenID: principal.tokenID,
+                homes: await call.homeSummaries()
+            )
+            var response = JSONBody.response(me, status: .created)
+            response.headers[.setCookie] = SessionCookie.setting(secret, servesTLS: server.configuration.servesTLS)
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+        addResponding(Endpoints.deleteSession) { _, context, _ in
+            guard let principal = context.principal else { throw APIError.unauthorized }
+            guard let sessionID = principal.sessionID else {
+                throw APIError.invalidRequest(
+                    "this request came with a token, not a session cookie: revoke a token with "
+                        + "DELETE /v1/me/tokens/{tokenID}"
+                )
+            }
+            _ = try await server.credentials.revokeSession(sessionID)
+            var response = Response(status: .noContent)
+            response.headers[.setCookie] = SessionCookie.clearing(servesTLS: server.configuration.servesTLS)
+            return response
+        }
+    }
+}
