@@ -13,7 +13,7 @@ enum SessionCookie {
     /// The cookie's name.
     static let name = "hearth_session"
     /// The header the page sets on every request that changes something; another site's form cannot set it.
-    static let requestHeader = HTTPField.Name("X-Hearth-Request")!
+    static let requestHeader = HTTPField.Name.literal("X-Hearth-Request")
 
     /// The secret of the request's session cookie, or `nil` when it sent none.
     static func secret(in request: Request) -> String? {

@@ -66,8 +66,8 @@ struct WebFiles: Sendable {
             "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
                 + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
         ),
-        (HTTPField.Name("X-Content-Type-Options")!, "nosniff"),
-        (HTTPField.Name("Referrer-Policy")!, "no-referrer"),
+        (HTTPField.Name.literal("X-Content-Type-Options"), "nosniff"),
+        (HTTPField.Name.literal("Referrer-Policy"), "no-referrer"),
     ]
 
     /// Whether a request's `Accept-Encoding` takes gzip (`gzip` or `*` with a quality above 0).
@@ -133,5 +133,13 @@ struct WebPageMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         }
         return files.response(to: request, for: file)
+    }
+}
+
+extension HTTPField.Name {
+    /// A header name from a literal of this source (letters and hyphens, always valid).
+    static func literal(_ name: StaticString) -> HTTPField.Name {
+        guard let field = HTTPField.Name("\(name)") else { preconditionFailure("invalid header name \(name)") }
+        return field
     }
 }
