@@ -17,16 +17,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let record: ConnectionRecord
     private let headTimeout: TimeAmount
+    private let servesTLS: Bool
     private let logger: Logger
     private var headTimer: Scheduled<Void>?
     /// Requests whose answer has not ended: an error answer cannot be written while one is owed.
     private var unansweredRequests = 0
     private var closing = false
 
-    /// Guards a connection; one with no complete request head `headTimeout` after it opened is closed.
-    init(record: ConnectionRecord, headTimeout: TimeAmount, logger: Logger) {
+    /// Guards a connection; one with no complete request head `headTimeout` after it opened is closed, and a
+    /// WebSocket upgrade with the session cookie from another origin (`servesTLS` gives the scheme) gets 403.
+    init(record: ConnectionRecord, headTimeout: TimeAmount, servesTLS: Bool = false, logger: Logger) {
         self.record = record
         self.headTimeout = headTimeout
+        self.servesTLS = servesTLS
         self.logger = logger
     }
 
@@ -74,6 +77,22 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if head.headers.contains(name: "upgrade"),
                 head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" })
             {
+                // Refused here, before NIO's upgrader: a refused upgrade would otherwise be answered a bare 400.
+                if let refusal = SessionCookie.upgradeRefusal(
+                    authorization: head.headers.first(name: "authorization"),
+                    cookieHeaders: head.headers["cookie"],
+                    origins: head.headers["origin"],
+                    authority: head.headers.first(name: "host"),
+                    servesTLS: servesTLS
+                ) {
+                    logger.debug(
+                        "refusing a cross-site event WebSocket",
+                        metadata: ["peer": "\(context.channel.remoteAddress?.description ?? "?")"]
+                    )
+                    unansweredRequests -= 1
+                    refuse(context, status: .forbidden, message: refusal)
+                    return
+                }
                 // The frames that follow an upgrade are not HTTP parts: leave before NIO swaps the handlers.
                 context.fireChannelRead(data)
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
@@ -132,6 +151,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             switch status {
             case .requestTimeout: "requestTimeout"
             case .requestHeaderFieldsTooLarge: "headersTooLarge"
+            case .forbidden: "crossSiteRequest"
             default: "badRequest"
             }
         let body = Self.errorBody(code: code, message: message)

@@ -8,7 +8,7 @@ import NIOCore
 import NIOWebSocket
 import Synchronization
 
-/// The open event connections by user and token, so that revoking access closes them at once.
+/// The open event connections by user, token and browser session, so that revoking access closes them at once.
 public actor ConnectionRegistry {
     struct Entry {
         let principal: Principal
@@ -40,6 +40,11 @@ public actor ConnectionRegistry {
     /// Closes every connection opened with the token `tokenID`.
     public func revoke(token tokenID: UUID, reason: String) {
         for entry in entries.values where entry.principal.tokenID == tokenID { entry.revoke.yield(reason) }
+    }
+
+    /// Closes every connection opened with the browser session `sessionID` (its cookie).
+    public func revoke(session sessionID: UUID, reason: String) {
+        for entry in entries.values where entry.principal.sessionID == sessionID { entry.revoke.yield(reason) }
     }
 
     /// Closes every connection of the user `userID`.

@@ -112,11 +112,11 @@ public struct HubServer: Sendable {
         router.ws(
             "/v1/events",
             shouldUpgrade: { request, _ in
-                guard await server.principal(of: request) != nil else { return .dontUpgrade }
+                guard await server.eventPrincipal(of: request) != nil else { return .dontUpgrade }
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
-                guard let principal = await server.principal(of: context.request) else { return }
+                guard let principal = await server.eventPrincipal(of: context.request) else { return }
                 let session = EventSession(server: server, principal: principal)
                 await session.run(inbound: inbound, outbound: outbound)
             }
@@ -134,7 +134,8 @@ public struct HubServer: Sendable {
                 logger: logger
             ),
             headTimeout: TimeAmount(configuration.headTimeout),
-            sendBufferSize: configuration.socketSendBufferSize
+            sendBufferSize: configuration.socketSendBufferSize,
+            servesTLS: configuration.servesTLS
         )
         let http1 = HTTP1Channel.Configuration(
             idleTimeout: TimeAmount(configuration.idleTimeout),
@@ -163,6 +164,23 @@ public struct HubServer: Sendable {
             onServerRunning: onServerRunning,
             logger: logger
         )
+    }
+
+    /// The caller of an event WebSocket upgrade: its bearer token's, or without one its session cookie's when the
+    /// upgrade comes from the hub's own page (`SessionCookie.upgradeRefusal`); `nil` when it is refused.
+    func eventPrincipal(of request: Request) async -> Principal? {
+        if request.headers[.authorization] != nil { return await principal(of: request) }
+        guard let secret = SessionCookie.secret(in: request) else { return nil }
+        let refusal = SessionCookie.upgradeRefusal(
+            authorization: nil,
+            cookieHeaders: request.headers[values: .cookie],
+            origins: request.headers[values: .origin],
+            authority: request.head.authority,
+            servesTLS: configuration.servesTLS
+        )
+        guard refusal == nil, let principal = await credentials.authenticate(session: secret) else { return nil }
+        CurrentConnection.record?.markAuthenticated()
+        return principal
     }
 
     /// The account and token of a request's bearer token, or `nil`.

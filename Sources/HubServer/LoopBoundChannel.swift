@@ -21,6 +21,8 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
         let headTimeout: TimeAmount
         /// The kernel's send buffer per connection (`SO_SNDBUF`), when set.
         var sendBufferSize: Int? = nil
+        /// Whether requests arrive over TLS: the scheme of the page's own origin, which a cookie upgrade must send.
+        var servesTLS = false
     }
 
     let inner: Inner
@@ -37,7 +39,12 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try operations.addHandler(
-                ConnectionGuard(record: record, headTimeout: guarding.headTimeout, logger: logger),
+                ConnectionGuard(
+                    record: record,
+                    headTimeout: guarding.headTimeout,
+                    servesTLS: guarding.servesTLS,
+                    logger: logger
+                ),
                 position: .after(decoder)
             )
             guarding.connections.admit(record)

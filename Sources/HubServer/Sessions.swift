@@ -17,7 +17,12 @@ enum SessionCookie {
 
     /// The secret of the request's session cookie, or `nil` when it sent none.
     static func secret(in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
+        secret(inCookieHeaders: request.headers[values: .cookie])
+    }
+
+    /// The secret of the session cookie among `Cookie` header values, or `nil` when there is none.
+    static func secret(inCookieHeaders headers: [String]) -> String? {
+        for header in headers {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name else { continue }
@@ -36,6 +41,33 @@ enum SessionCookie {
     /// The `Set-Cookie` value that makes the browser forget the cookie.
     static func clearing(servesTLS: Bool) -> String {
         "\(name)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" + (servesTLS ? "; Secure" : "")
+    }
+
+    /// Why an event WebSocket upgrade that signs in with the session cookie is refused, or `nil` when it may go on.
+    ///
+    /// A browser always sends `Origin` on a WebSocket upgrade and `SameSite` does not cover WebSockets, so an upgrade
+    /// that carries the cookie and no bearer token must send the server's own `Origin` (the scheme, then `authority`,
+    /// the request's `Host`): another site's page cannot open the socket with its visitor's cookie.
+    static func upgradeRefusal(
+        authorization: String?,
+        cookieHeaders: [String],
+        origins: [String],
+        authority: String?,
+        servesTLS: Bool
+    ) -> String? {
+        guard authorization == nil, secret(inCookieHeaders: cookieHeaders) != nil else { return nil }
+        let own = authority.map { (servesTLS ? "https://" : "http://") + $0 }
+        let expected = own.map { "'\($0)'" } ?? "this server's"
+        guard !origins.isEmpty else {
+            return "an event WebSocket opened with the session cookie must send the header 'Origin' of the hub's "
+                + "own page (\(expected))"
+        }
+        let origin = origins.joined(separator: ", ")
+        guard let own, origin.lowercased() == own.lowercased() else {
+            return "an event WebSocket opened with the session cookie must come from the hub's own page: its "
+                + "'Origin' '\(origin)' is not \(expected)"
+        }
+        return nil
     }
 
     /// Whether the request's method changes something (everything but GET, HEAD and OPTIONS).
@@ -112,6 +144,7 @@ extension Routes {
                 )
             }
             _ = try await server.credentials.revokeSession(sessionID)
+            await server.connections.revoke(session: sessionID, reason: "signed out")
             var response = Response(status: .noContent)
             response.headers[.setCookie] = SessionCookie.clearing(servesTLS: server.configuration.servesTLS)
             return response

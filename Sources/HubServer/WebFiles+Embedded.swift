@@ -24,7 +24,7 @@ ul { padding-left: 1.25rem; }
             name: "app.js",
             text: #"""
 // Hearth's page: signs in with a token (the hub answers with an HttpOnly session cookie; nothing is kept in
-// storage here) and lists the homes with their rooms and accessories.
+// storage here) and lists the homes with their rooms and accessories, kept up to date by the event WebSocket.
 
 const api = async (method, path, body) => {
   const headers = { "X-Hearth-Request": "1" };
@@ -55,6 +55,7 @@ const element = (name, text, attributes = {}) => {
 const $ = (id) => document.getElementById(id);
 
 const showSignIn = () => {
+  stopLive();
   $("sign-in").hidden = false;
   $("sign-out").hidden = true;
   $("who").hidden = true;
@@ -64,6 +65,7 @@ const showSignIn = () => {
 const showHome = async (summary) => {
   const { home } = await api("GET", `/v1/homes/${summary.id}`);
   const section = element("section", undefined, { "aria-labelledby": `home-${home.id}` });
+  sections.set(home.id, section);
   section.append(element("h2", home.name, { id: `home-${home.id}` }));
   const rooms = [home.roomForEntireHome, ...(home.rooms ?? [])].filter(Boolean);
   for (const room of rooms) {
@@ -90,8 +92,140 @@ const showMe = async () => {
   $("sign-out").hidden = false;
   $("who").hidden = false;
   $("who").textContent = `Signed in as ${me.user.name}`;
-  $("homes").replaceChildren(...(await Promise.all(me.homes.map(showHome))));
+  startLive();
 };
+
+// Live: the event WebSocket, opened with the same cookie (the hub takes it only from this page's own origin).
+// The homes are drawn after the socket's hello, so no change falls between the two; each event redraws its home
+// (once for a burst of events). After a dropped connection or a hub restart the page reconnects and resumes after
+// the last sequence it saw in each home; a home whose changes are no longer kept is drawn again.
+const sequences = new Map();
+const sections = new Map();
+const stale = new Set();
+let socket = null;
+let live = false;
+let attempts = 0;
+let reconnectTimer = 0;
+let redrawTimer = 0;
+let handled = Promise.resolve();
+
+const redraw = (homeID) => {
+  stale.add(homeID);
+  if (redrawTimer) return;
+  redrawTimer = setTimeout(async () => {
+    redrawTimer = 0;
+    const ids = [...stale];
+    stale.clear();
+    for (const id of ids) {
+      const old = sections.get(id);
+      if (!old) continue;
+      try {
+        old.replaceWith(await showHome({ id }));
+      } catch (error) {
+        if (error.status === 403 || error.status === 404) {
+          sections.delete(id);
+          old.remove();
+        }
+      }
+    }
+  }, 50);
+};
+
+const drawHomes = async (homeIDs) => {
+  sections.clear();
+  $("homes").replaceChildren(...(await Promise.all(homeIDs.map((id) => showHome({ id })))));
+};
+
+const onMessage = async (message) => {
+  if (message.hello) {
+    const homes = message.hello.homes;
+    const resume = {};
+    for (const { homeID } of homes) {
+      if (sequences.has(homeID)) resume[homeID] = sequences.get(homeID);
+    }
+    socket?.send(JSON.stringify({ resume }));
+    const known = homes.every(({ homeID }) => sequences.has(homeID)) && homes.length === sequences.size;
+    if (!known) {
+      sequences.clear();
+      for (const { homeID, sequence } of homes) sequences.set(homeID, sequence);
+      await drawHomes(homes.map(({ homeID }) => homeID));
+    }
+  } else if (message.event) {
+    const { homeID, sequence } = message.event;
+    if (sequence <= (sequences.get(homeID) ?? 0)) return;
+    sequences.set(homeID, sequence);
+    if (sections.has(homeID)) redraw(homeID);
+    else await drawHomes([...sequences.keys()]);
+  } else if (message.reloadRequired) {
+    const { homeID, currentSequence } = message.reloadRequired;
+    sequences.set(homeID, currentSequence);
+    redraw(homeID);
+  }
+};
+
+const connect = () => {
+  reconnectTimer = 0;
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const opened = new WebSocket(`${scheme}://${location.host}/v1/events`);
+  socket = opened;
+  opened.addEventListener("open", () => {
+    attempts = 0;
+  });
+  opened.addEventListener("message", (event) => {
+    // One message at a time: a home is drawn before the next event is looked at.
+    handled = handled.then(() => onMessage(JSON.parse(event.data))).catch(() => {});
+  });
+  opened.addEventListener("close", () => {
+    if (socket !== opened) return;
+    socket = null;
+    if (live) reconnect();
+  });
+};
+
+// Waits (0.5 s, doubling to 10 s), then asks who is signed in: signed out or revoked shows the sign-in form,
+// a hub that does not answer is tried again.
+const reconnect = () => {
+  if (reconnectTimer || !live) return;
+  const delay = Math.min(10000, 500 * 2 ** attempts);
+  attempts += 1;
+  reconnectTimer = setTimeout(async () => {
+    try {
+      await api("GET", "/v1/me");
+      reconnectTimer = 0;
+      if (live && !socket) connect();
+    } catch (error) {
+      reconnectTimer = 0;
+      if (error.status === 401) showSignIn();
+      else reconnect();
+    }
+  }, delay);
+};
+
+const startLive = () => {
+  stopLive();
+  live = true;
+  connect();
+};
+
+function stopLive() {
+  live = false;
+  clearTimeout(reconnectTimer);
+  reconnectTimer = 0;
+  const open = socket;
+  socket = null;
+  open?.close();
+  sequences.clear();
+  sections.clear();
+}
+
+window.addEventListener("online", () => {
+  if (live && !socket) {
+    clearTimeout(reconnectTimer);
+    reconnectTimer = 0;
+    attempts = 0;
+    connect();
+  }
+});
 
 $("sign-in").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -106,6 +240,7 @@ $("sign-in").addEventListener("submit", async (event) => {
 });
 
 $("sign-out").addEventListener("click", async () => {
+  stopLive();
   try {
     await api("DELETE", "/v1/session");
   } finally {
@@ -116,7 +251,7 @@ $("sign-out").addEventListener("click", async () => {
 showMe().catch(showSignIn);
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA4VW32/bNhB+z19xFYJOAmx53d5ieMHaeEuHrimaPAwIAoSWzhEbifRIKp5h+H/fHUnJsuOtD4kl3fG7H/zuIycTuEZhXPWDhZV4wguw8klZkArW0lUgwOlnVJC6CqFqFyCUXaOx0arg2rnVjao3YNFaqRUUWj9LnILSrpLqCaSFZ1w5QjybTMA6bSgMVGgwo/Ul1NI6Cx5eNxiB6VUaMFo31juJoiB4bSTa/Oys0Mo6ECsJMxB2owpIG3SVLkdUg6tGsNDlJoPZL7A9AwjeFYqS857BFpK/xqHo8Vf8u0XrkgtI3iWwm5K7XELK6+HNbAatKnEpFZZZB3CffNDKoXLju80KkwcCTMRqVctCOCp/8s1qlUz7sAbtih6QM10L6WCJrqjSkCZnBxBT988xSHgpDJYUSIraUn5WNDimDjxJlQQ7Z3nh/8NsmCtcDp4v4I/bm8+5dYY2Qy43vraMAXbZPk2H/7g+xS7nnL+mAy+ujby882XAXQljMeUvGYVSbV13PXzTw+jnLJYaYNAYbQhH4Rrm/Jwy8GXuv1/mRALLFLm8hMfzbY9inXCt3T36fCCAxI+EdeQWfFxl9Dp48ocd/Rl0rVG+kukZ7XfkEtbYUKsJKFXU55GvcQTCUdsWrUPPm90RpZQueV9LXbS8OKf9Eg7nAcrjZF0zfMuOCMXLfYsjoWJnecmS+pOGIPfPuBnBi6hbfAC9hJvFNyxcTv48DOk+wywiWnS/dh/T/WKfSqye/YbVn3PdsvTl9dU8oYulvN98LNnc+9tKr29JJj4yG9K+K+dpwuIxJoJmeSVLIi/Zl0RfnA7MunVDuzNtZ15X+j8sXhrIZnBViwI/VLIuDSom5+4grWty3KuCbZtGmGMp2HqlgV1PeFKSNPl9fpeM4HHy8m7io03Ot3F5LstIuxiHNkD6SYi0ocLCJwLoN3jEQiOMFONaLLCusVxsSGceGXx8vuUfDxznMCLkpCWoyrRHrn4iUO8ciLkFWZ5GGWQYhHMG997Ob79pMycpMcgNGkGe52lvszxq9w/ZQ76UtUOTvte6RqGyIyqyL1PQrzkc6YE+MyU89PBbCNDhp50p7Ez/5rP5eOXVjB9zTzqOwjM0PANqVE90TLDjj/D2bUiN304XnHGaTqrAp/9p9s/UbB/ZT28MHkrkc2q45W2dRPugRX0p3KdBwl23OjDpsBmC1ZIC7/vQa8dx7cRF+xVFUYlFjb5gP157ePDQeVELaz8LPwtJq0y3JJke+sUGJJAOnLKkj72Lv1x858wLo8PuVDfZNzvS2+hyPK1/Dmb1aEgbPDWeCY9ngyHB03ozUI1TcjOUoyO9eW06VOdH1jw6UuluJCycb4lprUXjd2v3+B2l4okL5XwxupF0Uom6pmtL7hfkjVilnX5lWRZ17aBCUZbzF8rkE/UXFY1RYttFIx0zJ7QQ2dz30b/lK+N/r3Ap2jqe5nvYsT8cX1WaeJ44onHg1WAfvtzc9hsRr3wJq5K/Jl4wtH8iSH/sRHWD14YuSoce+BAS3AHdpoqKKuL0OnZ/N+1wJ4j3h8BADn92SIXXfSzo9va8b2PfwZMNuJp/mt/Nj1sQ0yblp23tVu3PyVhWSKerNPdFpnsvMv4L5wY97ZALAAA="
+            gzipBase64: "H4sIAAAAAAACA41ZbW/cNhL+7l8xEYyelFvLdl++rM9ntI3vkkPSFHWAHBAYMHfFtVRrya1IeW/P3f9+M0NSorSycwVaa8nhcGY488xD9vQU3krR2PIvBjbiXs7BVPfKQKVgW9kSBFj9IBWktpRQtgsQymxlY/ysgrfWbj6qegdGGlNpBUutHyp5AUrbslL3UBl4kBuLGo9OT8FY3eA2UMpGZri+gLoy1gCr12vpFePPqoFG67VhIbFconrdVNLMnLp2g5ZBIayExY6Xy0epLHyWixu9fJA2PzpaamUsiE0FlyDMTi0hXUtb6mKGvtpyBgtd7DK4/Ds8HQE46VKKgvy7hCdI/n3ignPym/yjlcYmc0jOE9hfoHi1gpTWw6vLS2hVIVeVkkUWFHxJftbKokUnn3YbmdyiwkRsNnW1FBbDdPq70Sq56LZtpNnghyRLt6KysJJ2WabOTLIOwJvO334T92PZyAI3qkRt0D4j1vIEI3VfqcTNk5Vz/i9cxrbCVfQ9h3/dfPwlN7bBQ6tWO/YtIwX7rDfTyv/YzsRgc06jaSRFvqEUC185vRvRGJnSSIZbqbauQwxfdWr0Q+ZddWpk0+gG9Si5hWv6TknxVc7jVzkmi6FUurqCu+OnTouxwrZmf8f2gFPiB1HXSMzJ2LLRWydJA3v8t5G2bRR7cnGE5+1zSdZyTVl2CanCOM/YxxkIi2FbtFZy3uxHKaV0Qeda6GVLi3M8L0zba6eK9WQhGByyUULRcg6xTygfWVqywvikbpMvD3I3g0dRt/IW9Ao+Ln6XS5ujPBVN2luYeY1G2h/DYNovZlO89yQXe39MflcFu9d5cy+td+Wn3buCpjt5U+rtDcLJO8qGtIsKYsDmffUoXcocpwlBzgmma5aXVYGpjNIrTGYZT+vWxvO2acP0ttTPzDCg4FwjN7VYyp/Lqi4aqWjf/cDItyjYY4Rp12vRjIHhifEJ9l36I66kyT+vPyUzuDt9PD/l3U6Pn/zyvCp8Evp98DgqrgufROiYG0IF3XHPCHZEU4mTWixkXctisUPUuSPlJ8dP9IcV+6r0GgydZuonZ2E0lsgRe6Qq0m7v8lvclle4RH6CqpjeJ/LBAfIlfOF5+vUP3Vwj9DSSQjiDPM/Tbs5QaX65zW7zVVVb2aQ/aV1L4eyKUpdkKWV5zRACItynFGLV8ZjbIOhPw5Q7u+4XW/PuDaMffeacpLQL1VykL6+lusf2Q4Jn8M03zjT6Ne1wRmbaSrmMeyHY32GweWeudr+5c5H6X5wUbZ34+ShEnSsUp8jgEK2grLJyHSurK9y4j0OHNWPfMVvNb1IsS7GoJTvMBdirB1adL2thzC+CqyVpVROWJBdDOR+ABNJIKEu6vff+LzkfhGmhF9hPRZNksxE+e5FxPX+IqnlUxms5VcAJFfBaJi8gUoQrU4AUA9YIkQ6nhmh+RxiJLRg5lzBw/ISZ1hrZ8Gnt77iILbKQAJnkKjIp+jmfIj4z0Bgv1BeYFBAl8LysJ3JWPGABYRg0sbdVg4mOhM2xQCSDeqvAsYgsp+0+dQRNNBKKRuC8WGHVuR14Z1xWImZpRCCNzQPw2BU2aPS/NrCQdisxHiRut/oCKC287UhgUCFZY3gT2jDVaim5BgQs2gaPDlOfxU2Ww4+8tUBDNGZHQYerPMDyCvIQez3FjXckr3DAizlSifMtO0S6aEsSxAQnrEa6R9tjeIzY0smwtWTbBWmnToBHiXzN+eiigi7XGn81nvGaEKd7Uak85KfXbTyz+SA2dKqDJjE9ZwXVJk/cSCZctbQ+9DTOpIqGakyNPu9oBNu/XG8s6T1zI10sPlVr2cTjZPNoEH0ssBXhwK+YJxXSJ4ydrl0+HgUGSwsDSr97E7V7tDsXRREmAtmJtsp8QTvyEVuAjY0+sdrScUHDobEREhbcqLAh8f63HqDZliV2oSY9RNmqoBzDlWNY1XXBpvhmi5Qn7VqIZ7EoMu4GSCwRsHsERZFART5jaaYOhQL/SKkDh3bLIAh4VcCkS5mYDqB45Qc7XouA/f3Zd/DnnzAx/n28NuIMBbYJ5H6RJ72Vax342RCw9x0+72fww9mASdFZvGWI6MDXnbjpcyHsHR3BC0SN6ISLUsg7hJKgNF9jdQQ6ehDFLBvYptUHf12IroI80NlGUfVjOcPYkIqU3rOBSM6jcd45UOFrwEF+OQqJRGRPecZL+6Oh7TtsyEthQrlkXucX9/uWMzHI3Xve58uqa50MCldIC7Fxji52T8HG/ZCIPCjCfEd1TI5I2+zStDfZhXnaQGRKblXEn3pRU/1X9nTrFe/T+93LDcpyMnCzHpnjEEZbdeHoRTuFLpO6LE2dyZxFIzeDY31I98ipEO3jHOFeNMyRSTv7lOEVfSQ6mb9dxkcfHSnx27MsBkf4/5x16n2tjXKJAjDMGXZtHB2Gzm4vvCCaNLt1/OswFo2stSjolQSZcfFcUJZtg1Vtb6ZiM9TwkqsjLd6HQ7/2Ufn7Xje4hk51wO6ytiwlV3Gt3XtNvmm01Utdc24npbUbM0/gCpKtMQnM6W/0nOMZmGvWHTNL7/B2yJr381O8KXbKkUnYPVFQx2/ctbFr7E4ZDbkv6qXXJPgeGTEONGlCE0hj4944bPnhGedZDf4cSIlP7E4TMqOPSoaTQsX0Kogxmwcm1BGdhcSilcyjFL1kOHaH0zWST4yHsLl7vur4hP/KcYlKnfkdVKfRyxFrygthBQJ7zo3Riz85x77i3rJGsjaKEBeJCzI9ubi1o2IbkquwighW1idQ2lnguflnQUw2Pct/ADODQreLmp5CrYbzMzDZjCJEZP/BEIukAJlwBZiHT2Q8RGUb+cihowbnnkn93YTwcT2j3RzbtSUeTKGxRylt/TMtaab3n2JIQTvDB/XgKNmgJpBPvAq+hqD4Xi9rscPlH4Qt83Wl0vMz/IcowRm8hm/h9esuATk4XTb+9RLOL6aq70WiFxOply9vDgumKjs+POpYr9zhZjA4xed518taJ3jXeRa9gPV9jcFzlDsdpeK4Dt+nwt3vhTc0T/jDFTVSTXpWrXI3o34R6xheE3AZ9d9wBkNvs4uvACYVDx0ih3SAXqFySOIq5zpM/cvUROM/JIj7o6NtpQq9nYI9hXU1LOvJE/bt6Cv+PX/EYyyFYc5gp6F70ODd4NBY0y7WlaX3GJfeQ5h1ALdp+O8buRJtbccPpCecZAfvBwk3nr5EogL59eNNVyH+f9Ak9NbH/1NnTqr5C1Xy469HUTicCLsE7e6Vxbs/WTBfNdtVjO8qE2F0DyxTUF4tH/owPlMSk+F4c/3++tP1OCDeiVWl8HYRVo0r1xsX/PYtqJfCyf8Bki+d1EwbAAA="
         ),
         (
             name: "index.html",
