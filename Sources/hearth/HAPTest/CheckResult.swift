@@ -120,6 +120,11 @@ enum Checks {
         "rapid changes are coalesced into spaced event messages, the last value arriving",
         "7.8, 12.3, 14 item 5"
     )
+    static let unsolicitedEvents = check(
+        "events.unsolicited",
+        "no events for characteristics the session did not subscribe to",
+        "7.8"
+    )
     static let restart = check(
         "restart.reconnect",
         "after a restart: same aids and iids, pair-verify works, events resume once re-subscribed",
@@ -153,7 +158,8 @@ enum Checks {
         verifyUnknown, badFrame, accessoryInformation, uniqueIDs, noDuplicates, required, optional, duplicateServices,
         catalog,
         values, accessoryCount, readAll, writeRestore, writeReadOnly, readWriteOnly, outOfRange, unknownIID, timedWrite,
-        writeResponse, events, coalescing, restart, pairingsManage, pairingsAdminOnly, pairingsCloseSessions, lastAdmin,
+        writeResponse, events, coalescing, unsolicitedEvents, restart, pairingsManage, pairingsAdminOnly,
+        pairingsCloseSessions, lastAdmin,
         statusFlag,
         configurationNumber, maxTries,
     ]

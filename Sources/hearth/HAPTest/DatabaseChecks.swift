@@ -232,7 +232,12 @@ extension HAPTester {
                     do {
                         _ = try characteristic.normalized(value)
                     } catch {
-                        problems.append("\(accessory.accessoryID).\(characteristic.instanceID) = \(value): \(error)")
+                        let name =
+                            (try? TypeCatalog.shared())?.characteristic(for: characteristic.type)?.displayName
+                            ?? "characteristic \(characteristic.type.wireForm)"
+                        problems.append(
+                            "\(accessory.accessoryID).\(characteristic.instanceID) = \(value): \(error.message(naming: name))"
+                        )
                     }
                 }
             }

@@ -38,6 +38,9 @@ extension HAPCommand {
         @Option(help: "The setup ID (four characters), to check the setup hash sh.")
         var setupID: String?
 
+        @Option(help: "How long to wait for each answer, in seconds (0.2 to 60).")
+        var timeout: Double = 10
+
         @Flag(help: "Also spend 100 pair-setup tries on the MaxTries check; the accessory then needs a factory reset.")
         var destructive = false
 
@@ -55,6 +58,7 @@ extension HAPCommand {
                 throw ValidationError("name the accessory with --host and --port, or --device-id and --interface.")
             }
             if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1...65535.") }
+            guard (0.2...60).contains(timeout) else { throw ValidationError("--timeout must be 0.2 to 60 seconds.") }
             guard (setupCode == nil) != (setupURI == nil) else {
                 throw ValidationError("give the setup code with either --setup-code or --setup-uri.")
             }
@@ -130,7 +134,8 @@ extension HAPCommand {
                     setupCode: code,
                     setupID: id,
                     destructive: destructive,
-                    restartCommand: restartCommand
+                    restartCommand: restartCommand,
+                    timeout: timeout
                 ),
                 txt: watch,
                 report: { result in json ? Output.json(result) : Self.print(result) }

@@ -18,6 +18,8 @@ final class HAPTester {
         var destructive = false
         /// A shell command that restarts the accessory with its stored state; `nil` skips the restart check.
         var restartCommand: String?
+        /// How long to wait for each answer, in seconds.
+        var timeout = 10.0
     }
 
     let target: Target
@@ -39,6 +41,12 @@ final class HAPTester {
     var lastDeviceID: String?
     /// The `sf` seen when it did not clear after pairing; `nil` when it cleared (or was not watched).
     var statusFlagAfterPairing: String?
+    /// `c#` as advertised before the tester paired; `nil` when it was not seen.
+    var configurationNumberAtStart: Int?
+    /// The accessory database as read just before unpairing, to tell whether it changed during the run.
+    var finalDatabase: AccessoryDatabase?
+    /// Events any tester connection got for characteristics it never subscribed to.
+    let unsolicited = UnsolicitedEvents()
 
     init(target: Target, txt: TXTWatch?, report: @escaping (CheckResult) -> Void) {
         self.target = target
@@ -72,13 +80,7 @@ final class HAPTester {
         checkBusy()
         await pairAndRunPairedChecks()
         await unpairAndCheck()
-        record(
-            Checks.configurationNumber,
-            .skipped,
-            [
-                "the tester cannot change an accessory's database on its own; change it and watch c# with 'hearth hap discover'"
-            ]
-        )
+        await checkConfigurationNumber()
         if target.destructive {
             checkMaxTries()
         } else {
@@ -107,6 +109,7 @@ final class HAPTester {
         runReadWriteChecks()
         checkEvents()
         checkCoalescing()
+        checkUnsolicitedEvents()
         checkRestart()
         runPairingsChecks()
     }
@@ -116,7 +119,12 @@ final class HAPTester {
     /// A new plain connection, or `nil` after recording `check` as failed.
     func connect(for check: CheckDefinition? = nil) -> WireConnection? {
         do {
-            return try WireConnection(host: target.host, port: target.port)
+            return try WireConnection(
+                host: target.host,
+                port: target.port,
+                timeout: target.timeout,
+                unsolicited: unsolicited
+            )
         } catch {
             if let check { record(check, .fail, [error.description]) }
             return nil
@@ -160,7 +168,12 @@ final class HAPTester {
         guard let pairing else { return .failure(WireError(description: "the tester is not paired")) }
         let connection: WireConnection
         do {
-            connection = try WireConnection(host: target.host, port: target.port)
+            connection = try WireConnection(
+                host: target.host,
+                port: target.port,
+                timeout: target.timeout,
+                unsolicited: unsolicited
+            )
         } catch {
             return .failure(error)
         }
@@ -178,6 +191,9 @@ final class HAPTester {
             }
         } catch let failure as PairingFailure {
             connection.close()
+            if case .accessoryRefused = failure {
+                return .failure(WireError(description: "the accessory refused pair-verify: \(describe(failure))"))
+            }
             return .failure(WireError(description: "pair-verify failed: \(describe(failure))"))
         } catch {
             connection.close()

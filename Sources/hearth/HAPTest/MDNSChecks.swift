@@ -73,6 +73,7 @@ extension HAPTester {
             return
         }
         let values = service.txt
+        configurationNumberAtStart = values["c#"].flatMap { Int($0) }
         var problems = Self.txtProblems(values)
         if let flags = values["sf"].flatMap({ Int($0) }), flags & 1 == 0 {
             problems.append("sf=\(flags) says paired before the tester paired (bit 0 must be set)")

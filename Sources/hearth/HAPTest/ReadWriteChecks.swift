@@ -34,6 +34,9 @@ extension HAPTester {
         preparedWriteID: UInt64? = nil,
         on session: WireConnection
     ) throws(WireError) -> Answer {
+        for item in items where item.events == true {
+            session.noteSubscribed(CharacteristicID(accessoryID: item.accessoryID, instanceID: item.instanceID))
+        }
         let request = CharacteristicWriteRequest(characteristics: items, preparedWriteID: preparedWriteID)
         guard let body = try? HAPJSON.encode(request) else {
             throw WireError(description: "a write could not be encoded")
@@ -382,10 +385,7 @@ extension HAPTester {
                 )
             }
             _ = try write([item(id, new)], on: writer)
-            let event = try listener.nextEvent(within: 3)
-            let changed = event.flatMap { try? HAPJSON.decodeReadResponse($0.body) }?.characteristics.first {
-                $0.id == id
-            }
+            let changed = try event(for: id, on: listener, within: 3)
             if changed == nil { problems.append("no event for \(id) within 3 s of writing \(new) on another session") }
             if let changed, !same(changed.value, new) {
                 problems.append("the event for \(id) carried \(changed.value?.description ?? "null"), not \(new)")
@@ -393,13 +393,29 @@ extension HAPTester {
             subscribe.events = false
             _ = try write([subscribe], on: listener)
             _ = try write([item(id, old)], on: writer)
-            if let late = try listener.nextEvent(within: 1.5) {
-                problems.append("an event came after unsubscribing: \(bodyText(late))")
+            if let late = try event(for: id, on: listener, within: 1.5) {
+                problems.append("an event came after unsubscribing: \(id) = \(late.value?.description ?? "null")")
             }
         } catch {
             problems.append(error.description)
             _ = try? write([item(id, old)], on: writer)
         }
         record(Checks.events, problems: problems, passDetails: ["on \(id)"])
+    }
+
+    /// The first event item for `id` on `session` within `seconds`; events for other characteristics are passed
+    /// over (the connection notes those it never subscribed to).
+    func event(
+        for id: CharacteristicID,
+        on session: WireConnection,
+        within seconds: Double
+    ) throws(WireError) -> CharacteristicReadResponse.Item? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while let message = try session.nextEvent(within: max(0, deadline.timeIntervalSinceNow)) {
+            let items = (try? HAPJSON.decodeReadResponse(message.body))?.characteristics ?? []
+            if let item = items.first(where: { $0.id == id }) { return item }
+            guard Date() < deadline else { return nil }
+        }
+        return nil
     }
 }

@@ -148,11 +148,7 @@ extension HAPTester {
                 )
             }
             _ = try write([item(id, new)], on: writer)
-            let event = try session.nextEvent(within: 3)
-            let changed = event.flatMap { try? HAPJSON.decodeReadResponse($0.body) }?.characteristics.first {
-                $0.id == id
-            }
-            if changed == nil {
+            if try event(for: id, on: session, within: 3) == nil {
                 problems.append("no event for \(id) within 3 s of writing \(new) after the restart and re-subscribing")
             }
             _ = try write([item(id, old)], on: writer)
