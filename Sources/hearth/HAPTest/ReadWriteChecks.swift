@@ -354,12 +354,7 @@ extension HAPTester {
     }
 
     func checkEvents() {
-        guard
-            let (id, characteristic) = characteristics.first(where: {
-                $0.characteristic.has(.notify) && $0.characteristic.has(.write) && $0.characteristic.has(.read)
-                    && !$0.characteristic.has(.timedWrite) && alternative(to: $0.characteristic) != nil
-            }), let old = characteristic.value, let new = alternative(to: characteristic)
-        else {
+        guard let (id, old, new) = eventCandidate() else {
             record(
                 Checks.events,
                 .skipped,
