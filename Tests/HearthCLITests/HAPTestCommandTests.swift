@@ -193,6 +193,40 @@ struct HAPTestCommandTests {
         #expect(details.first?.hasPrefix("30 event messages for 30 writes") == true, "\(details)")
     }
 
+    /// An accessory whose characteristics need `/prepare` (tw) and answer writes with their value (wr): the
+    /// timed-write and write-response checks run and pass instead of being skipped.
+    @Test func timedWritesAndWriteResponsesAreCheckedWhereAnAccessoryNeedsThem() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let description = folder + "/vault.json"
+        try Data(
+            """
+            {"accessories": [{"name": "Vault", "services": [{"type": "switch", "primary": true, "custom": [
+              {"uuid": "E863F10D-079E-48FF-8F27-9C2605A29F60", "format": "uint8", "perms": ["pr", "pw", "ev", "tw"],
+               "value": 0, "minValue": 0, "maxValue": 100, "minStep": 1, "description": "Timed Level"},
+              {"uuid": "E863F10D-079E-48FF-8F27-9C2605A29F61", "format": "bool", "perms": ["pr", "pw", "wr"],
+               "value": false, "description": "Echo"}]}]}]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: description))
+        let started = try HearthSimInteropTests.startSimulator(
+            in: network,
+            state: folder + "/sim",
+            accessories: [description]
+        )
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let run = try Self.runTester(
+            hearth,
+            ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
+        )
+        #expect(run.results["rw.timed-write"]?["result"] as? String == "pass", "\(run.results)")
+        #expect(run.results["rw.write-response"]?["result"] as? String == "pass", "\(run.results)")
+        #expect(Self.ids(run.results, "fail").isEmpty, "\(run.results)")
+    }
+
     @Test func aFullBridgeIsCheckedInUnderAMinute() throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
