@@ -227,6 +227,39 @@ struct HAPTestCommandTests {
         #expect(Self.ids(run.results, "fail").isEmpty, "\(run.results)")
     }
 
+    /// An Apple characteristic in an Apple service whose catalog entry does not list it (Brightness in a Switch):
+    /// `db.optional` warns and names it; nothing fails.
+    @Test func aCharacteristicTheServiceDoesNotListIsAWarning() throws {
+        let network = try NetworkNamespacePair()
+        defer { network.remove() }
+        let folder = try HearthCLI.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let description = folder + "/odd.json"
+        try Data(
+            """
+            {"accessories": [{"name": "Odd", "services": [{"type": "switch", "primary": true, "custom": [
+              {"uuid": "00000008-0000-1000-8000-0026BB765291", "format": "int", "perms": ["pr", "pw", "ev"],
+               "value": 0, "minValue": 0, "maxValue": 100, "minStep": 1, "unit": "percentage"}]}]}]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: description))
+        let started = try HearthSimInteropTests.startSimulator(
+            in: network,
+            state: folder + "/sim",
+            accessories: [description]
+        )
+        let simulator = started.process
+        defer { simulator.terminate() }
+        let hearth = HearthCLI(network: network, state: folder + "/controller")
+        let run = try Self.runTester(
+            hearth,
+            ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
+        )
+        #expect(run.results["db.optional"]?["result"] as? String == "warning", "\(run.results)")
+        let details = (run.results["db.optional"]?["details"] as? [String] ?? []).joined(separator: " ")
+        #expect(details.lowercased().contains("brightness") || details.contains("8"), "\(details)")
+        #expect(Self.ids(run.results, "fail").isEmpty, "\(run.results)")
+    }
+
     @Test func aFullBridgeIsCheckedInUnderAMinute() throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
