@@ -256,7 +256,10 @@ struct HAPTestCommandTests {
         )
         #expect(run.results["db.optional"]?["result"] as? String == "warning", "\(run.results)")
         let details = (run.results["db.optional"]?["details"] as? [String] ?? []).joined(separator: " ")
-        #expect(details.lowercased().contains("brightness") || details.contains("8"), "\(details)")
+        #expect(
+            details.contains("Switch") && details.contains("Brightness") && details.contains("neither required"),
+            "\(details)"
+        )
         #expect(Self.ids(run.results, "fail").isEmpty, "\(run.results)")
     }
 
