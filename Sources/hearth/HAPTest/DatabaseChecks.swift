@@ -91,7 +91,7 @@ extension HAPTester {
         record(Checks.uniqueIDs, problems: problems)
     }
 
-    private func checkNoDuplicateTypes(_ database: AccessoryDatabase) {
+    func checkNoDuplicateTypes(_ database: AccessoryDatabase) {
         var problems: [String] = []
         for accessory in database.accessories {
             for service in accessory.services {
@@ -160,7 +160,7 @@ extension HAPTester {
         (HAPUUID(apple: 0x3E), "Accessory Information"), (HAPUUID(apple: 0xA2), "Protocol Information"),
     ]
 
-    private func checkDuplicateServices(_ database: AccessoryDatabase) {
+    func checkDuplicateServices(_ database: AccessoryDatabase) {
         var problems: [String] = []
         for accessory in database.accessories {
             for (type, name) in Self.singleServices {

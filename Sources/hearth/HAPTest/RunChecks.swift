@@ -49,6 +49,25 @@ extension HAPTester {
         finalDatabase = try? HAPJSON.decode(AccessoryDatabase.self, from: Data(response.body))
     }
 
+    /// The verdict on `c#`: a pass when it went up (or wrapped from 65535 to 1), a failure when it went down or the
+    /// database changed (`changed` says how) while it stayed; skipped when neither changed.
+    static func judgeConfigurationNumber(before: Int, after: Int, changed: String?) -> (CheckOutcome, [String]) {
+        if after > before || (before == 65535 && after == 1) {
+            return (.pass, ["c# went from \(before) to \(after) during the run" + (changed.map { " (\($0))" } ?? "")])
+        }
+        if after < before { return (.fail, ["c# went down from \(before) to \(after) during the run"]) }
+        if let changed {
+            return (.fail, ["the accessory database changed during the run (\(changed)), but c# stayed \(before)"])
+        }
+        return (
+            .skipped,
+            [
+                "c# stayed \(before) and the database did not change during the run; the tester cannot change a "
+                    + "database on its own: change it and watch c# with 'hearth hap discover'"
+            ]
+        )
+    }
+
     /// The database without values: what `c#` must follow (accessories, services, characteristics, metadata).
     static func withoutValues(_ database: AccessoryDatabase) -> AccessoryDatabase {
         var stripped = database
@@ -89,30 +108,8 @@ extension HAPTester {
                 old.symmetricDifference(new).sorted().first.map { "\($0) came or went" }
                 ?? "the metadata of a characteristic changed"
         }
-        if after > before || (before == 65535 && after == 1) {
-            record(
-                Checks.configurationNumber,
-                .pass,
-                ["c# went from \(before) to \(after) during the run" + (changed.map { " (\($0))" } ?? "")]
-            )
-        } else if after < before {
-            record(Checks.configurationNumber, .fail, ["c# went down from \(before) to \(after) during the run"])
-        } else if let changed {
-            record(
-                Checks.configurationNumber,
-                .fail,
-                ["the accessory database changed during the run (\(changed)), but c# stayed \(before)"]
-            )
-        } else {
-            record(
-                Checks.configurationNumber,
-                .skipped,
-                [
-                    "c# stayed \(before) and the database did not change during the run; the tester cannot change a "
-                        + "database on its own: change it and watch c# with 'hearth hap discover'"
-                ]
-            )
-        }
+        let (outcome, details) = Self.judgeConfigurationNumber(before: before, after: after, changed: changed)
+        record(Checks.configurationNumber, outcome, details)
     }
 
     /// Removes the pairing `identifier` on a session of its own, trying again while connections fail, for up to
