@@ -76,9 +76,11 @@ struct RecordCache: Sendable {
         return due
     }
 
-    /// The live records for a name and type, with TTLs reduced to what remains at `now`.
+    /// The live records for a name and type, newest first, with TTLs reduced to what remains at `now`.
     func records(named name: DNSName, type: DNSRecordType, now: Duration) -> [DNSResourceRecord] {
-        (entries[Key(name: name, type: type)] ?? []).compactMap { entry in
+        // Newest first: while a cache-flush record's one-second grace keeps the data it replaces (a TXT record's old
+        // `sf` right after pairing), the record received last is the service's truth.
+        (entries[Key(name: name, type: type)] ?? []).sorted { $0.receivedAt > $1.receivedAt }.compactMap { entry in
             guard entry.expiresAt > now else { return nil }
             var record = entry.record
             record.ttl = UInt32((entry.expiresAt - now).components.seconds)

@@ -128,6 +128,24 @@ import Testing
         #expect(cache.records.isEmpty)
     }
 
+    /// A TXT record that replaces one received less than a second before (an accessory's `sf=0` right after
+    /// pairing) is the one read: records come newest first.
+    @Test func theNewestRecordComesFirstWhileTheGraceKeepsTheOldOne() {
+        var cache = RecordCache()
+        let name = DNSName("Lamp._hap._tcp.local")
+        let unpaired = DNSResourceRecord(name: name, ttl: 4500, isCacheFlush: true, data: .txt([Array("sf=1".utf8)]))
+        var paired = unpaired
+        paired.data = .txt([Array("sf=0".utf8)])
+        cache.insert(unpaired, now: .seconds(10))
+        cache.insert(paired, now: .milliseconds(10_400))
+        let records = cache.records(named: name, type: .txt, now: .seconds(11))
+        #expect(records.count == 2, "the old one is kept for its second of grace")
+        #expect(records.first?.data == .txt([Array("sf=0".utf8)]))
+        // Refreshed later, the old data stays behind the new.
+        cache.insert(paired, now: .seconds(12))
+        #expect(cache.records(named: name, type: .txt, now: .seconds(12)).first?.data == .txt([Array("sf=0".utf8)]))
+    }
+
     @Test func flushesOlderDataOnCacheFlush() {
         var cache = RecordCache()
         var shared = Self.record
@@ -140,10 +158,10 @@ import Testing
         var flushing = Self.record
         flushing.data = .a(IPv4Address(198, 18, 90, 3))
         cache.insert(flushing, now: .milliseconds(1200))
-        // The record from 0 s is over a second old and goes; the one from 0.5 s stays (RFC 6762 §10.2).
+        // The record from 0 s is over a second old and goes; the one from 0.5 s stays (RFC 6762 §10.2). Newest first.
         #expect(
             cache.records(named: shared.name, type: .a, now: .milliseconds(1300)).map(\.data) == [
-                second.data, flushing.data,
+                flushing.data, second.data,
             ]
         )
     }

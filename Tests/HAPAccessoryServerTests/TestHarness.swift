@@ -20,7 +20,7 @@ struct TestAccessory {
         eventCoalescingWindow: Duration = .zero,
         setupCode: String = setupCode,
         maximumSessions: Int = 17,
-        unverifiedTimeout: Duration = AccessoryServer.Configuration.defaultUnverifiedTimeout,
+        unverifiedTimeout: Duration = .seconds(180),
         logs: CapturedLogs? = nil
     ) async throws -> TestAccessory {
         let backend = TestBackend()

@@ -366,7 +366,5 @@ struct HAPTestCommandTests {
         "rw.unknown-iid",
         // A removed controller's session stays open (hap-protocol.md §14 item 7).
         "pairings.remove-closes-sessions",
-        // sf=0 was not seen within 5 s of pairing.
-        "mdns.sf",
     ]
 }

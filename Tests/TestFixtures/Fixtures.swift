@@ -123,6 +123,9 @@ public struct SimulatedBridge: Sendable {
                 host: "127.0.0.1",
                 port: port,
                 eventCoalescingWindow: .zero,
+                // A full test run stalls the cooperative pool (where the controller's pairing runs) for tens of
+                // seconds while this server's loop keeps time: 10 s would close pair-setups mid-way.
+                unverifiedTimeout: .seconds(180),
                 setupCode: try SetupCode(setupCode)
             ),
             backend: simulator,
