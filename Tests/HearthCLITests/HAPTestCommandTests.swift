@@ -19,9 +19,9 @@ struct HAPTestCommandTests {
     static func runTester(
         _ hearth: HearthCLI,
         _ arguments: [String]
-    ) throws -> (status: Int32, results: [String: [String: Any]], order: [String], elapsed: TimeInterval) {
+    ) async throws -> (status: Int32, results: [String: [String: Any]], order: [String], elapsed: TimeInterval) {
         let started = Date()
-        let run = try hearth.run(["hap", "test", "--json"] + arguments, timeout: 120)
+        let run = try await hearth.runOffThePool(["hap", "test", "--json"] + arguments, timeout: 120)
         let elapsed = Date().timeIntervalSince(started)
         let parsed = try parse(run)
         return (run.status, parsed.results, parsed.order, elapsed)
@@ -65,12 +65,12 @@ struct HAPTestCommandTests {
             ["--preset", "lightbulb-dimmable"],
         ]
     )
-    func everyCheckPassesAgainstHearthSim(presets: [String]) throws {
+    func everyCheckPassesAgainstHearthSim(presets: [String]) async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let started = try HearthSimInteropTests.startSimulator(
+        let started = try await HearthSimInteropTests.startSimulatorOffThePool(
             in: network,
             state: folder + "/sim",
             accessories: presets
@@ -79,7 +79,7 @@ struct HAPTestCommandTests {
         defer { simulator.terminate() }
         let hearth = HearthCLI(network: network, state: folder + "/controller")
         let address = network.accessoryAddress
-        let run = try Self.runTester(
+        let run = try await Self.runTester(
             hearth,
             [
                 "--host", address, "--port", "51826", "--setup-uri", started.setupURI, "--interface",
@@ -93,9 +93,11 @@ struct HAPTestCommandTests {
         #expect(run.results.count == 39)
 
         // Never left paired: pair-setup works again, and the state folder holds nothing of the tester.
-        let paired = try hearth.run(["hap", "pair", "--setup-uri", started.setupURI, "\(address):51826"])
+        let paired = try await hearth.runOffThePool([
+            "hap", "pair", "--setup-uri", started.setupURI, "\(address):51826",
+        ])
         #expect(paired.status == 0, "\(paired)")
-        let unpaired = try hearth.run(["hap", "unpair", "\(address):51826"])
+        let unpaired = try await hearth.runOffThePool(["hap", "unpair", "\(address):51826"])
         #expect(unpaired.status == 0, "\(unpaired)")
     }
 
@@ -114,13 +116,13 @@ struct HAPTestCommandTests {
     /// The restart command asks the test to restart hearth-sim (a file appears) and waits until it has (another
     /// file appears); the test restarts it with the same state folder, or with a new one, which must fail.
     @Test(arguments: [true, false])
-    func theRestartCheckReconnectsToARestartedHearthSim(sameState: Bool) throws {
+    func theRestartCheckReconnectsToARestartedHearthSim(sameState: Bool) async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let presets = ["--bridge", "--preset", "lightbulb-color", "--preset", "door-lock"]
-        let started = try HearthSimInteropTests.startSimulator(
+        let started = try await HearthSimInteropTests.startSimulatorOffThePool(
             in: network,
             state: folder + "/sim",
             accessories: presets
@@ -142,17 +144,21 @@ struct HAPTestCommandTests {
         tester.start()
         var waited = 0
         while !FileManager.default.fileExists(atPath: requested), outcome.value == nil, waited < 900 {
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
             waited += 1
         }
         try #require(FileManager.default.fileExists(atPath: requested), "the tester never ran the restart command")
         #expect(simulator.terminate() == 0, "hearth-sim exits 0 on SIGTERM")
         let state = folder + (sameState ? "/sim" : "/other-sim")
-        simulator = try HearthSimInteropTests.startSimulator(in: network, state: state, accessories: presets).process
+        simulator = try await HearthSimInteropTests.startSimulatorOffThePool(
+            in: network,
+            state: state,
+            accessories: presets
+        ).process
         #expect(FileManager.default.createFile(atPath: restarted, contents: nil))
         waited = 0
         while outcome.value == nil, waited < 1800 {
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
             waited += 1
         }
         let run = try #require(try outcome.value?.get(), "the tester did not finish")
@@ -170,12 +176,12 @@ struct HAPTestCommandTests {
         }
     }
 
-    @Test func eventsSentWithoutCoalescingAreAWarning() throws {
+    @Test func eventsSentWithoutCoalescingAreAWarning() async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let started = try HearthSimInteropTests.startSimulator(
+        let started = try await HearthSimInteropTests.startSimulatorOffThePool(
             in: network,
             state: folder + "/sim",
             accessories: ["--coalesce-milliseconds", "0", "--preset", "switch"]
@@ -183,7 +189,7 @@ struct HAPTestCommandTests {
         let simulator = started.process
         defer { simulator.terminate() }
         let hearth = HearthCLI(network: network, state: folder + "/controller")
-        let run = try Self.runTester(
+        let run = try await Self.runTester(
             hearth,
             ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
         )
@@ -195,7 +201,7 @@ struct HAPTestCommandTests {
 
     /// An accessory whose characteristics need `/prepare` (tw) and answer writes with their value (wr): the
     /// timed-write and write-response checks run and pass instead of being skipped.
-    @Test func timedWritesAndWriteResponsesAreCheckedWhereAnAccessoryNeedsThem() throws {
+    @Test func timedWritesAndWriteResponsesAreCheckedWhereAnAccessoryNeedsThem() async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
@@ -210,7 +216,7 @@ struct HAPTestCommandTests {
                "value": false, "description": "Echo"}]}]}]}
             """.utf8
         ).write(to: URL(fileURLWithPath: description))
-        let started = try HearthSimInteropTests.startSimulator(
+        let started = try await HearthSimInteropTests.startSimulatorOffThePool(
             in: network,
             state: folder + "/sim",
             accessories: [description]
@@ -218,7 +224,7 @@ struct HAPTestCommandTests {
         let simulator = started.process
         defer { simulator.terminate() }
         let hearth = HearthCLI(network: network, state: folder + "/controller")
-        let run = try Self.runTester(
+        let run = try await Self.runTester(
             hearth,
             ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
         )
@@ -229,7 +235,7 @@ struct HAPTestCommandTests {
 
     /// An Apple characteristic in an Apple service whose catalog entry does not list it (Brightness in a Switch):
     /// `db.optional` warns and names it; nothing fails.
-    @Test func aCharacteristicTheServiceDoesNotListIsAWarning() throws {
+    @Test func aCharacteristicTheServiceDoesNotListIsAWarning() async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
@@ -242,7 +248,7 @@ struct HAPTestCommandTests {
                "value": 0, "minValue": 0, "maxValue": 100, "minStep": 1, "unit": "percentage"}]}]}]}
             """.utf8
         ).write(to: URL(fileURLWithPath: description))
-        let started = try HearthSimInteropTests.startSimulator(
+        let started = try await HearthSimInteropTests.startSimulatorOffThePool(
             in: network,
             state: folder + "/sim",
             accessories: [description]
@@ -250,7 +256,7 @@ struct HAPTestCommandTests {
         let simulator = started.process
         defer { simulator.terminate() }
         let hearth = HearthCLI(network: network, state: folder + "/controller")
-        let run = try Self.runTester(
+        let run = try await Self.runTester(
             hearth,
             ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
         )
@@ -263,12 +269,12 @@ struct HAPTestCommandTests {
         #expect(Self.ids(run.results, "fail").isEmpty, "\(run.results)")
     }
 
-    @Test func aFullBridgeIsCheckedInUnderAMinute() throws {
+    @Test func aFullBridgeIsCheckedInUnderAMinute() async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let started = try HearthSimInteropTests.startSimulator(
+        let started = try await HearthSimInteropTests.startSimulatorOffThePool(
             in: network,
             state: folder + "/sim",
             accessories: ["--bridge", "--preset", "lightbulb-color:100", "--preset", "door-lock:49"]
@@ -276,7 +282,7 @@ struct HAPTestCommandTests {
         let simulator = started.process
         defer { simulator.terminate() }
         let hearth = HearthCLI(network: network, state: folder + "/controller")
-        let run = try Self.runTester(
+        let run = try await Self.runTester(
             hearth,
             ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI]
         )
@@ -286,12 +292,12 @@ struct HAPTestCommandTests {
         print("hearth hap test against a 150-accessory hearth-sim bridge: \(String(format: "%.1f", run.elapsed)) s")
     }
 
-    @Test func theMaxTriesCheckRunsOnlyWhenDestructive() throws {
+    @Test func theMaxTriesCheckRunsOnlyWhenDestructive() async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let started = try HearthSimInteropTests.startSimulator(
+        let started = try await HearthSimInteropTests.startSimulatorOffThePool(
             in: network,
             state: folder + "/sim",
             accessories: ["--preset", "switch"]
@@ -299,20 +305,20 @@ struct HAPTestCommandTests {
         let simulator = started.process
         defer { simulator.terminate() }
         let hearth = HearthCLI(network: network, state: folder + "/controller")
-        let run = try Self.runTester(
+        let run = try await Self.runTester(
             hearth,
             ["--host", network.accessoryAddress, "--port", "51826", "--setup-uri", started.setupURI, "--destructive"]
         )
         #expect(run.status == 0, "\(run.results)")
         #expect(run.results["pair-setup.max-tries"]?["result"] as? String == "pass", "\(run.results)")
         // The accessory now refuses every pair-setup, the right code too.
-        let refused = try hearth.run([
+        let refused = try await hearth.runOffThePool([
             "hap", "pair", "--setup-uri", started.setupURI, "\(network.accessoryAddress):51826",
         ])
         #expect(refused.status == 1 && refused.errors.contains("too many wrong setup codes"), "\(refused)")
     }
 
-    @Test func hapPythonFailsTheKnownChecksAndIsLeftUnpaired() throws {
+    @Test func hapPythonFailsTheKnownChecksAndIsLeftUnpaired() async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
@@ -324,12 +330,15 @@ struct HAPTestCommandTests {
             [script, "--address", network.accessoryAddress, "--state-file", folder + "/accessory.state"]
         )
         defer { python.terminate() }
-        var line = try python.readLine()
-        while !line.hasPrefix("{") { line = try python.readLine() }
+        let line = try await offThePool {
+            var line = try python.readLine()
+            while !line.hasPrefix("{") { line = try python.readLine() }
+            return line
+        }
         let ready = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let port = try #require(ready["port"] as? Int)
         let hearth = HearthCLI(network: network, state: folder + "/controller")
-        let run = try Self.runTester(
+        let run = try await Self.runTester(
             hearth,
             [
                 "--host", network.accessoryAddress, "--port", "\(port)", "--setup-code", "031-45-154", "--interface",
@@ -346,9 +355,11 @@ struct HAPTestCommandTests {
         let busy = run.results["pair-setup.busy"]?["details"] as? [String] ?? []
         #expect(busy.first?.contains("instead of Error 7 (Busy)") == true, "\(busy)")
         // The tester removed its pairing although checks failed: pairing works again.
-        let paired = try hearth.run(["hap", "pair", "--code", "031-45-154", "\(network.accessoryAddress):\(port)"])
+        let paired = try await hearth.runOffThePool([
+            "hap", "pair", "--code", "031-45-154", "\(network.accessoryAddress):\(port)",
+        ])
         #expect(paired.status == 0, "\(paired)")
-        let unpaired = try hearth.run(["hap", "unpair", "\(network.accessoryAddress):\(port)"])
+        let unpaired = try await hearth.runOffThePool(["hap", "unpair", "\(network.accessoryAddress):\(port)"])
         #expect(unpaired.status == 0, "\(unpaired)")
     }
 

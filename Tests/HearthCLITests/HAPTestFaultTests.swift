@@ -83,12 +83,12 @@ struct HAPTestFaultTests {
     ]
 
     @Test(arguments: cases)
-    func theMatchingCheckCatchesTheFault(_ fault: Case) throws {
+    func theMatchingCheckCatchesTheFault(_ fault: Case) async throws {
         let network = try NetworkNamespacePair()
         defer { network.remove() }
         let folder = try HearthCLI.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let started = try HearthSimInteropTests.startSimulator(
+        let started = try await HearthSimInteropTests.startSimulatorOffThePool(
             in: network,
             state: folder + "/sim",
             accessories: ["--preset", "lightbulb-dimmable", "--fault", fault.fault]
@@ -97,7 +97,7 @@ struct HAPTestFaultTests {
         defer { simulator.terminate() }
         let hearth = HearthCLI(network: network, state: folder + "/controller")
         let address = network.accessoryAddress
-        let run = try HAPTestCommandTests.runTester(
+        let run = try await HAPTestCommandTests.runTester(
             hearth,
             ["--host", address, "--port", "51826", "--setup-uri", started.setupURI] + fault.arguments
                 + (fault.mdns ? ["--interface", network.controllerAddress] : [])
@@ -125,11 +125,13 @@ struct HAPTestFaultTests {
         // With the fault cleared, pair-setup shows whether the tester left the accessory paired, as it reported.
         #expect(try Self.simulator(["fault", "clear", "all", "--state", folder + "/sim"]) == 0)
         let lastAdmin = run.results["pairings.last-admin"]
-        let paired = try hearth.run(["hap", "pair", "--setup-uri", started.setupURI, "\(address):51826"])
+        let paired = try await hearth.runOffThePool([
+            "hap", "pair", "--setup-uri", started.setupURI, "\(address):51826",
+        ])
         if fault.unpairs {
             #expect(lastAdmin?["result"] as? String != "fail" || Self.says(lastAdmin, "the accessory is unpaired"))
             #expect(paired.status == 0, "\(paired)")
-            let unpaired = try hearth.run(["hap", "unpair", "\(address):51826"])
+            let unpaired = try await hearth.runOffThePool(["hap", "unpair", "\(address):51826"])
             #expect(unpaired.status == 0, "\(unpaired)")
         } else {
             #expect(lastAdmin?["result"] as? String == "fail", "\(String(describing: lastAdmin))")

@@ -3,9 +3,9 @@ import TestSupport
 import Testing
 
 /// Runs the built `hearth` inside the controller's namespace, one command at a time, with its own state folder.
-struct HearthCLI {
+struct HearthCLI: Sendable {
     /// What one command did.
-    struct Result: CustomStringConvertible {
+    struct Result: CustomStringConvertible, Sendable {
         var status: Int32
         var output: String
         var errors: String
@@ -21,6 +21,13 @@ struct HearthCLI {
 
     let network: NetworkNamespacePair
     let state: String
+
+    /// ``run(_:timeout:)`` on a thread of its own, so a test's wait does not hold a thread of the cooperative pool
+    /// (a full test run has two; blocking both stalls every async test in the process).
+    func runOffThePool(_ arguments: [String], timeout: TimeInterval = 90) async throws -> Result {
+        let cli = self
+        return try await offThePool { try cli.run(arguments, timeout: timeout) }
+    }
 
     /// Runs `hearth ARGUMENTS --state STATE` to its end (killed after `timeout` seconds).
     func run(_ arguments: [String], timeout: TimeInterval = 90) throws -> Result {

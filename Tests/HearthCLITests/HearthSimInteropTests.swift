@@ -13,6 +13,26 @@ struct HearthSimInteropTests {
     static let setupCode = "031-45-154"
 
     /// Starts hearth-sim in the accessory's namespace; returns it and the setup URI it printed.
+    /// ``startSimulator(in:state:port:accessories:)`` on a thread of its own (it waits for hearth-sim's first line).
+    static func startSimulatorOffThePool(
+        in network: NetworkNamespacePair,
+        state: String,
+        port: Int = 51826,
+        accessories: [String] = ["--bridge", "--preset", "lightbulb", "--preset", "door-lock"]
+    ) async throws -> (process: ChildProcess, setupURI: String) {
+        let started = try await offThePool {
+            let (process, uri) = try startSimulator(in: network, state: state, port: port, accessories: accessories)
+            return Started(process: process, setupURI: uri)
+        }
+        return (started.process, started.setupURI)
+    }
+
+    /// A started hearth-sim, as one Sendable value.
+    struct Started: Sendable {
+        let process: ChildProcess
+        let setupURI: String
+    }
+
     static func startSimulator(
         in network: NetworkNamespacePair,
         state: String,
@@ -23,7 +43,8 @@ struct HearthSimInteropTests {
             inAccessoryNamespace: true,
             BuiltProducts.path("hearth-sim"),
             [
-                "serve", "--unverified-timeout", "600", "--state", state, "--port", "\(port)", "--setup-code", setupCode, "--interface",
+                "serve", "--unverified-timeout", "600", "--state", state, "--port", "\(port)", "--setup-code",
+                setupCode, "--interface",
                 network.accessoryAddress, "--json",
             ] + accessories
         )
