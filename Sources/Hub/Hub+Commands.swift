@@ -141,7 +141,8 @@ extension Hub {
     {
         let actions = result.actions ?? []
         var writes: [(characteristic: UUID, value: HAPValue)] = []
-        for action in actions where !writes.contains(where: { $0.characteristic == action.characteristicID }) {
+        var written = Set<UUID>()
+        for action in actions where written.insert(action.characteristicID).inserted {
             if let target = action.target { writes.append((action.characteristicID, target)) }
         }
         let outcomes =
@@ -247,7 +248,8 @@ extension Hub {
     private static func report(_ failures: [String], of count: Int, in result: inout CommandResult) {
         guard !failures.isEmpty else { return }
         var unique: [String] = []
-        for failure in failures where !unique.contains(failure) { unique.append(failure) }
+        var seen = Set<String>()
+        for failure in failures where seen.insert(failure).inserted { unique.append(failure) }
         let done = count - failures.count
         let reasons = unique.joined(separator: "; ")
         result.message =

@@ -22,21 +22,31 @@ extension HAPTester {
         return nil
     }
 
+    /// A characteristic for an event check and two sessions, one to listen and one to write; `nil` (the check
+    /// recorded as skipped, or failed by ``session(for:)``) when there is no such characteristic or session.
+    func eventSessions(
+        for check: CheckDefinition
+    ) -> (id: CharacteristicID, old: HAPValue, new: HAPValue, listener: WireConnection, writer: WireConnection)? {
+        guard let (id, old, new) = eventCandidate() else {
+            record(check, .skipped, ["no readable, writable characteristic with events and another valid value"])
+            return nil
+        }
+        guard let listener = session(for: check) else { return nil }
+        guard let writer = session(for: check) else {
+            listener.close()
+            return nil
+        }
+        return (id, old, new, listener, writer)
+    }
+
     /// Writes one characteristic 30 times in 1.5 s from one session and times the events another session gets:
     /// fails when the last value never arrives, warns when messages come closer than any source's window.
     func checkCoalescing() {
-        guard let (id, old, new) = eventCandidate() else {
-            record(
-                Checks.coalescing,
-                .skipped,
-                ["no readable, writable characteristic with events and another valid value"]
-            )
-            return
+        guard let (id, old, new, listener, writer) = eventSessions(for: Checks.coalescing) else { return }
+        defer {
+            listener.close()
+            writer.close()
         }
-        guard let listener = session(for: Checks.coalescing) else { return }
-        defer { listener.close() }
-        guard let writer = session(for: Checks.coalescing) else { return }
-        defer { writer.close() }
         var arrivals: [(time: Date, value: HAPValue?)] = []
         /// Reads events on the listener until `deadline`, noting when each arrived and the value it carried.
         func collect(until deadline: Date) throws(WireError) {

@@ -354,18 +354,11 @@ extension HAPTester {
     }
 
     func checkEvents() {
-        guard let (id, old, new) = eventCandidate() else {
-            record(
-                Checks.events,
-                .skipped,
-                ["no readable, writable characteristic with events and another valid value"]
-            )
-            return
+        guard let (id, old, new, listener, writer) = eventSessions(for: Checks.events) else { return }
+        defer {
+            listener.close()
+            writer.close()
         }
-        guard let listener = session(for: Checks.events) else { return }
-        defer { listener.close() }
-        guard let writer = session(for: Checks.events) else { return }
-        defer { writer.close() }
         var problems: [String] = []
         do {
             var subscribe = CharacteristicWriteRequest.Item(
