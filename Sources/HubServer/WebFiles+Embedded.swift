@@ -6,25 +6,85 @@ extension WebFiles {
         (
             name: "app.css",
             text: #"""
-:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
-body { margin: 0 auto; max-width: 60rem; padding: 1rem; }
-header { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
-header h1 { margin: 0; flex: 1; }
-button, input { font: inherit; min-height: 2.75rem; }
-form { display: grid; gap: 0.5rem; max-width: 24rem; }
-section { margin-block: 1rem; }
-ul { padding-left: 1.25rem; }
-.unreachable { opacity: 0.6; }
-#sign-in-error { color: #c00; }
+:root {
+  color-scheme: light dark;
+  font-family: system-ui, sans-serif;
+  --bg: #f4f3ef; --card: #fff; --text: #1d1d1f; --muted: #5f6368; --accent: #b34700; --on: #ffe3b8;
+  --line: #d9d6cf; --warn: #a40000;
+}
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #141414; --card: #222; --text: #eee; --muted: #a8a8a8; --accent: #ff9a4d; --on: #4a3410;
+    --line: #3a3a3a; --warn: #ff7b7b; }
+}
+[hidden] { display: none !important; }
+body { margin: 0 auto; max-width: 72rem; padding: 1rem; background: var(--bg); color: var(--text); }
+header { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; }
+header h1 { margin: 0; flex: 1; color: var(--accent); }
+nav { display: flex; gap: 0.25rem; }
+nav button[aria-pressed="true"] { background: var(--accent); color: var(--bg); border-color: var(--accent); }
+button, input, select { font: inherit; min-height: 2.75rem; }
+button { border: 1px solid var(--line); border-radius: 0.5rem; background: var(--card); color: var(--text);
+  padding: 0 0.9rem; cursor: pointer; }
+button:disabled { opacity: 0.5; cursor: default; }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+input[type="text"], input[type="password"], input:not([type]), input[type="number"], select {
+  border: 1px solid var(--line); border-radius: 0.5rem; background: var(--card); color: var(--text); padding: 0 0.5rem; }
+input[type="range"] { width: 100%; accent-color: var(--accent); }
+form { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: center; }
+#sign-in { display: grid; max-width: 24rem; }
+#command { margin-block: 1rem; }
+#command input { flex: 1; min-width: 12rem; }
+#command-answer { flex-basis: 100%; margin: 0; color: var(--muted); }
+#notice:empty, #command-answer:empty { display: none; }
+#notice { color: var(--warn); }
+#connection { color: var(--warn); }
+.scenes { display: flex; gap: 0.5rem; flex-wrap: wrap; margin-block: 0.5rem 1rem; }
+.room-heading { display: flex; align-items: baseline; gap: 0.75rem; }
+.room-heading h3 { margin: 1rem 0 0.5rem; }
+.zone, .muted, .about { color: var(--muted); font-size: 0.9em; }
+.tiles { display: grid; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); gap: 0.75rem; }
+.tile { background: var(--card); border: 1px solid var(--line); border-radius: 0.9rem; padding: 0.75rem;
+  display: flex; flex-direction: column; gap: 0.4rem; }
+.tile.on { background: var(--on); }
+.tile.unreachable { opacity: 0.65; border-style: dashed; }
+.tile .name { border: 0; background: none; padding: 0; text-align: left; font-weight: 600; min-height: 2.75rem; }
+.tile .state { margin: 0; color: var(--muted); }
+.tile .controls { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: center; }
+.tile .target { min-width: 4rem; text-align: center; }
+.step { min-width: 2.75rem; }
+.badges { margin: 0; display: flex; gap: 0.3rem; }
+.badge { font-size: 0.8em; border-radius: 1rem; padding: 0.1rem 0.5rem; border: 1px solid currentColor; }
+.warn { color: var(--warn); }
+.empty { color: var(--muted); }
+.new-room { margin-top: 1.5rem; }
+dialog { background: var(--card); color: var(--text); border: 1px solid var(--line); border-radius: 1rem;
+  width: min(40rem, 92vw); max-height: 85vh; }
+dialog::backdrop { background: rgb(0 0 0 / 0.45); }
+dialog .close { float: right; }
+dl { margin: 0; }
+.characteristic { display: grid; grid-template-columns: minmax(8rem, 1fr) 2fr; gap: 0.5rem; padding-block: 0.3rem;
+  border-top: 1px solid var(--line); align-items: center; }
+dd { margin: 0; display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; }
+.changes { padding-left: 1.5rem; }
+.invite-code img { display: block; background: #fff; margin-top: 0.5rem; }
+.code { font-size: 1.3em; letter-spacing: 0.1em; }
+@media (max-width: 40rem) {
+  body { padding: 0.75rem; }
+  .tiles { grid-template-columns: 1fr; }
+  .characteristic { grid-template-columns: 1fr; }
+  header h1 { flex-basis: 100%; }
+}
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA02R0W7DIAxF3/cVlvpaorTaOol8jQtOsEogMkRtNPXfB2m65QXJ8rXvuUZLjBl+wEQfRSXjaCQNngeXwaLcOuhjyKrHkf2iIS0p06hmPkLCkFQi4b6D58c12qWsGVEGDhpawDnHrtQPdWebnYZLKzR2MKG1HAYNp7V8fjhCS1JmLafJYzHpPT06GHB6i7DwBMXFOWkwFDJJt6rUXaqqvrtV7rQneSnLqhVzzjmGI3CY5hq7htOlciVHLrgclKMaXsO5+f7aEPso4x5wELYbYNu8RLug589tLJHJHMMfjLr6aG7/yWdfWts9lKe+mJ6a89u0mYMQGodXT0UXJzScl+p4qe1DWm8SFIlEef+ghoNp29r/BT9nKCrZAQAA"
+            gzipBase64: "H4sIAAAAAAACA7VX7W7rNgz936fQWgxIgDiL47RNHAwYsMco+kO25ESoLRmSnDR36LuPlGRHzsd2C2w3QC8sU9Th4SEp51opS/56IKRUtdKJKfe84TmpxW5vCaP6YwvvKiVtUtFG1KecmJOxvEk6MSOGSpMYrkWFVklS7HLyVK2qjFdbeCypZrhQuSfLPy08pQx+bqHpLMf3z9VL9rLGFVqWXKJRka1eFwtcUtJ54Fmx9mfUQgK+J7ZhL6Vzc6QabehqAf+2D18PfzScCUomreYV1yYZR4YxTV3EuY+9x52u8BfhXi6XEW7OeQyarvE3Al1VG7piA+gVzVbpAkFHsDOKvwh2Vb0Wr8WWfAHwt71gjMt3wMSEaWsKbEslOflFNK3SlkqLhoViJzBpqN4JcLEgtLNqC8+fyVEwu8/J61LzZktaypiQEFvqHgtafuy06iTgP1A9wbinW5/4fgWDneIhe04Z1zGSquafW7KjLRw5f312LinoRCYC9GBygjRwvXWGyVGjIf6NvO3TGLe3BHQXGDyhDoWkh7sQlh6CNyo6a5V8o1rQBPJuDGe/P1rd8Udk8zry4YzRyY6PQmnAmtyD5E+aESHbzkIJ8JqXqCKskRxW91AOkKZGyGTPsYpysuzp6ncjJHcKBN9+EqNqwcJJqJMzCE2Z6AxG+3wnhajV20kE4Q0CWICHjfNQdtqgZauEz1aPKQeWaVFzBuBUS0thT+7c8xbGK9rVToJ5pcrOJAdhBGzBHZ31Cs8u4hmYCxaJqirDkZT2Ez05Gt/sqeWQL8D9+B6oDWstNeYIZAzruVR24l6+T8emsmsKrtGwTwpQ8P/zPGa5T3QMTFO580IM9ZkuFr9C8Thq7gqtUrq5K35/zFWl3azHr4cn45Zl7G6nBRs1jeUqQH8qVdNQyYZaTYpalR99G4kMXJCo/b6OUfV9jMsL6wSGxdG1FAe7oEaYnoqoJ4zocN3WsfEEaRclz3nT2tOMXDj1y5d9M9oHr0aOsftOAzopQSzCVeVtm7kBKrn5bjLG5HmzgcM5DJ8mwb4I0rn2PEokUMVRr5fd99LLPovaKx40UuT8B1AyI3PHKfxPC+WSd5NwN/GN+MHxuE1wYEU9ZsFrCP9CLTSwZjnKuWskoNa85dROcDgllajrGaoD9DZJM0A0I2mlp9MbIeEpN3t2KMHvVvRmPAv7o6A3XHDuEsiE9mrIiY9kQLiKAc59E7/CqIJinE0nNaflnoYWeW6qL88DTmNPtbuVmD1n5/jnkjY8GhOLcU/y6j7HtCXYixKnGri88cqGFB7DCHrB29SdmRRONBbSN57Pd2oxbIDKsVrV5j9qUsGrheM56jLqJZ76OMRoG9xG27F5HFtB2c6JNgrrNtpstCVM9KEG1m4sjLWVXirL11w/Q650CoNUA+4/kVV3EnaY+12n72n3siD5McH6P/dpqyCSdKh4uAXXavdPtXRrnH2vvtJQS4F6yMJktXD1vVkejlM/YXrRrZ8P+zOwPEdcTKv2AqLeFZMF9i7yG9bd8zQKZl7Wyrjs1IqCS42e3ft6nGQgCEpP0xJ0IgzMgJ9uXKFNrYcuRZaVvhB1SPq5uWeBh0CPz8RtBu/on7GfUen37t1IgfT67xFjc4hFMhfyIFz4jBPRjGaRi27cefzXXKy3aMI4H6PCSecZvqu5tdjssAWGUvFb+m+16B7i5DMNlzf3pXPVu2EjIcM4upPGtNLB8EoH/7Yj/ly5vqzgp9rfXnmP5zgPAAA="
         ),
         (
             name: "app.js",
             text: #"""
 // Hearth's page: signs in with a token (the hub answers with an HttpOnly session cookie; nothing is kept in
-// storage here) and lists the homes with their rooms and accessories, kept up to date by the event WebSocket.
+// storage here), shows each home's rooms with a tile per accessory, controls them, and keeps them up to date by
+// the event WebSocket (resuming by sequence after a dropped connection or a hub restart). Owners and
+// administrators also get the configuration controls; shared users never see them (and the hub refuses them).
 
 const api = async (method, path, body) => {
   const headers = { "X-Hearth-Request": "1" };
@@ -38,7 +98,7 @@ const api = async (method, path, body) => {
   const text = await response.text();
   const json = text ? JSON.parse(text) : null;
   if (!response.ok) {
-    const error = new Error(json?.error?.message ?? `${response.status}`);
+    const error = new Error(json?.error?.message ?? `The hub answered ${response.status}.`);
     error.status = response.status;
     throw error;
   }
@@ -47,68 +107,435 @@ const api = async (method, path, body) => {
 
 const element = (name, text, attributes = {}) => {
   const node = document.createElement(name);
-  if (text !== undefined) node.textContent = text;
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (text !== undefined && text !== null) node.textContent = text;
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
+  }
+  return node;
+};
+
+const button = (text, onClick, attributes = {}) => {
+  const node = element("button", text, { type: "button", ...attributes });
+  node.addEventListener("click", onClick);
   return node;
 };
 
 const $ = (id) => document.getElementById(id);
 
-const showSignIn = () => {
-  stopLive();
-  $("sign-in").hidden = false;
-  $("sign-out").hidden = true;
-  $("who").hidden = true;
-  $("homes").replaceChildren();
+const notice = (text) => {
+  $("notice").textContent = text;
 };
 
-const showHome = async (summary) => {
-  const { home } = await api("GET", `/v1/homes/${summary.id}`);
-  const section = element("section", undefined, { "aria-labelledby": `home-${home.id}` });
-  sections.set(home.id, section);
+// ---- HAP types, values and words ----
+
+// The short form of a HAP type ("25" for "00000025-0000-1000-8000-0026BB765291").
+const short = (type) => {
+  const upper = String(type).toUpperCase();
+  if (upper.endsWith("-0000-1000-8000-0026BB765291")) return upper.slice(0, 8).replace(/^0+/, "") || "0";
+  return upper;
+};
+
+const T = {
+  on: "25", brightness: "8", colorTemperature: "CE", currentTemperature: "11", targetTemperature: "35",
+  currentMode: "F", targetMode: "33", lockCurrent: "1D", lockTarget: "1E", doorCurrent: "E", doorTarget: "32",
+  currentPosition: "6D", targetPosition: "7C", motion: "22", contact: "6A", lowBattery: "79", batteryLevel: "68",
+  humidity: "10", active: "B0", lightLevel: "6B", obstruction: "24", leak: "70", smoke: "76", occupancy: "71",
+};
+const S = {
+  lightbulb: "43", switch: "49", outlet: "47", fan: "40", fan2: "B7", thermostat: "4A", lock: "45", garage: "41",
+  windowCovering: "8C", door: "81", window: "8B", motion: "85", contact: "80", temperature: "8A", humidity: "82",
+  battery: "96", light: "84", leak: "83", smoke: "87", occupancy: "86", info: "3E", protocol: "A2",
+};
+const hiddenServiceTypes = new Set([S.info, S.protocol]);
+
+const words = {
+  [T.lockCurrent]: ["Unlocked", "Locked", "Jammed", "Unknown"],
+  [T.lockTarget]: ["Unlocked", "Locked"],
+  [T.doorCurrent]: ["Open", "Closed", "Opening", "Closing", "Stopped"],
+  [T.doorTarget]: ["Open", "Closed"],
+  [T.currentMode]: ["Off", "Heating", "Cooling"],
+  [T.targetMode]: ["Off", "Heat", "Cool", "Auto"],
+  [T.contact]: ["Closed", "Open"],
+  "72": ["Closing", "Opening", "Stopped"],
+  [T.lowBattery]: ["Normal", "Low"],
+  "36": ["Celsius", "Fahrenheit"],
+  "73": ["Single press", "Double press", "Long press"],
+  "8F": ["Not charging", "Charging", "Not chargeable"],
+  [T.active]: ["Inactive", "Active"],
+  [T.leak]: ["No leak", "Leak"],
+  [T.smoke]: ["No smoke", "Smoke"],
+  [T.occupancy]: ["Not occupied", "Occupied"],
+};
+
+const units = { celsius: " °C", percentage: "%", arcdegrees: "°", lux: " lx", seconds: " s" };
+
+const round = (value, step) => {
+  if (typeof value !== "number") return value;
+  const digits = step && step < 1 ? Math.min(2, Math.ceil(-Math.log10(step))) : 0;
+  return Number(value.toFixed(digits));
+};
+
+// A characteristic's value as people say it, with its unit.
+const say = (characteristic) => {
+  const value = characteristic.value;
+  if (value === undefined || value === null) return "—";
+  const type = short(characteristic.type);
+  const named = words[type]?.[value];
+  if (named) return named;
+  if (typeof value === "boolean") {
+    if (type === T.on) return value ? "On" : "Off";
+    if (type === T.motion) return value ? "Motion" : "No motion";
+    return value ? "Yes" : "No";
+  }
+  const unit = units[characteristic.metadata?.unit] ?? "";
+  if (typeof value === "number") return `${round(value, characteristic.metadata?.minStep)}${unit}`;
+  return String(value);
+};
+
+const label = (characteristic) => characteristic.metadata?.description ?? `Characteristic ${short(characteristic.type)}`;
+const writable = (characteristic) => characteristic.permissions?.includes("pw");
+const isHiddenCharacteristic = (characteristic) => characteristic.permissions?.includes("hd");
+const visibleServices = (accessory) =>
+  (accessory.services ?? []).filter((service) => !service.isHidden && !hiddenServiceTypes.has(short(service.type)));
+
+const find = (accessory, type, serviceTypes) => {
+  for (const service of accessory.services ?? []) {
+    if (serviceTypes && !serviceTypes.includes(short(service.type))) continue;
+    for (const characteristic of service.characteristics ?? []) {
+      if (short(characteristic.type) === type) return characteristic;
+    }
+  }
+  return undefined;
+};
+
+// The service a tile is about: the primary one, else the first one people see.
+const mainService = (accessory) => {
+  const services = visibleServices(accessory);
+  return services.find((service) => service.isPrimary) ?? services[0];
+};
+
+// ---- The homes, kept in memory and changed by events ----
+
+const homes = new Map(); // homeID -> { home, role, section, tiles: Map(accessoryID -> tile) }
+const characteristicIndex = new Map(); // characteristicID -> { homeID, accessory, characteristic }
+let view = "home";
+let detail = null; // { homeID, accessoryID } while the detail view is open
+
+const canConfigure = (entry) => entry.role === "owner" || entry.role === "administrator";
+
+const indexHome = (entry) => {
+  for (const [id, indexed] of characteristicIndex) if (indexed.homeID === entry.home.id) characteristicIndex.delete(id);
+  for (const accessory of entry.home.accessories ?? []) {
+    for (const service of accessory.services ?? []) {
+      for (const characteristic of service.characteristics ?? []) {
+        characteristicIndex.set(characteristic.id, { homeID: entry.home.id, accessory, characteristic });
+      }
+    }
+  }
+};
+
+const write = async (homeID, characteristic, value) => {
+  try {
+    const answer = await api("PUT", `/v1/homes/${homeID}/characteristics/${characteristic.id}`, { value });
+    const written = answer?.characteristic?.value ?? value;
+    applyValue(characteristic.id, written);
+  } catch (error) {
+    notice(`${label(characteristic)}: ${error.message}`);
+    refreshTile(homeID, characteristicIndex.get(characteristic.id)?.accessory?.id);
+  }
+};
+
+// ---- Tiles ----
+
+const summary = (accessory) => {
+  const parts = [];
+  const service = mainService(accessory);
+  const type = service ? short(service.type) : "";
+  const get = (characteristicType, serviceTypes) => find(accessory, characteristicType, serviceTypes);
+  const on = get(T.on);
+  const active = get(T.active);
+  if (type === S.thermostat) {
+    const current = get(T.currentTemperature, [S.thermostat]);
+    const target = get(T.targetTemperature, [S.thermostat]);
+    const mode = get(T.targetMode, [S.thermostat]);
+    if (current) parts.push(say(current));
+    if (target) parts.push(`set to ${say(target)}`);
+    if (mode) parts.push(say(mode));
+  } else if (type === S.lock) {
+    const current = get(T.lockCurrent) ?? get(T.lockTarget);
+    if (current) parts.push(say(current));
+  } else if (type === S.garage) {
+    const current = get(T.doorCurrent) ?? get(T.doorTarget);
+    if (current) parts.push(say(current));
+    if (get(T.obstruction)?.value === true) parts.push("Obstructed");
+  } else if ([S.windowCovering, S.door, S.window].includes(type)) {
+    const position = get(T.currentPosition) ?? get(T.targetPosition);
+    if (position) parts.push(position.value > 0 ? `Open ${position.value}%` : "Closed");
+  } else if (on) {
+    parts.push(on.value ? "On" : "Off");
+    const brightness = get(T.brightness);
+    if (on.value && brightness) parts.push(say(brightness));
+  } else if (active) {
+    parts.push(active.value ? "On" : "Off");
+  }
+  const motion = get(T.motion);
+  if (motion) parts.push(motion.value ? "Motion" : "No motion");
+  const contact = get(T.contact);
+  if (contact) parts.push(say(contact));
+  for (const sensor of [T.leak, T.smoke, T.occupancy]) {
+    const characteristic = get(sensor);
+    if (characteristic) parts.push(say(characteristic));
+  }
+  if (type !== S.thermostat) {
+    const temperature = get(T.currentTemperature);
+    if (temperature) parts.push(say(temperature));
+  }
+  const humidity = get(T.humidity, [S.humidity]);
+  if (humidity) parts.push(`${say(humidity)} humidity`);
+  const light = get(T.lightLevel);
+  if (light) parts.push(say(light));
+  return parts.join(", ") || "—";
+};
+
+const confirmLock = (accessory, locking) =>
+  window.confirm(`${locking ? "Lock" : "Unlock"} ${accessory.name}?`);
+
+// The tile's main control: a toggle, a slider, the thermostat's steps, or lock and unlock.
+const tileControls = (entry, accessory) => {
+  const homeID = entry.home.id;
+  const controls = element("div", undefined, { class: "controls" });
+  const disabled = accessory.isReachable === false;
+  const service = mainService(accessory);
+  const type = service ? short(service.type) : "";
+  const get = (characteristicType) => find(accessory, characteristicType);
+  const on = get(T.on) ?? get(T.active);
+  if (type === S.thermostat) {
+    const target = get(T.targetTemperature);
+    if (target && writable(target)) {
+      const step = (delta) => () => {
+        const meta = target.metadata ?? {};
+        const next = Math.min(meta.maxValue ?? 38, Math.max(meta.minValue ?? 10, (target.value ?? 20) + delta));
+        write(homeID, target, round(next, 0.1));
+      };
+      controls.append(
+        button("−", step(-0.5), { class: "step", "aria-label": `Lower ${accessory.name} by half a degree`, disabled }),
+        element("span", say(target), { class: "target", "aria-hidden": "true" }),
+        button("+", step(0.5), { class: "step", "aria-label": `Raise ${accessory.name} by half a degree`, disabled })
+      );
+    }
+  } else if (type === S.lock) {
+    const target = get(T.lockTarget);
+    if (target && writable(target)) {
+      const locked = (get(T.lockCurrent)?.value ?? target.value) === 1;
+      controls.append(
+        button(locked ? "Unlock" : "Lock", () => {
+          if (confirmLock(accessory, !locked)) write(homeID, target, locked ? 0 : 1);
+        }, { class: "toggle", disabled })
+      );
+    }
+  } else if (type === S.garage) {
+    const target = get(T.doorTarget);
+    if (target && writable(target)) {
+      const closed = target.value === 1;
+      controls.append(button(closed ? "Open" : "Close", () => write(homeID, target, closed ? 0 : 1), {
+        class: "toggle", disabled,
+      }));
+    }
+  } else if ([S.windowCovering, S.door, S.window].includes(type)) {
+    const target = get(T.targetPosition);
+    if (target && writable(target)) controls.append(slider(homeID, accessory, target, "Position"));
+  } else if (on && writable(on)) {
+    const isOn = on.value === true || on.value === 1;
+    controls.append(
+      button(isOn ? "Turn off" : "Turn on", () => write(homeID, on, typeof on.value === "number" ? (isOn ? 0 : 1) : !isOn), {
+        class: "toggle", "aria-pressed": isOn ? "true" : "false", disabled,
+      })
+    );
+    const brightness = get(T.brightness);
+    if (brightness && writable(brightness)) controls.append(slider(homeID, accessory, brightness, "Brightness"));
+    const temperature = get(T.colorTemperature);
+    if (temperature && writable(temperature)) controls.append(slider(homeID, accessory, temperature, "Colour temperature"));
+  }
+  return controls;
+};
+
+// A range input that writes once, when the person lets go.
+const slider = (homeID, accessory, characteristic, name) => {
+  const meta = characteristic.metadata ?? {};
+  const input = element("input", undefined, {
+    type: "range",
+    min: meta.minValue ?? 0,
+    max: meta.maxValue ?? 100,
+    step: meta.minStep ?? 1,
+    value: characteristic.value ?? meta.minValue ?? 0,
+    "aria-label": `${name} of ${accessory.name}`,
+    "data-characteristic": short(characteristic.type),
+    disabled: accessory.isReachable === false,
+  });
+  input.addEventListener("change", () => write(homeID, characteristic, Number(input.value)));
+  return input;
+};
+
+const tile = (entry, accessory) => {
+  const node = element("article", undefined, {
+    class: "tile",
+    "data-accessory-id": accessory.id,
+    "data-name": accessory.name,
+    "aria-label": accessory.name,
+  });
+  const low = (accessory.services ?? []).some((service) =>
+    (service.characteristics ?? []).some((c) => short(c.type) === T.lowBattery && c.value === 1));
+  const unreachable = accessory.isReachable === false;
+  if (unreachable) node.classList.add("unreachable");
+  const on = find(accessory, T.on) ?? find(accessory, T.active);
+  if (on && (on.value === true || on.value === 1)) node.classList.add("on");
+  const name = button(accessory.name, () => openDetail(entry.home.id, accessory.id), {
+    class: "name", "aria-haspopup": "dialog",
+  });
+  node.append(name, element("p", summary(accessory), { class: "state" }));
+  const badges = element("p", undefined, { class: "badges" });
+  if (unreachable) badges.append(element("span", "Unreachable", { class: "badge warn" }));
+  if (low) badges.append(element("span", "Battery low", { class: "badge warn" }));
+  if (badges.childElementCount) node.append(badges);
+  node.append(tileControls(entry, accessory));
+  return node;
+};
+
+function refreshTile(homeID, accessoryID) {
+  const entry = homes.get(homeID);
+  const accessory = entry?.home.accessories?.find((candidate) => candidate.id === accessoryID);
+  const old = entry?.tiles.get(accessoryID);
+  if (!accessory || !old) return;
+  const focused = old.contains(document.activeElement) ? document.activeElement.className : null;
+  const fresh = tile(entry, accessory);
+  old.replaceWith(fresh);
+  entry.tiles.set(accessoryID, fresh);
+  if (focused) fresh.querySelector(`.${focused.split(" ")[0]}`)?.focus();
+  if (detail?.homeID === homeID && detail.accessoryID === accessoryID) drawDetail();
+}
+
+function applyValue(characteristicID, value) {
+  const indexed = characteristicIndex.get(characteristicID);
+  if (!indexed) return false;
+  indexed.characteristic.value = value;
+  refreshTile(indexed.homeID, indexed.accessory.id);
+  return true;
+}
+
+// ---- The home view ----
+
+const drawHome = (entry) => {
+  const { home } = entry;
+  const section = element("section", undefined, { class: "home", "aria-labelledby": `home-${home.id}` });
   section.append(element("h2", home.name, { id: `home-${home.id}` }));
-  const rooms = [home.roomForEntireHome, ...(home.rooms ?? [])].filter(Boolean);
+  entry.tiles = new Map();
+  const scenes = home.actionSets ?? [];
+  if (scenes.length) {
+    const bar = element("div", undefined, { class: "scenes", role: "group", "aria-label": "Scenes" });
+    for (const scene of scenes) bar.append(button(scene.name, () => runScene(home.id, scene), { class: "scene" }));
+    section.append(bar);
+  }
+  const zonesOf = (roomID) => (home.zones ?? []).filter((zone) => zone.roomIDs?.includes(roomID)).map((z) => z.name);
+  const rooms = [...(home.rooms ?? []), home.roomForEntireHome].filter(Boolean);
   for (const room of rooms) {
     const accessories = (home.accessories ?? []).filter((accessory) => accessory.roomID === room.id);
     if (accessories.length === 0 && room === home.roomForEntireHome) continue;
-    section.append(element("h3", room.name));
-    const list = element("ul");
-    for (const accessory of accessories) {
-      const item = element("li", accessory.name);
-      if (accessory.isReachable === false) {
-        item.className = "unreachable";
-        item.append(" (unreachable)");
-      }
-      list.append(item);
+    const roomSection = element("section", undefined, { class: "room", "data-room-id": room.id });
+    const heading = element("div", undefined, { class: "room-heading" });
+    heading.append(element("h3", room.name, { id: `room-${room.id}` }));
+    roomSection.setAttribute("aria-labelledby", `room-${room.id}`);
+    const zones = zonesOf(room.id);
+    if (zones.length) heading.append(element("span", zones.join(", "), { class: "zone" }));
+    if (canConfigure(entry) && room !== home.roomForEntireHome) {
+      heading.append(button("Rename", () => renameRoom(home.id, room), {
+        class: "config rename-room", "aria-label": `Rename ${room.name}`,
+      }));
     }
-    section.append(list);
+    roomSection.append(heading);
+    const grid = element("div", undefined, { class: "tiles" });
+    for (const accessory of accessories) {
+      const node = tile(entry, accessory);
+      entry.tiles.set(accessory.id, node);
+      grid.append(node);
+    }
+    if (!accessories.length) grid.append(element("p", "No accessories here yet.", { class: "empty" }));
+    roomSection.append(grid);
+    section.append(roomSection);
   }
+  if (canConfigure(entry)) {
+    const form = element("form", undefined, { class: "config new-room", "aria-label": "Add a room" });
+    const input = element("input", undefined, {
+      name: "name", required: true, maxlength: "64", "aria-label": "New room's name", placeholder: "New room",
+    });
+    form.append(input, element("button", "Add room", { type: "submit" }));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        await api("POST", `/v1/homes/${home.id}/rooms`, { name: input.value });
+        input.value = "";
+        notice("");
+      } catch (error) {
+        notice(error.message);
+      }
+    });
+    section.append(form);
+  }
+  entry.section = section;
   return section;
 };
 
-const showMe = async () => {
-  const me = await api("GET", "/v1/me");
-  $("sign-in").hidden = true;
-  $("sign-out").hidden = false;
-  $("who").hidden = false;
-  $("who").textContent = `Signed in as ${me.user.name}`;
-  startLive();
+const renameRoom = async (homeID, room) => {
+  const name = window.prompt(`New name for ${room.name}`, room.name);
+  if (!name || name === room.name) return;
+  try {
+    await api("PATCH", `/v1/homes/${homeID}/rooms/${room.id}`, { name });
+  } catch (error) {
+    notice(error.message);
+  }
 };
 
-// Live: the event WebSocket, opened with the same cookie (the hub takes it only from this page's own origin).
-// The homes are drawn after the socket's hello, so no change falls between the two; each event redraws its home
-// (once for a burst of events). After a dropped connection or a hub restart the page reconnects and resumes after
-// the last sequence it saw in each home; a home whose changes are no longer kept is drawn again.
-const sequences = new Map();
-const sections = new Map();
-const stale = new Set();
-let socket = null;
-let live = false;
-let attempts = 0;
-let reconnectTimer = 0;
-let redrawTimer = 0;
-let handled = Promise.resolve();
+const runScene = async (homeID, scene) => {
+  notice("");
+  try {
+    const answer = await api("POST", `/v1/homes/${homeID}/actionSets/${scene.id}/run`);
+    const failed = (answer?.results ?? []).filter((result) => result.error);
+    for (const result of answer?.results ?? []) {
+      if (!result.error && result.value !== undefined) applyValue(result.characteristicID, result.value);
+    }
+    if (failed.length) {
+      notice(`${scene.name}: ${failed.map((result) => {
+        const indexed = characteristicIndex.get(result.characteristicID);
+        const what = indexed ? `${indexed.accessory.name} ${label(indexed.characteristic)}` : "a write";
+        return `${what} failed (${result.error.message})`;
+      }).join("; ")}`);
+    } else {
+      notice(`${scene.name} ran.`);
+    }
+  } catch (error) {
+    notice(`${scene.name}: ${error.message}`);
+  }
+};
 
+const loadHome = async (homeID) => {
+  const answer = await api("GET", `/v1/homes/${homeID}`);
+  const entry = { home: answer.home, role: answer.role, tiles: new Map() };
+  homes.set(homeID, entry);
+  indexHome(entry);
+  return entry;
+};
+
+const drawHomes = async (homeIDs) => {
+  const entries = await Promise.all(homeIDs.map(loadHome));
+  for (const id of [...homes.keys()]) if (!homeIDs.includes(id)) homes.delete(id);
+  $("homes").replaceChildren(...entries.map(drawHome));
+  $("people-tab").hidden = !entries.some(canConfigure);
+  if (detail) drawDetail();
+  if (view !== "home") showView(view);
+};
+
+// Redraws a home from the hub (once for a burst of structural changes).
+const stale = new Set();
+let redrawTimer = 0;
 const redraw = (homeID) => {
   stale.add(homeID);
   if (redrawTimer) return;
@@ -117,45 +544,388 @@ const redraw = (homeID) => {
     const ids = [...stale];
     stale.clear();
     for (const id of ids) {
-      const old = sections.get(id);
-      if (!old) continue;
+      const old = homes.get(id)?.section;
       try {
-        old.replaceWith(await showHome({ id }));
+        const entry = await loadHome(id);
+        const fresh = drawHome(entry);
+        if (old?.isConnected) old.replaceWith(fresh);
+        else $("homes").append(fresh);
+        $("people-tab").hidden = ![...homes.values()].some(canConfigure);
+        if (detail?.homeID === id) drawDetail();
+        if (view === "history") drawHistory();
+        if (view === "people") drawPeople();
       } catch (error) {
         if (error.status === 403 || error.status === 404) {
-          sections.delete(id);
-          old.remove();
+          homes.delete(id);
+          old?.remove();
         }
       }
     }
   }, 50);
 };
 
-const drawHomes = async (homeIDs) => {
-  sections.clear();
-  $("homes").replaceChildren(...(await Promise.all(homeIDs.map((id) => showHome({ id })))));
+// ---- The detail view ----
+
+const openDetail = (homeID, accessoryID) => {
+  detail = { homeID, accessoryID };
+  drawDetail();
+  const dialog = $("detail");
+  if (!dialog.open) dialog.showModal();
+};
+
+$("detail").addEventListener("close", () => {
+  detail = null;
+  $("detail-body").replaceChildren();
+});
+
+const characteristicControl = (homeID, accessory, characteristic) => {
+  const meta = characteristic.metadata ?? {};
+  const name = `${label(characteristic)} of ${accessory.name}`;
+  const disabled = accessory.isReachable === false;
+  const type = short(characteristic.type);
+  if (characteristic.format === "bool") {
+    const input = element("input", undefined, { type: "checkbox", "aria-label": name, disabled });
+    input.checked = characteristic.value === true;
+    input.addEventListener("change", () => write(homeID, characteristic, input.checked));
+    return input;
+  }
+  const values = meta.validValues ?? (words[type] ? words[type].map((_, index) => index) : null);
+  if (values && ["uint8", "uint16", "uint32", "int"].includes(characteristic.format)) {
+    const select = element("select", undefined, { "aria-label": name, disabled });
+    for (const value of values) {
+      const option = element("option", words[type]?.[value] ?? String(value), { value: String(value) });
+      option.selected = value === characteristic.value;
+      select.append(option);
+    }
+    select.addEventListener("change", () => {
+      const value = Number(select.value);
+      if ((type === T.lockTarget) && !confirmLock(accessory, value === 1)) {
+        select.value = String(characteristic.value);
+        return;
+      }
+      write(homeID, characteristic, value);
+    });
+    return select;
+  }
+  if (["uint8", "uint16", "uint32", "uint64", "int", "float"].includes(characteristic.format)) {
+    const input = element("input", undefined, {
+      type: meta.minValue !== undefined && meta.maxValue !== undefined && meta.maxValue - meta.minValue <= 1000 ? "range" : "number",
+      min: meta.minValue, max: meta.maxValue, step: meta.minStep ?? (characteristic.format === "float" ? "any" : 1),
+      value: characteristic.value ?? meta.minValue ?? 0, "aria-label": name, disabled,
+    });
+    input.addEventListener("change", () => write(homeID, characteristic, Number(input.value)));
+    return input;
+  }
+  if (characteristic.format === "string") {
+    const input = element("input", undefined, { type: "text", value: characteristic.value ?? "", "aria-label": name, disabled });
+    input.addEventListener("change", () => write(homeID, characteristic, input.value));
+    return input;
+  }
+  return null;
+};
+
+function drawDetail() {
+  const entry = homes.get(detail?.homeID);
+  const accessory = entry?.home.accessories?.find((candidate) => candidate.id === detail.accessoryID);
+  if (!accessory) {
+    if ($("detail").open) $("detail").close();
+    return;
+  }
+  const homeID = entry.home.id;
+  $("detail-title").textContent = accessory.name;
+  const body = [];
+  const about = [accessory.manufacturer, accessory.model].filter(Boolean).join(" ");
+  const room = [...(entry.home.rooms ?? []), entry.home.roomForEntireHome].find((r) => r?.id === accessory.roomID);
+  body.push(element("p", [room?.name, about, accessory.isReachable === false ? "Unreachable" : null]
+    .filter(Boolean).join(" · "), { class: "about" }));
+  if (canConfigure(entry)) {
+    const form = element("form", undefined, { class: "config accessory-config", "aria-label": "Name and room" });
+    const name = element("input", undefined, {
+      name: "name", value: accessory.name, required: true, maxlength: "64", "aria-label": "Accessory name",
+    });
+    const select = element("select", undefined, { name: "room", class: "move-room", "aria-label": "Room" });
+    for (const candidate of [entry.home.roomForEntireHome, ...(entry.home.rooms ?? [])].filter(Boolean)) {
+      const option = element("option", candidate.name, { value: candidate.id });
+      option.selected = candidate.id === accessory.roomID;
+      select.append(option);
+    }
+    form.append(name, select, element("button", "Save", { type: "submit" }));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const change = {};
+      if (name.value !== accessory.name) change.name = name.value;
+      if (select.value !== accessory.roomID) change.roomID = select.value;
+      if (!Object.keys(change).length) return;
+      try {
+        await api("PATCH", `/v1/homes/${homeID}/accessories/${accessory.id}`, change);
+        notice("");
+      } catch (error) {
+        notice(error.message);
+      }
+    });
+    body.push(form);
+  }
+  for (const service of visibleServices(accessory)) {
+    const group = element("section", undefined, { class: "service" });
+    group.append(element("h3", service.name ?? "Service"));
+    const list = element("dl");
+    for (const characteristic of service.characteristics ?? []) {
+      if (isHiddenCharacteristic(characteristic)) continue;
+      if (!characteristic.permissions?.includes("pr") && !writable(characteristic)) continue;
+      const row = element("div", undefined, { class: "characteristic", "data-type": short(characteristic.type) });
+      row.append(element("dt", label(characteristic)));
+      const value = element("dd");
+      if (characteristic.permissions?.includes("pr")) value.append(element("span", say(characteristic), { class: "value" }));
+      if (writable(characteristic)) {
+        const control = characteristicControl(homeID, accessory, characteristic);
+        if (control) value.append(control);
+      } else {
+        value.append(element("span", " (read-only)", { class: "muted" }));
+      }
+      row.append(value);
+      list.append(row);
+    }
+    group.append(list);
+    body.push(group);
+  }
+  $("detail-body").replaceChildren(...body);
+}
+
+// ---- History ----
+
+const describe = (home, change) => {
+  const accessory = (id) => home.accessories?.find((a) => a.id === id)?.name ?? "an accessory";
+  const room = (id) => [...(home.rooms ?? []), home.roomForEntireHome].find((r) => r?.id === id)?.name ?? "a room";
+  switch (change.type) {
+    case "characteristicValueChanged": {
+      const indexed = characteristicIndex.get(change.characteristicID);
+      if (indexed && short(indexed.characteristic.type) === T.on) {
+        return `${accessory(change.accessoryID)} turned ${change.value ? "on" : "off"}`;
+      }
+      const what = indexed ? label(indexed.characteristic) : "a value";
+      const said = indexed ? say({ ...indexed.characteristic, value: change.value }) : String(change.value);
+      return `${accessory(change.accessoryID)}: ${what} became ${said}`;
+    }
+    case "accessoryReachabilityChanged":
+      return `${accessory(change.accessoryID)} became ${change.isReachable ? "reachable" : "unreachable"}`;
+    case "accessoryMovedToRoom":
+      return `${accessory(change.accessoryID)} moved to ${room(change.toRoomID)}`;
+    case "roomAdded":
+      return `Room ${change.room?.name} added`;
+    case "accessoryAdded":
+      return `${change.accessory?.name ?? "An accessory"} added`;
+    default:
+      if (change.old !== undefined && change.new !== undefined) return `${change.type}: ${change.old} → ${change.new}`;
+      return change.type.replace(/([A-Z])/g, " $1").toLowerCase();
+  }
+};
+
+const accessoryOf = (change) => change.accessoryID ?? change.accessory?.id;
+
+const drawHistory = async () => {
+  const root = $("history");
+  const parts = [element("h2", "History")];
+  for (const entry of homes.values()) {
+    const { home } = entry;
+    const last = sequences.get(home.id) ?? 0;
+    let events = [];
+    try {
+      events = (await api("GET", `/v1/homes/${home.id}/changes?after=${Math.max(0, last - 200)}`)).events ?? [];
+    } catch (error) {
+      notice(error.message);
+    }
+    const section = element("section", undefined, { class: "history" });
+    section.append(element("h3", home.name));
+    const filter = element("select", undefined, { "aria-label": "Show changes of", class: "history-filter" });
+    filter.append(element("option", "Everything", { value: "" }));
+    for (const room of [...(home.rooms ?? []), home.roomForEntireHome].filter(Boolean)) {
+      filter.append(element("option", `Room: ${room.name}`, { value: `room:${room.id}` }));
+    }
+    for (const accessory of home.accessories ?? []) {
+      filter.append(element("option", accessory.name, { value: `accessory:${accessory.id}` }));
+    }
+    const list = element("ol", undefined, { class: "changes", reversed: true });
+    const fill = () => {
+      const [kind, id] = filter.value.split(":");
+      const items = [];
+      for (const event of [...events].reverse()) {
+        const accessoryID = accessoryOf(event.change);
+        if (kind === "accessory" && accessoryID !== id) continue;
+        if (kind === "room") {
+          const accessory = home.accessories?.find((a) => a.id === accessoryID);
+          if (accessory?.roomID !== id && event.change.room?.id !== id && event.change.roomID !== id) continue;
+        }
+        items.push(element("li", `#${event.sequence} ${describe(home, event.change)}`));
+      }
+      list.replaceChildren(...(items.length ? items : [element("li", "No changes.")]));
+    };
+    filter.addEventListener("change", fill);
+    fill();
+    section.append(filter, list);
+    parts.push(section);
+  }
+  root.replaceChildren(...parts);
+};
+
+// ---- People: users and invites (owners and administrators) ----
+
+const drawPeople = async () => {
+  const root = $("people");
+  const parts = [element("h2", "People")];
+  for (const entry of homes.values()) {
+    if (!canConfigure(entry)) continue;
+    const { home } = entry;
+    const section = element("section", undefined, { class: "people" });
+    section.append(element("h3", home.name));
+    const users = element("ul", undefined, { class: "users" });
+    for (const user of home.users ?? []) {
+      const item = element("li", `${user.name} (${user.role})`);
+      if (user.role !== "owner") {
+        item.append(" ", button("Remove", async () => {
+          if (!window.confirm(`Remove ${user.name} from ${home.name}?`)) return;
+          try {
+            await api("DELETE", `/v1/homes/${home.id}/users/${user.id}`);
+          } catch (error) {
+            notice(error.message);
+          }
+        }, { "aria-label": `Remove ${user.name}` }));
+      }
+      users.append(item);
+    }
+    section.append(users);
+    const form = element("form", undefined, { class: "invite", "aria-label": "Invite someone" });
+    const role = element("select", undefined, { name: "role", "aria-label": "Role" });
+    role.append(element("option", "Shared user", { value: "shared" }), element("option", "Administrator", { value: "administrator" }));
+    const result = element("div", undefined, { class: "invite-code", "aria-live": "polite" });
+    form.append(role, element("button", "Invite", { type: "submit" }), result);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        const answer = await api("POST", `/v1/homes/${home.id}/invites`, { role: role.value });
+        const image = element("img", undefined, {
+          src: `/app/qr.svg?text=${encodeURIComponent(answer.code)}`,
+          alt: `QR code of the invite code ${answer.code}`, width: "160", height: "160",
+        });
+        result.replaceChildren(
+          element("p", "The invite code (shown once): "), element("code", answer.code, { class: "code" }), image
+        );
+      } catch (error) {
+        notice(error.message);
+      }
+    });
+    section.append(form);
+    parts.push(section);
+  }
+  root.replaceChildren(...parts);
+};
+
+// ---- Views ----
+
+function showView(name) {
+  view = name;
+  for (const tab of document.querySelectorAll("#views button")) {
+    tab.setAttribute("aria-pressed", tab.dataset.view === name ? "true" : "false");
+  }
+  $("homes").hidden = name !== "home";
+  $("history").hidden = name !== "history";
+  $("people").hidden = name !== "people";
+  if (name === "history") drawHistory();
+  if (name === "people") drawPeople();
+}
+
+for (const tab of document.querySelectorAll("#views button")) {
+  tab.addEventListener("click", () => showView(tab.dataset.view));
+}
+
+$("command").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const homeID = [...homes.keys()][0];
+  if (!homeID) return;
+  $("command-answer").textContent = "…";
+  try {
+    const answer = await api("POST", `/v1/homes/${homeID}/commands`, { text: $("command-text").value });
+    $("command-answer").textContent = answer.message;
+  } catch (error) {
+    $("command-answer").textContent = error.message;
+  }
+});
+
+// ---- Signing in and out ----
+
+const showSignIn = () => {
+  stopLive();
+  $("sign-in").hidden = false;
+  for (const id of ["sign-out", "who", "views", "command", "connection"]) $(id).hidden = true;
+  $("homes").replaceChildren();
+  $("history").replaceChildren();
+  $("people").replaceChildren();
+  if ($("detail").open) $("detail").close();
+  showView("home");
+  homes.clear();
+  characteristicIndex.clear();
+};
+
+const showMe = async () => {
+  const me = await api("GET", "/v1/me");
+  $("sign-in").hidden = true;
+  for (const id of ["sign-out", "who", "views", "command"]) $(id).hidden = false;
+  $("who").textContent = `Signed in as ${me.user.name}`;
+  startLive();
+};
+
+// ---- Live: the event WebSocket ----
+// Opened with the same cookie (the hub takes it only from this page's own origin). The homes are drawn after the
+// socket's hello, so no change falls between the two. A value change updates its tile; any other change redraws
+// its home (once for a burst). After a dropped connection or a hub restart the page reconnects and resumes after
+// the last sequence it saw in each home; a home whose changes are no longer kept is drawn again.
+const sequences = new Map();
+let socket = null;
+let live = false;
+let attempts = 0;
+let reconnectTimer = 0;
+let handled = Promise.resolve();
+
+const connection = (text) => {
+  $("connection").hidden = !text;
+  $("connection").textContent = text ?? "";
 };
 
 const onMessage = async (message) => {
   if (message.hello) {
-    const homes = message.hello.homes;
+    connection(null);
+    const list = message.hello.homes;
     const resume = {};
-    for (const { homeID } of homes) {
+    for (const { homeID } of list) {
       if (sequences.has(homeID)) resume[homeID] = sequences.get(homeID);
     }
     socket?.send(JSON.stringify({ resume }));
-    const known = homes.every(({ homeID }) => sequences.has(homeID)) && homes.length === sequences.size;
+    const known = list.every(({ homeID }) => sequences.has(homeID)) && list.length === sequences.size;
     if (!known) {
       sequences.clear();
-      for (const { homeID, sequence } of homes) sequences.set(homeID, sequence);
-      await drawHomes(homes.map(({ homeID }) => homeID));
+      for (const { homeID, sequence } of list) sequences.set(homeID, sequence);
+      await drawHomes(list.map(({ homeID }) => homeID));
     }
   } else if (message.event) {
-    const { homeID, sequence } = message.event;
+    const { homeID, sequence, change } = message.event;
     if (sequence <= (sequences.get(homeID) ?? 0)) return;
     sequences.set(homeID, sequence);
-    if (sections.has(homeID)) redraw(homeID);
-    else await drawHomes([...sequences.keys()]);
+    if (!homes.has(homeID)) {
+      await drawHomes([...sequences.keys()]);
+      return;
+    }
+    if (change.type === "characteristicValueChanged" && applyValue(change.characteristicID, change.value)) {
+      if (view === "history") drawHistory();
+      return;
+    }
+    if (change.type === "accessoryReachabilityChanged") {
+      const accessory = homes.get(homeID).home.accessories?.find((a) => a.id === change.accessoryID);
+      if (accessory) {
+        accessory.isReachable = change.isReachable;
+        refreshTile(homeID, accessory.id);
+        return;
+      }
+    }
+    redraw(homeID);
   } else if (message.reloadRequired) {
     const { homeID, currentSequence } = message.reloadRequired;
     sequences.set(homeID, currentSequence);
@@ -178,15 +948,18 @@ const connect = () => {
   opened.addEventListener("close", () => {
     if (socket !== opened) return;
     socket = null;
-    if (live) reconnect();
+    if (live) {
+      connection("Reconnecting to the hub…");
+      reconnect();
+    }
   });
 };
 
-// Waits (0.5 s, doubling to 10 s), then asks who is signed in: signed out or revoked shows the sign-in form,
+// Waits (0.5 s, doubling to 5 s), then asks who is signed in: signed out or revoked shows the sign-in form,
 // a hub that does not answer is tried again.
 const reconnect = () => {
   if (reconnectTimer || !live) return;
-  const delay = Math.min(10000, 500 * 2 ** attempts);
+  const delay = Math.min(5000, 500 * 2 ** attempts);
   attempts += 1;
   reconnectTimer = setTimeout(async () => {
     try {
@@ -215,7 +988,6 @@ function stopLive() {
   socket = null;
   open?.close();
   sequences.clear();
-  sections.clear();
 }
 
 window.addEventListener("online", () => {
@@ -251,7 +1023,7 @@ $("sign-out").addEventListener("click", async () => {
 showMe().catch(showSignIn);
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA41ZbW/cNhL+7l8xEYyelFvLdl++rM9ntI3vkkPSFHWAHBAYMHfFtVRrya1IeW/P3f9+M0NSorSycwVaa8nhcGY488xD9vQU3krR2PIvBjbiXs7BVPfKQKVgW9kSBFj9IBWktpRQtgsQymxlY/ysgrfWbj6qegdGGlNpBUutHyp5AUrbslL3UBl4kBuLGo9OT8FY3eA2UMpGZri+gLoy1gCr12vpFePPqoFG67VhIbFconrdVNLMnLp2g5ZBIayExY6Xy0epLHyWixu9fJA2PzpaamUsiE0FlyDMTi0hXUtb6mKGvtpyBgtd7DK4/Ds8HQE46VKKgvy7hCdI/n3ignPym/yjlcYmc0jOE9hfoHi1gpTWw6vLS2hVIVeVkkUWFHxJftbKokUnn3YbmdyiwkRsNnW1FBbDdPq70Sq56LZtpNnghyRLt6KysJJ2WabOTLIOwJvO334T92PZyAI3qkRt0D4j1vIEI3VfqcTNk5Vz/i9cxrbCVfQ9h3/dfPwlN7bBQ6tWO/YtIwX7rDfTyv/YzsRgc06jaSRFvqEUC185vRvRGJnSSIZbqbauQwxfdWr0Q+ZddWpk0+gG9Si5hWv6TknxVc7jVzkmi6FUurqCu+OnTouxwrZmf8f2gFPiB1HXSMzJ2LLRWydJA3v8t5G2bRR7cnGE5+1zSdZyTVl2CanCOM/YxxkIi2FbtFZy3uxHKaV0Qeda6GVLi3M8L0zba6eK9WQhGByyUULRcg6xTygfWVqywvikbpMvD3I3g0dRt/IW9Ao+Ln6XS5ujPBVN2luYeY1G2h/DYNovZlO89yQXe39MflcFu9d5cy+td+Wn3buCpjt5U+rtDcLJO8qGtIsKYsDmffUoXcocpwlBzgmma5aXVYGpjNIrTGYZT+vWxvO2acP0ttTPzDCg4FwjN7VYyp/Lqi4aqWjf/cDItyjYY4Rp12vRjIHhifEJ9l36I66kyT+vPyUzuDt9PD/l3U6Pn/zyvCp8Evp98DgqrgufROiYG0IF3XHPCHZEU4mTWixkXctisUPUuSPlJ8dP9IcV+6r0GgydZuonZ2E0lsgRe6Qq0m7v8lvclle4RH6CqpjeJ/LBAfIlfOF5+vUP3Vwj9DSSQjiDPM/Tbs5QaX65zW7zVVVb2aQ/aV1L4eyKUpdkKWV5zRACItynFGLV8ZjbIOhPw5Q7u+4XW/PuDaMffeacpLQL1VykL6+lusf2Q4Jn8M03zjT6Ne1wRmbaSrmMeyHY32GweWeudr+5c5H6X5wUbZ34+ShEnSsUp8jgEK2grLJyHSurK9y4j0OHNWPfMVvNb1IsS7GoJTvMBdirB1adL2thzC+CqyVpVROWJBdDOR+ABNJIKEu6vff+LzkfhGmhF9hPRZNksxE+e5FxPX+IqnlUxms5VcAJFfBaJi8gUoQrU4AUA9YIkQ6nhmh+RxiJLRg5lzBw/ISZ1hrZ8Gnt77iILbKQAJnkKjIp+jmfIj4z0Bgv1BeYFBAl8LysJ3JWPGABYRg0sbdVg4mOhM2xQCSDeqvAsYgsp+0+dQRNNBKKRuC8WGHVuR14Z1xWImZpRCCNzQPw2BU2aPS/NrCQdisxHiRut/oCKC287UhgUCFZY3gT2jDVaim5BgQs2gaPDlOfxU2Ww4+8tUBDNGZHQYerPMDyCvIQez3FjXckr3DAizlSifMtO0S6aEsSxAQnrEa6R9tjeIzY0smwtWTbBWmnToBHiXzN+eiigi7XGn81nvGaEKd7Uak85KfXbTyz+SA2dKqDJjE9ZwXVJk/cSCZctbQ+9DTOpIqGakyNPu9oBNu/XG8s6T1zI10sPlVr2cTjZPNoEH0ssBXhwK+YJxXSJ4ydrl0+HgUGSwsDSr97E7V7tDsXRREmAtmJtsp8QTvyEVuAjY0+sdrScUHDobEREhbcqLAh8f63HqDZliV2oSY9RNmqoBzDlWNY1XXBpvhmi5Qn7VqIZ7EoMu4GSCwRsHsERZFART5jaaYOhQL/SKkDh3bLIAh4VcCkS5mYDqB45Qc7XouA/f3Zd/DnnzAx/n28NuIMBbYJ5H6RJ72Vax342RCw9x0+72fww9mASdFZvGWI6MDXnbjpcyHsHR3BC0SN6ISLUsg7hJKgNF9jdQQ6ehDFLBvYptUHf12IroI80NlGUfVjOcPYkIqU3rOBSM6jcd45UOFrwEF+OQqJRGRPecZL+6Oh7TtsyEthQrlkXucX9/uWMzHI3Xve58uqa50MCldIC7Fxji52T8HG/ZCIPCjCfEd1TI5I2+zStDfZhXnaQGRKblXEn3pRU/1X9nTrFe/T+93LDcpyMnCzHpnjEEZbdeHoRTuFLpO6LE2dyZxFIzeDY31I98ipEO3jHOFeNMyRSTv7lOEVfSQ6mb9dxkcfHSnx27MsBkf4/5x16n2tjXKJAjDMGXZtHB2Gzm4vvCCaNLt1/OswFo2stSjolQSZcfFcUJZtg1Vtb6ZiM9TwkqsjLd6HQ7/2Ufn7Xje4hk51wO6ytiwlV3Gt3XtNvmm01Utdc24npbUbM0/gCpKtMQnM6W/0nOMZmGvWHTNL7/B2yJr381O8KXbKkUnYPVFQx2/ctbFr7E4ZDbkv6qXXJPgeGTEONGlCE0hj4944bPnhGedZDf4cSIlP7E4TMqOPSoaTQsX0Kogxmwcm1BGdhcSilcyjFL1kOHaH0zWST4yHsLl7vur4hP/KcYlKnfkdVKfRyxFrygthBQJ7zo3Riz85x77i3rJGsjaKEBeJCzI9ubi1o2IbkquwighW1idQ2lnguflnQUw2Pct/ADODQreLmp5CrYbzMzDZjCJEZP/BEIukAJlwBZiHT2Q8RGUb+cihowbnnkn93YTwcT2j3RzbtSUeTKGxRylt/TMtaab3n2JIQTvDB/XgKNmgJpBPvAq+hqD4Xi9rscPlH4Qt83Wl0vMz/IcowRm8hm/h9esuATk4XTb+9RLOL6aq70WiFxOply9vDgumKjs+POpYr9zhZjA4xed518taJ3jXeRa9gPV9jcFzlDsdpeK4Dt+nwt3vhTc0T/jDFTVSTXpWrXI3o34R6xheE3AZ9d9wBkNvs4uvACYVDx0ih3SAXqFySOIq5zpM/cvUROM/JIj7o6NtpQq9nYI9hXU1LOvJE/bt6Cv+PX/EYyyFYc5gp6F70ODd4NBY0y7WlaX3GJfeQ5h1ALdp+O8buRJtbccPpCecZAfvBwk3nr5EogL59eNNVyH+f9Ak9NbH/1NnTqr5C1Xy469HUTicCLsE7e6Vxbs/WTBfNdtVjO8qE2F0DyxTUF4tH/owPlMSk+F4c/3++tP1OCDeiVWl8HYRVo0r1xsX/PYtqJfCyf8Bki+d1EwbAAA="
+            gzipBase64: "H4sIAAAAAAACA8U923LcRnbv+oomouwCu0OQlGxZS4VhUbQca8u2HFHeTcJiQnAG5GCFAWYBjGhGmao8pfKcyjfkOW9530/ZL8m59RXAcLjyJq6yOGh0nz59+vTpc+vG3p76Os+abv7zVi2zm/xQtcVN1aqiUrdFN1eZ6ur3eaXibp6r+epKZVV7mzetvK3U1123fFOVd6rN27aoKzWt6/dF/kJVdTcvqhtVtOp9vuwA4qO9PdV2dQPdqHne5MlEtfP6tlV5Np2reb3IAYmmrhet6bsoc7XMG5VNpwC+bu4mAL/qmrpsFWC0mAAKM4CfL/lZrZaAsJplXa6u7rBDxDv/kFed+m1+dVZP3+edipu8XS0QuSvE+/ervJrmKrvusCc1a+rlMp9hR1U+7XBMNZbj6KFhB9RKUvXmtkIyQPfYSzYDcEXbNRmMD0rLtlY30BP2DnCui5sVvGLyMPovYOxZA92sWoRTAY4N4JLzMGIcliZ5k19DJR5gkj56BCDaTmXLQh2prL2rpipe5N28nk1gCrv5RF3Vs7tEHf21+vhIKa49z7MZ9nOkPqro73Z5znff4tjbLjpU0UGk1i+genGtYmyvdo6O1Kqa5ddFlc8SDeA8OoUBADl3390t8+gCAEbZclkWUxre3u/auopemG6BXkv4kSOmt1nRqeu8m85jRhOxU0pQp9/SCT9MgTrQUQHEBPzabJHv1k1xU1QRv0csD+lfdeTiqo6d34fq12dvvkthZmC6i+s7GluCANaJRbPLf+wMihrnFEtjpxaODWpR5WOGu8yaNo+xJIGuqlVZahruGDD1+0SGymDypgF+OoIpv1Wv8HeMgI9TKj9OF8DouEKOj9XlO2/RwXAefzRggRG7VbtOLwlDxWClFKAH9bhON2/qW66JBWv4v8m7VVPR2F48Ag4Q7srLfIGL5kjFFVB+QqOG1dYBIa9WXU6ctA6YrKpnONOzerrCxinMICzEVwyK4CSaPEREj8XUz36mTClSMiF4NAvCc0J8hHENJIy51/P3OYiFD1m5yi9Ufa3eXP0Olm0K9Zsib2OLcqLnARGg+n0MbPE18F0uOLR5d6LBxLY74ruugR/HKoqAAag0CUiLEFzSApCOGClmmtbVKSyf91sSVyYmjhhMpGfmo+pgQcJCMeVpmjoQmd1pNNls9gol4jcgsHKQYnE0RQQigwpVHcH+MSJezAg5M9Eg6mSWX969nuFrUx+2gWKa69GaMT2OI34TJYMzjB2CXN2F/9TXJ9/T4FohO0lddVs3s5YqUE1cKrCbNB2yxgL5IDMNVRw9+Twinon26b8nn+/in90D/Oc5/gNlz16+/OLZ509+dQA4CfYMEZEHMMGErJa4Mx2pM5ItXCPt6h+w+DQDsWCYnWoCQ87a38K+Fkeb+0406blZCzOSx/sT9TxJm3xZZvC094/7v9ybAM8l6l/+BcYUORNGrdwZe4fcBO/rCrgD6AD7A4jReVeBoIGS5xHuqWXdvMsX0BKERYNsdPoKy1dNA7Pivzk4QKbLGph0/8XTz0kyS6NvgXGg8CtTWQqePoWSEjbiU66HEL+UondUEUuw91ldN7aSLjF1nj5xu/u+bgvcgeDFsy9Nn07pF6dQuqjl6cmTiFWJbIqwnp0QBrcvYcXkzR1W/xUSih+/gc25xFrPqcc56A6zosNaB/tQC0AUH3BoL/GpRNqaFi9xVV3B9rOa6p4/w0p59h47wQbtAjQsfHiGdafT1TKrpoQCEBrnkafxTKaR4F+tyiuo8RnSsgVlaTrHJ0S5XnUlkeezL+DpOsMuP9vnn08QRywGTaJZ1Lgz4NsToT7+Rva4yRrSBKPPDmi8t0U1q29Pa9BQgNGRZU5lLvA3cgPXwKeXLpGff+4R+fk+SSuXZZ5j3w49n/OcXplp+NUzTVJ865Du+VOHdM+/CEj3HJsV1XWNfIKcs2zqrgY2h+eTJy5Z58UMtIyzvPkAywx1mla25rO8i8/PUgQyUWepBnBhRRtLIJ6V83epw9MXh+o8+qHCknwGvUffmF+/zhYL/vVD9b6qb6voYmLbM3OPNdc1nYVBVd8scxT40WlZt9wAS2CudKH8POtIs/XgOD0GYHQtZz1ztetrrAUqZKe7qOsSf+oWdr2HDXRt/Huy6mrbCXMJ1feHwVWiL55E+p306owxHJhdyQTwO9gRspIJeSvwnj5jeHnZFqsW332VzWGc87zodJdPqcoZdIJmCGhUVO/LenXlPn9TgyHBT9zu+VcR99qpKej4N5pKzm/zLs8AlsGbJQnh/LriB6IU/zKjgxUg46LVQEjgX12BloWuQQ9EJPqh65jVcqFxpZJCCK9/X0ycnWRVFR2bEFMmG6wm9Yf/RmkAa3oKTMJy4y9RKDbTWX7T5DlW+sN/48Jd/Yj1yx9x4eYAcUbtWzI8pIemBm0M91va6KFely/Ntkt6I6xQ2NutmhZVq8VV3kRm16RXVmmfgcVASCMo1PDo71+pA9DZvgUzJAXDLX4y4d/TvCjjXfpZ1jcH+zH1n6Buv+9ssd9Rl4wj7PhfFT/ms5g7ShKju5zQDMMsgthsQdUB45bRzsDUzusl8FCb3amim7C5i2gihY3uAS+BEj6QQAcRNTToKTU0sJqubyKB1mCLWdmWsUV//Nf/dAw4Up+OWA8KUElJ47FVUb/HuSOxeI4vL47Tc9bLNS5Ux/RFTy+GZhbRiq5AUORZFblqO+MDb4GDK3/OUQl/U6EaThLnxVAb3pr67b6lcmoLS4ZrCYSw6t/nrdSLtKJvV4c64kVyHpAKjNxslnXZcYqvL9C4i6LxkYc8fQl2H64MvSxGoQMznyHLrh9/xI7Wlw7Xip6qbRS76MrsKi9HWG20p1neTptiST4NNFVPvYpgqI6zDGIlO2hTdCgAt+scZMyiICdTewz78rRcARJxtLyNEg2waL+m/TzA5lPAz2cW/IeiLQBd0RZQqsTGM4Uggdi2AKxGqQb0Ob9I0uuihM7iWMoJhx15SDXmKKJ2+kpJOs/amEmqWxAtE6uOwMqeeRhNaPWisLVwjPxwDGh5TzbTGPLOEnTBEbZugSXcILKkDRYVCycPCX8yEBfd1H8TICQojfIam+j0S5aBX4vxWPsWu5GTRpaTdSlkErdkAWboFWjbh+SnWzbFImvuwMgCgsPmSH48mJIGhgZlRuDnuRbvi6zQM9zjI0fCt5bXAu5zmjirXNdPkR18XrOs9j1jmyAtdYPz/Qvf7CbnU71As1scuGqRL6A7Mr+BjNUNyPurO3avalNctGpsJ4r0t9kSTGEFYLH09ZdqF8ZHvyew35fEoGQcTYiwoBRgCzM4boBvEpijIWZ5DdP1Y6+zoI7T7esvJ55D2ee89SOwn4DWAAwkMdYHQY1FM5B9BcpJcvNhFwPgoJ+1up0jgyADSBuCBgxTg8qqSTTNqlPxDBMDoL+KJ59+pUga3g1qdDVHuGeHbzy3c2QkQYEE+RpQ8+EGy/68mE24aj4jx9kAVRNaXlIplfnDrhkTLEjRGTTQFHYIoFrOziCvY0Ms7NQBpMuLUOr8abLqpxEvanBsbd4TN0hNzRCHPn02spu4b1kAaVFkN2fcInPr6NcM50MRx5iZZejbczmz/9h4uLNlEUff//AOFPHLvQ8He7Ra9x5/ZODrvYAk8KY31vUljpZVFj0Ei3CXo3+Tez0OKHyciip1bFV1pTCGcPcbfB6iq8BkzyqsnG46B8ZGN7aeKHYmxqAokTYTbvfrQ9BI2EMu/vW19ps3+TXYbvN3sGRHqMtTfjM05cmx4dq741RYfe2LUZRpnnBsVwvaKzZI/WXWkNFyfvEi3Amg1Nk6gk3AV9qlwbEa2ItRhXX0fAxW9bSkd8PqA+0soxw90Mh2Q35vpCSp77acbV3zjh8TV0EmqXOWWs+VH1QRJ4WB0PdcTtS52/zCY1r2WJjWPe/mxsYL9sy7TdH3MdIGByTYJTzP6XLVzmMw90y5U5XheTUvW4ws1qhjQxupYPgZGyFGPeBUKEuINJSAtOhu2kxUx8NFqoMtZS/SQ0c4jAe7Hzdj4njAHEysP+tPo7UwpnXXJlpY6UCPByV6IzVzMhG88cDU+25T9CEifviX31xYXZm1Y2/ES/FchxytPdrOsH1XtzOepanrYK0LZWR/rfZBQFyiMw0Yyn+5/stLFBPijwuHiHAZYwe6gesb4956seEHMzhb5KBvYIGR4VQIJ9J5FaIocqSPJr8YR9Va9ewLMIiKA0FLJu1PcEBzUbrZteCIPvF82nnmZ9OFfu7xr5SH2lWbVyCWUcMRV+FEiUcQf1i3X7DAQoMZkWFQ7loKjOgQJf+1oaRZ4DsbZbgTGtggx13Z6JSGuLjvginV8QbTiS4gia0fLswM6BJfCLP0Ne/WBuylM7kUubDy04SGDGwq6iHPpa5ZxxV+VxdVjP5Zjvuxq87qipRp0iwwWhA4AlBGgxASHwXLn1Sqk9LE75FfsTVxKwcgojWIBatqo8tufYxD1GYxWmY/b0kn0ckth5Q2dHODtl2m2rKY5Q0FnZzAEzRB5yoYl8Cs2BFZlSvqU5vICPpUp/toU8ZRpsMcFzFPfOXbX2kCykTRZ8UHoKcx+FGpnZYZBUZ19chLFZkVLXqs0NNiqVK0bzGHiV1ZOnfg/1tz21JXG9XO7AbzcHXsPn2qp+CgjNfeQK3SWCNMyIieexgqGJZdRqOLDQe49dBJiYkEBMW4LHE4H9cvgroVZ/6YSADWThfZj7/RNsrT5xIbgEJ5W1Tm7cH+RI/AmjVP9hP1S8VYJrZDsuSMicGNJhzxiCvK4dhPD2wDg6rmwxRspBzqGoCc6RFHf/z3/4g4VBLv7qefJy4TYykKjKwpsl0yjaJDdflNjeZgb12jM2eelZg6wbEbMPIMv6+TienZLJ8W9hLs2+qhbudcZLpnryYmm6EqFXkQ9Vh+qUey3UDeZgVs9Q8diPSaOM6/LTXigK8HVd/tGZoDvMjSff3aMZNd/mKH5sG2vCE9HBtpjsKDJPykt3iMuqH3EFdu7DAkGMIwG5uO9qGHA4fr1x5D0KYQ/UmTMWQWBNMxqP9vPx1T0nOt5LCq/yi9hczS8lgi1kZpNlQeJpppxkSbuJJsjGJ6yayTYYp9suExKLoHjItNdA3JxCpAPOB81aSIdA9R0rczvE4ACR/hon2D+5bRuU1SHqhIXuGBMUKG1oxMJUGDiXyHWlcN9gBOJj9UI9NJnmuO4Xn96TAegNNgeaLhnx0s2DzjLOoosQCsr0OlMWPhCTVJyxhkjUfOinqYzeXUc4nu2lgPmF3bDIbz0jxEie98GdL7g4y0Ya3f5z5X438IC7punugUOl41bmGUhBmdJofbhvobjIaoolquMOk7E79tCwwxBai3c7CuKUyUN5hEXOZdq25qE+kn3HAfuDc8MaGgeaD4isIzEqu1io+ODiCSjg5MBYEWzOnCnFFKY5Oka1B+DlVPDdqXl9mP+qWjQR3sy2vcwm1jjFPTa35Jy+ZwMJEBa411GegDjz/y/g9LsacUXEoLpMmu3w80HQ8hcjO9yA7vU/ttbjnRdSjbds4EHRQm4XRLrgnDYhXAMwzphWsEUnDyfmMpTCcG+7KYktzpsYGRTEWp2YCJaGDvFiigHMLM3GpIfe81ZZQPTF+/hmt5lfWtZ9X24ustkNCLeFIX8eZAj7TijABhAid07OaSobSZuvtJ4mC3qhrLC9uYhpQYbBtJpjnRGlkF+SaOnApRaKiFpp0x2vovAgOOd9R4ix0zGUbL92DhZAE+soEGkyhMjpHPLykYGo+FxjB8ErIcsY6xH7J2WS9XS7QgZkVW1jeR5RHObGdZzx0b1ka7QWIujtHtGxdZRwaJM6qrbHaTe76C5ZingKtqP0FvYvm1Ri60nUAzt3Pcg6pus6YymJHHqL69F6RmWKi7DUiBNp0X5Uzy+E/BLO0Sj6pcq0ds10nTFzrDRwmuVxUfrBoKvjmx9MQRWAQapoOClRSN4wZeFEkHlsUHdNwLLB9LXsQ0q2YFHhPjTCD9BDxIjO/i4Cy7cmYhU64C4RFWpuM/FhdYVDvQUiegWHDX9XTFBge8Zr9vUbWxOVXBq1YmBFa2Gn7Di/M7XIT2CJL0gMRFgwbp25sbrIc9y6kCOptALegNL1MeZeuPcqJsNRysDCTh4vT3K+C9M2DKaVc38WX6+KNUSNtlWQCbqig5379YX4KRS2/sSQnOlzh2Mw3kJwgsfpm6uRbhXKlZk92KnMEcN4fVRiPMOB6xrT86ShKlPPS0qrFYsDv10tZkHFmRL3kUg0rOkQ2Hu6vCz70wCRupJzadRYZynAYepvFwEoobh0ZaDWeJ8HvOZgBTTHjedWhOJSpiRQ8XjYlIyqPx3DegS13doc6Gr3Y5+YASC0SMCsCejJvjyQ2qzGL+oypmw1BCNvZShOxYpqCVtSJYaGXV1Rnq56Qf6EnlWmmZVzfd3Lc/r7JmS48yA4k47Qmeb5p61XdqRWdczeRVuMEdfEXZK1QHN4Im8EXQG2/vbVYVgYzNnkt1kh5qkfUqBNSHboIgyj/X0P+ba+QdPLKLaw8dstQFvQuzHrGQ6uCPlNu4iZYCJQHbYQm1uWpqDg3q/HA8HXykztM05b64hPsSvsCir+rmVdUVTY4MfqGReMkZxWHIDBsgUQmWP7luTpLYZwN5SmaQvrZt1ygPjsQV/tRrVkmU0sATBqOK+yjzCDUtBvsjCxMq7XjOHrxEsRUyI+ns+MBaveAbZPngSV0MGG3H+ARNmli+loL+Cn9KSwS69VY4AcFEaMLHrnDljtc/qtkTN5M+GG9YzLlHmrvj/mTRGyMHxoYgihhXtlE7lyb4zllw5Ht1UgK1RNY8sLOBB7QTKcBG+9Tf5qJGizigx7cAxgoEBDrojeLD69JmV7NI4ISnl0po6tragZvSnynBUpD2puGmKWZbshZJ9kFZ6aUZOmssdPuKJTyuI1HEY0wbIvIhCFMVkTeWiH2xNtO801/widfKszgwa8CVOHhzgrrLu9TT7PPFsruLhpeEQMUehqW7U9mL2Q/woy8d6aitM0/4vCGcipwEO/AwG0Uns5nKCPEoEDbbe6wUGaPWcGzy369gmYD4QL1ogh4qJjiezfysj8N3oB8gBj9vlUAg1XgOanLeOO/FDeJw3UITk3CbDJzTpgHK0M1p7XZ1tSg6Z+IYVM9nJPUmOg+Ucq69AA6VpMuG/n6ZX2erUm4vIFeeyQilbEsnDfTN2WAeKMrGPdoQKdOTyep4oZzEVeWVH0l0WqaD8zKjyMY1B/M3nbpemmaYHTvMwEg0w7m8VK2KKr+8HHkpcQ6eGaHYz7Ul4Rh4z9jlIYkUy6aG5RdfInfQG5RCvji0+5m1E6gqWIcMTKsG7N+1tqKdOXfWTt6dfj2WvkuztudscXoChXwbM2j71HezkbUq2ScSq5SaSv60b5WOPMKHOCCrlEMh67fEnavK372vwezjeKpOPcaLXsqup6ZxseyG+JMv3+jvIfyWNpBBiN4plB0XFm3c/Dxw1UTimqNSrW+Vuu17uwgPNrBI3ERoawhQ9rPUJ+3aGX+YPHG/4TuCbhKmVtxiGOTIADxG73zfemV/vU7bHraQkzXlIWbsKnekiz0eh52tNQPEdE2KmQqT8p1cGmmSiFb2ArQyowNK0HEjKTHSY+5cWW+Rjx5Mw1ASurvCyjqbiVHurbBAAA0tob95NbaC3JQ07Udj6/5QIKX2PI4p4sM5cibHWM6cmMJeuNZ44SYMNzFuDhxDbMtkpsSPYIerfRBtON42GLBc52JG/D3I3KIFY6wsdQvibU2/Xl4kaJSYEwmGI+P+Pr9r4+SCT7jsaBDGHC0w14Fr+gdZHsfkzGgjcx3HKfpNYQOJAbagSajosSW6HR8C2+2yK2jM2TAwnh3dhiIRrs4VuMVC75Yc70W3Dp2EJh9LQndq/QYK6Y09jvw2x9YtXmSF7HUN9DM3TMUYpiRiZepqRWfWrhXnNq+arJTDXq29FqXLKMyh70lI+IRUQ128KxbEmfsvzN6KxTa8aWaWwFBEwXHl4pgcQO5W6MMH5sOf9Qq0ceYcR6D1UHEk3Ex7EKj/C9EoCJdpmWdN3N8HmHmgZWg8sEvY+qTpSIijcfR1L38VMjNrpo2Nhu5sauLD1dzkLCq79QAax2nRnvKVZbi/jDt2dQoXJk5ZXtaaVFBtnGvtSuJLeWAtjXCwRXPAvYunx0K2tg34GB4xd4FXx91FXPtrfhqvzkhL7e/pId5CBUUg/kVaAOyz/ad0+K5f/lni5U8NiQv9H81Qky/qD7mL9bp/+GuiPt9P+kcx3aOErhfXRtYGEwic5WYOMI6cW0SswqnQSa8YbYOWwA4MJbJqLL9MEY9EaqYog76tZxl74WEkTsPB+6fcZCkPVx3QMAB28Qa3AeGLHdnD0L4CIfGprTIsPim3QuyC0WNow4kJn5ZdvNUVDf3s/RSNJtTQ9FULUZBWtY3Rrc3Y6Tyfvr+qf+xZ1OzBc9L9xNtFBiO1GtA1g7C02+QTsym8fo2vxMukcJ3cct3YEaefwFMx+w0XwbzHzkUXoN06T6xk/5MEawgt+cUBusS7moMyrc6jVVF1eBcX/Th4pn/hLVcKaN9FTtre4EwGvpmWAnC+/xdLwhncar6crZDnRt9X0d8Ql6HbmUvwlqiBi0GQkN7FFOZY6aFf7vgbGGDKwyH2sfwydhEKOw2wgd7pGIpnVukK9/GYP2Lt9pBMHQHiGm082e49JE7iMF2hMJJ162di2K3G7cPeQDc09iQ0lnx/irpnvXimp79cGAfXXXgPD+Mv9rkhN8Ofa1B7HszWD/EFsnDyU8d6Nz76+Wr3vN4NoP3VEaa34Qk6yZJDO1XSPrULvJ8yNxnIlJuMpMdtktpMQOw8q+4iziGWTh+eTrdREPjuzj9vYtuwQL5nA+MLXj9lC8N7J6PJfYSLHrbD/STblRBnnDY6v4ZUJS+/xlXnNubS+Jr5nyWnpp++MZAt41404+qMrF26JaQzxh5VgmN+o8fBrC7ZFV3Zv4LU18+clDC6a9g7lE9XwGCZbbPIqtV1hpYznnpzymuwDHqhaPFDqSiIcusgt4O8H+oOXvQC3jgjDbs4j3tpTRKQpj5xVHz00Is7nWOVYwnB0jAn9+mkfM7EZrOJunNBUzQ28D/8TxAYpb68/LQ/RxzK5q5ywUAsCHV5PJQ4FJISRf/hESmRL2GW5EMDVSdmWTJcTz4/TAEU/CQypcmEhupIoO6tRw/3khW95MnTtolB6XbiMd7urZEH6JhW6ujcAS3QXXG0SZcczwWURbO1OulGBRkbbjIYHDzLPuT/H4FBYy7j+YUj54Skvq7PCV/4TJtIq1TWgq3sgvBU1Z0hGaTB6BwZT7t1Qe3Izd7kueVGiYl/+NrteLhzU+DM2dP2XCudY2jS4589tmnlsRfWHL4EafxOMF9CUqrZA5KBpAu7zAnAcKqOTrAnPkAdSbAJjvmUwLNeUkcZJT/tNXDDt//1riUIcqaEuba8bBBvZUSLzRw7uhe63tNvtz137h9N0RlZKBc2nlNxpBp01puqGQqJQa9UEggDbVbaprPIs2S3J1XCwMbyowYujXApQW0dEci9j1M+dLJPjdtv0B24hS/Qdy8LvGBQutQKAS+KqDaTIMJoRzbbravyLvFSehYrvFjGHf26P72+kV/SCQ2d1HPr7UbeAsaKPXFDNYy8udfhCjs4fUzDyzYWx7yfZ0xXhV7l2v1qRGkQ0nQsDf2FgTFTg4//Z3qLpqiLET9ZZWFFPa1ag354CumQRh30zLoipS/TrexK9ilZoSKRM2CPYJmTIX7KdyrCKvf1na2S0bGX0Zi8c4sf3YFMQmQkHd09/GTv+PHD7Ya+umfXqlsrrEZfK5G35jIcuQgHz9WuL0O2Hkkb2JgZwHkBLCh8KdZmlENo4aCw+Yh65zAo1/S3OK+xB+tfMy+sqN2SJhj75ySFq3zK6ZKIoabC2uEM005MrKIsujvDGw/s13Ynb13LDd1WrrXmnTfTqAVIfQuGwexdTUbAg5FBq2LGd5fhSjGrg8BhDa9PrHICG3p/1JSoZYZkLdW1yrD+MObDoAwU5yI/s6BPXFHiA5+xJn3o74sICGPCPT+i1pUlWO9kAvUQwQVI/GLhrdUf/+0/bAlAscvH3murG9vvhMTnJ7v/cJHs3eBG8xg/bNLVdPmH/UCJm3xixsqJ/Y6Y7s8m0qdPOXSwuKkdsh2Y5I5A5sPMdRxWNPHdF/1LEP2zH9HXuupFkOLBbi3QGf24tK8JD51qMSpqRiqq/iSYPWZGl5yim5RrY7KD3Hqr3UG+zWFexvfn51Aum2RYHNNHyI4efzRXzuxPGKtd9WR/H1OVklSAm/Mp43bHBqtj7XkKHnycR6ZgLCHTNxDMaR3fIGAr/6ERquhsDqq00Asm2/FZCFa7DNhxUdBzDzfjNIjApm7u6HN1keMyiHzrOzwt8olnUJxrau9Bj6TdYZhQatCkEw2Hgwcj1htz4jdfuns/XqEPy2Jk3hyGZnSI27BpSB8IGTOOcN4ptRsmrdUes8D3BahTtH8gXHf+Hvb/CShuF3SGmobIGrqcTjyMAnuo6PKFu9B9mUPfFhR24JV5kQpu8YBN4p1edAUue27SnpcBN5b3dLU73fhsdiPcVFxgO5JME5qfIQTSUP28lb7+vaXeHfry3R6dTUE8O4wh4u0OVXbvYrbp/cbxre1IcaYCX3ZZ4BL6i8cfGaiW7Zhzqg0TsUq8CUBJGyqoZF4NmEEx9ytnt46FYQ6djYuQwJMcwr8pbF5mIfhCajxihExtJZrJlQpz4QnORDkmnnu7YHDMAzfgoSFRkyALidOoDuWLlegZL6oPdMtJXJuvYQafwkx6J04ZyhYagU7hul8h+F5qPlAfYLfPUGxh6FDdJr3h4RuoDO6T9k+eB6fP1ajYpKqDPnt8YzYDhhhsA1YIun3xsnr8EZuI6h3LE+YNr5NLz/g0LzhVla+09zLvAL4efaTw22vm9BoaDdbBPXhr2U54pSW3Uh5+lPIqOpe+xzJ0HPedx4ED+ctX37x692pUjyMK7km3zvHC+/zD9/qIfUG37utFQ0O+HPIeEYrmtBKQPciB8RiRKvtb6wNibSwf+hGk11SuMF1UTkH6x1fL/AFhqzIfClG5iwvrbND+zuyHeD31jz/QS/cUDkSaohPv4wtuQ/+zDHYOvDMl2zmDmYK703rmjBI/BoYypC6LLo8GT6Fx7v5AnOm1npKBSJM+cfJ/eRTt4SeCaJ3JzkN6MB9aoEnuH00T6bXIbvx47eJmOFpLa6CZwnraA1Lu/b5J2w83x5gfAFYZKA4wET+8fX1aL5bAuQBJzkpgeWKPvZLQKDuA8rdvFb5DEYvZ9ow3F4FubBujSn9bzCjge/AMv5Q4z+Wzh/Rol76X0kWnXML920HCP0r6LsAAP5xzW9ElZckhheFNfeE4B0M/iD7jCzyZsqbD/5tTfj+ZRoPHJPS3GUzOjDk/wUFOxFy+BqOzQZzts8uucGrNzSze3ScnoKRFf/GBOpEVaJQPaDh0Vl1f9zehChj4afEmSp3Xzo6p3h2ArtNeJ/SbTH1qYw+I6DMs2okyWFFeeudWhqvKO/cDb/cm7PsVR1L18e6WT6YzEnH8c8exvvSL5zukeMJYPMbFsFiAbjuYu75ZHI6LwiBJqXcwib7HpNzTSa6uYpHa5SXaS2KK/viv/xX9FKcvpR+WtdjHods7pc0lgeC9HzuRK7L+x0+l3g/JEyTi0EycNX5W3OBnQvHzVWieYLqW9zEWmH2s8rry/AXArctvCn1WA7Booc5uUbmLwOTh90+ZcfWaUoKi23mNf4g/8YfmJvpJB3ZQo7jA9DYwcC18nfu+4cRZ0lvNYzXMGh6s8KB0O7Ng5MSZPQ/oHJ8ailSZ19bjTAdFxq1BPgcZulAjZFPd8/DcaNr9iVPTnwwz2dAftgrZ8BKZKJ8Rm7WwtYs15ZzwaDvYgTRPubvQN/T1aNQO2Jn02/zqDK9TFkaFanirMMCmz4RivRaF57Su3xewh+tDfF32HkzxAm8HLO/0+b6ihb3yBi/op42+KW6KKkntt90UqLgkeAFtdD0jeOyxJQR+jtdNlGU9gWfYuHWaENCiBEmbd7e53Gva3dapOpHMAam1WmIWVUvfNcVDpC9g/YE1jlfG6yp8Sq/FDrEWGdi9s4iA7gmhlgGi9J1fZZeNono4fNg4kcB8zWpGwKUa+yVQV6IBIyzsESuSa127hJB2bXaLU4hBMELnhT4vCXPe5sbtjFQDepQ1PDXyebxW0/EmKypzUlKHEvzLpzCAwCQ2R5ywqOSPIAmvYQle5LdYktdjXx+ylGE5hxuxHDCb8ckhfTQWRlyXzG72AxGVcVXEyMBmvZGgNcLIPeiH1V4M1PD5H5/0Z03t8q6rb1kw2xWuVT73q75SlhKzOeEa6Sw2h2YCh7HXjrfP0NJauFltjjTQZ+AUnckiZ5n/SUkTA8Ivb8oGnAjIc36+GIwVGV+oGNQ0zXgoFFTYX5+9+S7lXPXiGsPRgmJgItKHwQE4ORzRl3wXxxZh+ZjjIH4/+xk3cu6RsjXb4p9ze9vQDvViR23readgB6k2sYvGoZ/Tk3MwXJcaeCzPzclvSkbhI1PBGPWoBi8613Mv+lY/xOf2rVNOyH3ntXzxKJxxPNQRD04rRQADl9FWYzZKXDBbH0coQoeTDWB9Ut0P+Ib3QTjxX9arNySYUOzAuw9xKHtk4qVCJP762Ppk7pbYbkx6CJ2RYajCm6V0y+DFQIKC67HsHUmgiRpOgFf93ArXSN9wx2nqHRMeOqK1ds6zu/JlYCk0OR4kfyup5GNrQj6pdGYXsF0SPoRNHB5AMecwemj63yeqOCXd6nlD25m9mnGek/wua7AN0BOwbOqunmJKH3Fe1y3bQzoAddvyV7lBjXPua2W1iXdeo1XxpRwIeX24t0ffPmLgsMN3a1QtOYzHrluzSzMwujOVfg2YgvgiOCTo79/atTEKQeYBgYRuNVQDq1zPFACmDxHTDR6soRgF5CoHic3fn6XP27BWCa9L0BiBHlmX8v17RmOQX/g5nyqWC5v1zs171jLDeCZbs2gjJwmYBGivSfWPcrXQ5uH1z3mL6GUio0OB2wYy1teUdKvS+babpy5EbzVToeHX1fqeC7SIHbkkdWJ3f7Gq+W8zVEnxOzSqnahZvboqBRoUJPQ5K1T137eoGiJ1W20AHOqfaGvC3gnGP9EdbZ2W9Xc2WMjDOsHOWIWlDwfMalAWq9rY6QAZrweZ+Xqlwd5bTHx3hreg8PZhJlR4/fAsL7M799tHn+/v7+PlA/vqF+qJ+sUvDPMSgQwn/1K+pNFbuRsv5HC9vpsNOm9yghs87MTzl8eJMRIVzuSI83Ez1IH7HQ4Sxz9gtzQSvMP8M2Gy+jauNvw2eBhE89dmqwPaO89nGxEM317AWxtBcdNz4I82eXGPsMWFh5NIJPUkn151WOPYcwT0Ncb1o0cSihsQjxWsIH/5D86mvgJ+81jGpzOUucrnD/EPeX6Dn86tZ8HuEkP1/XLR+K1u7IWj1dDmlFHPgRoQHxV53ejXkLvNf2Hv4GPo7GWJk41+ts1oj7nZdEN0qCQbfK2hRPDZf5AcJtTqEUQGASpdVpa6VbhKBTk9btmqbC14+b9Wthxs+pQAAA=="
         ),
         (
             name: "index.html",
@@ -267,7 +1039,17 @@ showMe().catch(showSignIn);
 <script type="module" src="/app/app.js"></script>
 </head>
 <body>
-<header><h1>Hearth</h1><p id="who" hidden></p><button id="sign-out" type="button" hidden>Sign out</button></header>
+<header>
+<h1>Hearth</h1>
+<nav id="views" aria-label="Views" hidden>
+<button type="button" data-view="home" aria-pressed="true">Home</button>
+<button type="button" data-view="history" aria-pressed="false">History</button>
+<button type="button" data-view="people" aria-pressed="false" id="people-tab" hidden>People</button>
+</nav>
+<p id="who" hidden></p>
+<p id="connection" role="status" hidden></p>
+<button id="sign-out" type="button" hidden>Sign out</button>
+</header>
 <main>
 <form id="sign-in" hidden>
 <label for="token">Token</label>
@@ -275,13 +1057,27 @@ showMe().catch(showSignIn);
 <button type="submit">Sign in</button>
 <p id="sign-in-error" role="alert"></p>
 </form>
+<form id="command" hidden>
+<label for="command-text">Say</label>
+<input id="command-text" name="text" type="text" maxlength="1000" placeholder="turn on the kitchen lights" required>
+<button type="submit">Go</button>
+<p id="command-answer" role="status" aria-live="polite"></p>
+</form>
+<p id="notice" role="alert" aria-live="assertive"></p>
 <div id="homes" aria-live="polite"></div>
+<div id="history" hidden></div>
+<div id="people" hidden></div>
 </main>
+<dialog id="detail" aria-labelledby="detail-title">
+<form method="dialog" class="close"><button type="submit" aria-label="Close">Close</button></form>
+<h2 id="detail-title"></h2>
+<div id="detail-body"></div>
+</dialog>
 </body>
 </html>
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA11Sy7LbIAzd5yso67qeu+sCe919+wMElKAGAxUimfx9hXGTO114ZHGOXkcyX3x2/CygAm9xPZluVLTpumhIuj+A9WI2YKtcsFSBF934Mn3X/56T3WDRd4RHycRauZwYktAe6DksHu7oYNqdrwoTMto4VWcjLB//JXE5ZhIswAafEkW8Blbe0q3zGTnC+gMscTDz8E4mYropgrjoys8INQBIL4HgsujZltK/b67WnqE6wsKqD77oLfsWpVol94n5W4hmHkSJmA8dztk/D1WAVhM+Xn3IrykKvYwdshRG7yFJirKac2POaccqXtOUm3Q2ig/oRf8psBLYzANYR2EpJTJZTGIumbZ3KnzHigT2DFEJYdGcb31/v7ox8w4IAVNpvAcP/FD9cEZHxdb6yOS1so2zy1uJwH01jUiWMb1xgj8NCXZZxoQjQ23nDVmPYTC9Zjkd+hyNT0CUSdJkOQQt1yC3s+slavchxXq87xEhb1ClIUI7Rbz3LnNEhs4XTo841JmPBc3jnv8CU0uMbuACAAA="
+            gzipBase64: "H4sIAAAAAAACA5VVTZPbIAy976+gnOs6u6ce7L300D12pp3eiVECDQYKcrL59xVge4mbTttDBiw9CenpI9076Qa8emAKR/P80KWDGWGPPQfLkwCEpGMEFGxQIkTAnk94aD7yRWzFCD0/a7h4F5CzwVkES7CLlqh6CWc9QJM/3jNtNWphmjgIA/3jxsngjAukUzBC5cjoo0ImRTglPGo08PwCIqDq2vL10BltTyyA6XnEq4GoACgWFeDQ81Z4n34fhhiThzgE7ZGlxHs+OjkZei2GoUL+IGDXFiBZtDMPeyevMysQ0uVxDYSuD50VZ6ZlYSNyJoIWjRH7FNb3IlJaSrDJ1YTo7BxE+eCUI4omGfdcucRB9uADxAjkFsME/PmFNF1bTP7FkY7ownXr6yBMTM6K9j/8eXDewH13OfkCaFDs13S/ZFH1SEtM0eGzwUW5Fdm1fpVTA1gYUKcAgqN+odoKnOIGPAecLKI+2sZNVPnb8Gf8V1IzUteBrLUchU6Cgwvjmy9tq5LlSjICUCXcKQ3It3R0bVYQQFs/YTYu+rmt548SkhcxXlyQROCEbnAjEYOp96cQqNubN32An5MOILc1idN+1MhLNtpWyfg68AZCcGFhjsaNhnNmrE1J1rlSGKOw8n6us7JBeE2viuu9hG9AS975XoIu91G8GrBHWgv8cbfbceaNGEA5QyUgzBSoPJSmAnbSSGvAsjz78e9kfHa/8bCEJGy8QNi2UJlNfU4lcUYjbMkpTqxDWl+3LNa2VC0S0XUxl7qsgDS/f3qGMDVyGdC1q2/1y8Bt1O3csJL2qTtmpKRVqk29dwzI/XVRNHlZ8qXwtHiVS1bZAe1bQ8kQbcalxXCX5puN9qkA87GSv9KnnqqQlpdp3J6qzGZl2qpvtLQlnnSb121b/p1+AXWlvduuBgAA"
         ),
     ]
 }
