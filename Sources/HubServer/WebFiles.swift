@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import SetupQR
 
 /// The page's files as the server answers them: `GET /` is `index.html`, `GET /app/<name>` the others in
 /// `Sources/HubServer/Web`, embedded in the binary by `scripts/embed-web.sh` (`WebFiles+Embedded.swift`).
@@ -129,10 +130,44 @@ struct WebPageMiddleware<Context: RequestContext>: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        if request.method == .get, request.uri.path == "/app/qr.svg" {
+            return WebFiles.qrResponse(text: request.uri.queryParameters["text"].map(String.init) ?? "")
+        }
         guard request.method == .get, let file = files.files[request.uri.path] else {
             return try await next(request, context)
         }
         return files.response(to: request, for: file)
+    }
+}
+
+extension WebFiles {
+    /// The QR code of `text` as SVG (an invite code on the People page), or `400` when it is empty, longer than
+    /// 200 characters, or does not fit in a QR code.
+    static func qrResponse(text: String) -> Response {
+        var headers: HTTPFields = [:]
+        headers[.cacheControl] = "no-store"
+        for (name, value) in securityHeaders { headers[name] = value }
+        guard !text.isEmpty, text.count <= 200, let code = try? QRCode(encoding: text) else {
+            headers[.contentType] = "text/plain; charset=utf-8"
+            let message = "The text to encode must have 1 to 200 characters that fit in a QR code."
+            return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(string: message)))
+        }
+        headers[.contentType] = "image/svg+xml"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: svg(of: code))))
+    }
+
+    /// A QR code as SVG: one path of unit squares, black on white, with a quiet zone of 4 modules.
+    static func svg(of code: QRCode, quietZone: Int = 4) -> String {
+        let side = code.size + 2 * quietZone
+        var path = ""
+        for y in 0..<code.size {
+            for x in 0..<code.size where code[x, y] {
+                path += "M\(x + quietZone) \(y + quietZone)h1v1h-1z"
+            }
+        }
+        return
+            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \##(side) \##(side)" shape-rendering="crispEdges">"##
+            + ##"<rect width="100%" height="100%" fill="#fff"/><path fill="#000" d="\##(path)"/></svg>"##
     }
 }
 

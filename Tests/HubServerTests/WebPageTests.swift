@@ -5,6 +5,7 @@ import HubServer
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import SetupQR
 import Testing
 
 /// The page served by the hub and a browser's session, over real HTTP on loopback.
@@ -109,6 +110,29 @@ import Testing
             #expect(try await Self.raw(api, .get, "/app/missing.js").status == 404)
             // The API is untouched by the page.
             #expect(try await Self.raw(api, .get, "/v1/me").status == 401)
+        }
+    }
+
+    @Test func aQRCodeIsServedAsSVGWithTheEncodersModules() async throws {
+        let fixture = try await Fixture()
+        try await fixture.withServer { api in
+            let reply = try await Self.raw(api, .get, "/app/qr.svg?text=H8740R0TFFT3")
+            #expect(reply.status == 200 && reply.headers[.contentType] == "image/svg+xml", "\(reply.text)")
+            #expect(reply.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+            // The squares drawn are exactly the encoder's dark modules, moved by the quiet zone of 4.
+            let code = try QRCode(encoding: "H8740R0TFFT3")
+            var expected: Set<[Int]> = []
+            for y in 0..<code.size { for x in 0..<code.size where code[x, y] { expected.insert([x + 4, y + 4]) } }
+            let squares = reply.text.matches(of: /M(\d+) (\d+)h1v1h-1z/).map { [Int($0.1) ?? -1, Int($0.2) ?? -1] }
+            #expect(Set(squares) == expected && squares.count == expected.count)
+            #expect(
+                reply.text.contains(#"viewBox="0 0 \#(code.size + 8) \#(code.size + 8)""#),
+                "\(reply.text.prefix(200))"
+            )
+            for text in ["", String(repeating: "A", count: 201)] {
+                let refused = try await Self.raw(api, .get, "/app/qr.svg?text=\(text)")
+                #expect(refused.status == 400 && refused.text.contains("1 to 200 characters"), "\(refused.text)")
+            }
         }
     }
 
