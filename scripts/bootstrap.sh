@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Hearth needs beyond the Swift toolchain, only when something is missing:
-# python3-venv (the Python peers), iproute2 (network namespaces for the mDNS and interop tests).
+# python3-venv (the Python peers), iproute2 (network namespaces for the mDNS and interop tests), chromium and
+# chromium-driver (the web page's tests in a real browser).
 set -euo pipefail
 missing=()
 python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
 command -v ip >/dev/null || missing+=(iproute2)
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
 if (( ${#missing[@]} )); then
     echo "installing: ${missing[*]}" >&2
     apt-get update -qq

@@ -1,0 +1,116 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Debian's headless Chromium with its driver, and Selenium in the repository's `.venv`.
+enum HeadlessChromium {
+    /// Whether Chromium, its driver and Selenium are installed; with `HEARTH_REQUIRE_PEERS=1` the test runs anyway
+    /// and fails when they are missing.
+    static var isAvailable: Bool {
+        let files = FileManager.default
+        return ProcessInfo.processInfo.environment["HEARTH_REQUIRE_PEERS"] == "1"
+            || (files.isExecutableFile(atPath: "/usr/bin/chromium")
+                && files.isExecutableFile(atPath: "/usr/bin/chromedriver")
+                && files.fileExists(
+                    atPath: ChildProcess.repositoryRoot.appendingPathComponent(
+                        ".venv/lib/python3.11/site-packages/selenium"
+                    )
+                    .path
+                ))
+    }
+}
+
+/// The web page in a real browser: `Tests/Peers/web_page_check.py` drives Debian's headless Chromium through
+/// Selenium (from the repository's `.venv`) against `hearthd --demo` on loopback, and reports each check as a JSON
+/// line; this test restarts `hearthd` when the driver asks and requires every check to pass. Screenshots of the
+/// main views (1280 and 390 wide, light and dark) go to `$HEARTH_WEB_SCREENSHOTS`, else `.build/web-screenshots`.
+@Suite(
+    .serialized,
+    .enabled(
+        if: HeadlessChromium.isAvailable,
+        "run scripts/bootstrap.sh (chromium, chromium-driver) and scripts/setup-peers.sh (selenium)"
+    )
+)
+struct WebPageBrowserTests {
+    /// One check as the driver reported it.
+    struct Report: Sendable {
+        var ok: Bool
+        var detail: String
+    }
+
+    /// What the driver must report as passed.
+    static let checks = [
+        "sign in", "rooms as sections", "states in words", "toggle a light",
+        "a change made with hearth appears within a second", "run a scene", "the command box", "detail view",
+        "create a room and move an accessory", "history", "invite with a QR code",
+        "a shared user sees no configuration controls", "a forged request is refused",
+        "the page recovers after hearthd restarts",
+    ]
+
+    /// Starts `hearthd --demo` on `state` and `port` (0: any) and reads its output up to its last line.
+    static func startHub(state: String, port: Int) throws -> ChildProcess {
+        let child = try ChildProcess(
+            BuiltProducts.path("hearthd"),
+            ["--demo", "--state", state, "--port", "\(port)", "--no-user-config", "--log-level", "warning"],
+            timeout: 300
+        )
+        while true {
+            if try child.readLine().hasPrefix("Stop with") { break }
+        }
+        return child
+    }
+
+    @Test(.timeLimit(.minutes(5))) func thePageWorksInHeadlessChromium() async throws {
+        let state = NSTemporaryDirectory() + "hearthd-web-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let environment = ProcessInfo.processInfo.environment
+        let screenshots =
+            environment["HEARTH_WEB_SCREENSHOTS"]
+            ?? ChildProcess.repositoryRoot.appendingPathComponent(".build/web-screenshots").path
+        let (reports, stops) = try await offThePool { () throws -> ([String: Report], [Int32]) in
+            var hub = try Self.startHub(state: state, port: 0)
+            defer { hub.terminate() }
+            let client = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: state + "/client.json"))
+            )
+            let url = try #require((client as? [String: Any])?["url"] as? String)
+            let port = try #require(url.split(separator: ":").last.flatMap { Int($0) })
+            let driver = try ChildProcess(
+                ChildProcess.python,
+                [
+                    ChildProcess.repositoryRoot.appendingPathComponent("Tests/Peers/web_page_check.py").path,
+                    "--url", url, "--state", state, "--hearth", BuiltProducts.path("hearth"),
+                    "--screenshots", screenshots,
+                ],
+                timeout: 240
+            )
+            defer { driver.terminate() }
+            var reports: [String: Report] = [:]
+            var stops: [Int32] = []
+            while true {
+                let line = try driver.receive()
+                if let name = line["check"] as? String {
+                    reports[name] = Report(ok: line["ok"] as? Bool ?? false, detail: line["detail"] as? String ?? "")
+                } else if line["restart"] != nil {
+                    stops.append(hub.terminate())
+                    hub = try Self.startHub(state: state, port: port)
+                    try driver.send(line: "restarted")
+                } else if line["done"] != nil {
+                    break
+                }
+            }
+            return (reports, stops)
+        }
+        #expect(stops == [0], "hearthd stopped cleanly for the restart")
+        for name in Self.checks {
+            let report = reports[name]
+            #expect(report?.ok == true, "\(name): \(report?.detail ?? "not reported")")
+        }
+        for view in ["home", "detail", "history", "people"] {
+            for variant in ["desktop-light", "desktop-dark", "phone-light", "phone-dark"] {
+                let path = "\(screenshots)/\(view)-\(variant).png"
+                #expect(FileManager.default.fileExists(atPath: path), "\(path)")
+            }
+        }
+    }
+}

@@ -1,0 +1,323 @@
+"""Drives hearthd's web page in headless Chromium (Debian's chromium and chromium-driver, through Selenium).
+
+Run by Tests/HubServerTests/WebPageBrowserTests.swift against a running `hearthd --demo`:
+
+    web_page_check.py --url URL --state STATE --hearth HEARTH --screenshots DIR
+
+Writes one JSON object per line on stdout: {"check": NAME, "ok": BOOL, "detail": TEXT} for each check, then
+{"restart": true} when it wants hearthd restarted on the same port and state (it then reads one line from stdin,
+sent once hearthd is back), and {"done": true} at the end. Chromium reaches only loopback: every host name but
+127.0.0.1 resolves to nothing, and no proxy, component update or background network is used.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+
+def emit(obj):
+    print(json.dumps(obj), flush=True)
+
+
+def check(name, ok, detail=""):
+    emit({"check": name, "ok": bool(ok), "detail": str(detail)})
+
+
+class API:
+    """The hub's API with a bearer token, for setting up and for reading back what the page did."""
+
+    def __init__(self, url, token):
+        self.url = url
+        self.token = token
+
+    def call(self, method, path, body=None, token=True):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        if token:
+            request.add_header("Authorization", "Bearer " + self.token)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=20) as response:
+                text = response.read().decode()
+                return response.status, (json.loads(text) if text else {})
+        except urllib.error.HTTPError as error:
+            text = error.read().decode()
+            return error.code, (json.loads(text) if text else {})
+
+
+def characteristic_id(accessory, type_):
+    for service in accessory["services"]:
+        for characteristic in service["characteristics"]:
+            if characteristic["type"].upper().lstrip("0").split("-")[0] == type_:
+                return characteristic["id"]
+    return None
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--no-proxy-server",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--no-first-run",
+        "--window-size=1280,900",
+    ]:
+        options.add_argument(argument)
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager never downloads a browser or a driver
+    driver = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
+    driver.set_page_load_timeout(30)
+    driver.set_script_timeout(30)
+    return driver
+
+
+def wait(driver, predicate, timeout=10, poll=0.05):
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=poll).until(lambda d: predicate(d))
+    except TimeoutException:
+        return None
+
+
+def tile(driver, name):
+    found = driver.find_elements(By.CSS_SELECTOR, f'article.tile[data-name="{name}"]')
+    return found[0] if found else None
+
+
+def tile_state(driver, name):
+    found = tile(driver, name)
+    try:
+        return found.find_element(By.CSS_SELECTOR, ".state").text if found else None
+    except Exception:  # the tile was redrawn while being read
+        return None
+
+
+def emulate(driver, width, dark):
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": 900 if width > 600 else 844, "deviceScaleFactor": 1, "mobile": width <= 600},
+    )
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]},
+    )
+
+
+def screenshots(driver, folder, view):
+    for width, device in [(1280, "desktop"), (390, "phone")]:
+        for dark in [False, True]:
+            emulate(driver, width, dark)
+            time.sleep(0.15)
+            driver.save_screenshot(os.path.join(folder, f"{view}-{device}-{'dark' if dark else 'light'}.png"))
+    emulate(driver, 1280, False)
+
+
+def sign_in(driver, token):
+    wait(driver, lambda d: d.find_element(By.ID, "sign-in").is_displayed())
+    field = driver.find_element(By.ID, "token")
+    field.clear()
+    field.send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, "#sign-in button[type=submit]").click()
+    return wait(driver, lambda d: tile(d, "Living Room Lamp") is not None and d.find_element(By.ID, "who").text)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--state", required=True)
+    parser.add_argument("--hearth", required=True)
+    parser.add_argument("--screenshots", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.screenshots, exist_ok=True)
+    with open(os.path.join(args.state, "owner.token")) as file:
+        owner_token = file.read().strip()
+    owner = API(args.url, owner_token)
+    _, body = owner.call("GET", "/v1/homes")
+    home_id = body["homes"][0]["id"]
+
+    def accessories():
+        return {a["name"]: a for a in owner.call("GET", f"/v1/homes/{home_id}/accessories")[1]["accessories"]}
+
+    def value(characteristic):
+        status, body = owner.call("GET", f"/v1/homes/{home_id}/characteristics/{characteristic}?refresh=true")
+        return body.get("characteristic", {}).get("value") if status == 200 else None
+
+    def room_names():
+        return [room["name"] for room in owner.call("GET", f"/v1/homes/{home_id}/rooms")[1]["rooms"]]
+
+    start = accessories()
+    lamp_on = characteristic_id(start["Living Room Lamp"], "25")
+    bedroom_on = characteristic_id(start["Bedroom Lamp"], "25")
+
+    driver = browser()
+    try:
+        driver.get(args.url + "/")
+        signed_in = sign_in(driver, owner_token)
+        who = driver.find_element(By.ID, "who").text
+        check("sign in", signed_in and who == "Signed in as Owner", who)
+        rooms_shown = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "section.room h3")]
+        check("rooms as sections", {"Living Room", "Kitchen", "Bedroom", "Hallway", "Garage"} <= set(rooms_shown),
+              rooms_shown)
+        check("states in words", tile_state(driver, "Door Lock") == "Locked"
+              and tile_state(driver, "Thermostat").startswith("20 °C, set to 21 °C"),
+              f"{tile_state(driver, 'Door Lock')} / {tile_state(driver, 'Thermostat')}")
+        screenshots(driver, args.screenshots, "home")
+
+        # Toggle a light on the page; read the value back through the accessory.
+        before = value(lamp_on)
+        tile(driver, "Living Room Lamp").find_element(By.CSS_SELECTOR, "button.toggle").click()
+        deadline = time.monotonic() + 5
+        after = before
+        while time.monotonic() < deadline and after == before:
+            time.sleep(0.1)
+            after = value(lamp_on)
+        shown = wait(driver, lambda d: (tile_state(d, "Living Room Lamp") or "").startswith("On"), 5)
+        check("toggle a light", before is False and after is True and shown,
+              f"before {before}, after {after}, tile {tile_state(driver, 'Living Room Lamp')}")
+
+        # A change made with `hearth` appears on the open page within a second.
+        result = subprocess.run(
+            [args.hearth, "accessory", "set", "--config", os.path.join(args.state, "client.json"),
+             "Bedroom Lamp", "on", "true"],
+            capture_output=True, text=True, timeout=60,
+        )
+        done = time.monotonic()
+        shown = wait(driver, lambda d: (tile_state(d, "Bedroom Lamp") or "").startswith("On"), 1.0, 0.01)
+        elapsed = time.monotonic() - done
+        check("a change made with hearth appears within a second", result.returncode == 0 and shown and elapsed < 1.0,
+              f"hearth exit {result.returncode} {result.stderr.strip()}; shown after {elapsed * 1000:.0f} ms")
+
+        # Run a scene: Good Night turns both lamps off and locks the door.
+        scene = [b for b in driver.find_elements(By.CSS_SELECTOR, "button.scene") if b.text == "Good Night"]
+        scene[0].click()
+        ran = wait(driver, lambda d: d.find_element(By.ID, "notice").text == "Good Night ran.", 10)
+        off = wait(driver, lambda d: tile_state(d, "Living Room Lamp") == "Off" and tile_state(d, "Bedroom Lamp") == "Off",
+                   5)
+        check("run a scene", ran and off and value(lamp_on) is False and value(bedroom_on) is False,
+              driver.find_element(By.ID, "notice").text)
+
+        # The command box: a sentence, carried out, and the hub's answer shown.
+        outlet_on = characteristic_id(start["Outlet"], "25")
+        box = driver.find_element(By.ID, "command-text")
+        box.send_keys("turn on the outlet")
+        driver.find_element(By.CSS_SELECTOR, "#command button[type=submit]").click()
+        answer = wait(driver, lambda d: (lambda t: t if t and t != "…" else None)(d.find_element(By.ID, "command-answer").text))
+        check("the command box", answer and value(outlet_on) is True, answer)
+
+        # The detail view: every visible service and characteristic, with units.
+        tile(driver, "Thermostat").find_element(By.CSS_SELECTOR, "button.name").click()
+        wait(driver, lambda d: d.find_element(By.ID, "detail").is_displayed())
+        rows = {r.find_element(By.TAG_NAME, "dt").text: r.find_element(By.TAG_NAME, "dd").text
+                for r in driver.find_elements(By.CSS_SELECTOR, "#detail .characteristic")}
+        check("detail view", rows.get("Current Temperature", "").split() == ["20", "°C", "(read-only)"]
+              and "Manufacturer" not in rows and "Target Temperature" in rows, rows)
+        screenshots(driver, args.screenshots, "detail")
+        driver.find_element(By.CSS_SELECTOR, "#detail .close button").click()
+
+        # Create a room and move an accessory into it.
+        form = driver.find_element(By.CSS_SELECTOR, "form.new-room")
+        form.find_element(By.NAME, "name").send_keys("Sunroom")
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        created = wait(driver, lambda d: any(h.text == "Sunroom" for h in d.find_elements(By.CSS_SELECTOR, "section.room h3")))
+        tile(driver, "Outlet").find_element(By.CSS_SELECTOR, "button.name").click()
+        wait(driver, lambda d: d.find_element(By.ID, "detail").is_displayed())
+        Select(driver.find_element(By.CSS_SELECTOR, "#detail select.move-room")).select_by_visible_text("Sunroom")
+        driver.find_element(By.CSS_SELECTOR, "#detail .accessory-config button[type=submit]").click()
+
+        def outlet_room(d):
+            found = tile(d, "Outlet")
+            if not found:
+                return None
+            return d.execute_script("return arguments[0].closest('section.room').querySelector('h3').textContent", found)
+
+        moved = wait(driver, lambda d: outlet_room(d) == "Sunroom")
+        driver.find_element(By.CSS_SELECTOR, "#detail .close button").click()
+        rooms = {r["id"]: r["name"] for r in owner.call("GET", f"/v1/homes/{home_id}/rooms")[1]["rooms"]}
+        check("create a room and move an accessory",
+              created and moved and rooms.get(accessories()["Outlet"]["roomID"]) == "Sunroom",
+              f"rooms {sorted(rooms.values())}")
+
+        # History.
+        driver.find_element(By.CSS_SELECTOR, '#views button[data-view="history"]').click()
+        history = wait(driver, lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#history li")])
+        check("history", history and any("Outlet moved to Sunroom" in line for line in history), (history or [])[:5])
+        screenshots(driver, args.screenshots, "history")
+
+        # Invite a shared user from the page: the code, and its QR code.
+        driver.find_element(By.CSS_SELECTOR, '#views button[data-view="people"]').click()
+        form = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#people form.invite"))
+        Select(form.find_element(By.NAME, "role")).select_by_value("shared")
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        code = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#people .code").text)
+        qr = wait(driver, lambda d: d.execute_script(
+            "const i = document.querySelector('#people .invite-code img'); return i && i.complete && i.naturalWidth"))
+        status, joined = owner.call("POST", "/v1/invites/redeem", {"code": code, "name": "Sam"}, token=False)
+        check("invite with a QR code", code and qr and status == 201, f"{code} {qr} {status}")
+        screenshots(driver, args.screenshots, "people")
+        driver.find_element(By.CSS_SELECTOR, '#views button[data-view="home"]').click()
+
+        # The shared user: no configuration controls; the hub refuses a forged request and a configuration one.
+        driver.find_element(By.ID, "sign-out").click()
+        shared_token = joined["token"]["token"]
+        signed_in = sign_in(driver, shared_token)
+        controls = driver.find_elements(By.CSS_SELECTOR, ".config, form.new-room, button.rename-room")
+        people_tab = driver.find_element(By.ID, "people-tab").is_displayed()
+        tile(driver, "Outlet").find_element(By.CSS_SELECTOR, "button.name").click()
+        wait(driver, lambda d: d.find_element(By.ID, "detail").is_displayed())
+        in_detail = driver.find_elements(By.CSS_SELECTOR, "#detail select.move-room, #detail .accessory-config")
+        driver.find_element(By.CSS_SELECTOR, "#detail .close button").click()
+        check("a shared user sees no configuration controls",
+              signed_in and not controls and not people_tab and not in_detail
+              and driver.find_element(By.ID, "who").text == "Signed in as Sam",
+              f"{len(controls)} controls, people tab {people_tab}, {len(in_detail)} in the detail view")
+        rooms_before = room_names()
+        fetch = """
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0], {method: 'POST', credentials: 'same-origin', headers: arguments[1],
+                                 body: JSON.stringify({name: 'Forged'})})
+              .then(async r => done([r.status, (await r.json()).error.code])).catch(e => done([0, String(e)]));
+        """
+        forged = driver.execute_async_script(fetch, f"/v1/homes/{home_id}/rooms", {"Content-Type": "application/json"})
+        refused = driver.execute_async_script(
+            fetch, f"/v1/homes/{home_id}/rooms", {"Content-Type": "application/json", "X-Hearth-Request": "1"})
+        check("a forged request is refused",
+              forged == [403, "crossSiteRequest"] and refused == [403, "notPermitted"] and room_names() == rooms_before,
+              f"forged {forged}, configuration {refused}")
+
+        # The page recovers by itself after hearthd restarts: no reload, a change after the restart shows.
+        driver.execute_script("window.hearthMarker = 'kept'")
+        emit({"restart": True})
+        sys.stdin.readline()
+        status, _ = owner.call("PATCH", f"/v1/homes/{home_id}/rooms/" + next(
+            r["id"] for r in owner.call("GET", f"/v1/homes/{home_id}/rooms")[1]["rooms"] if r["name"] == "Sunroom"),
+            {"name": "Conservatory"})
+        recovered = wait(driver, lambda d: any(
+            h.text == "Conservatory" for h in d.find_elements(By.CSS_SELECTOR, "section.room h3")), 20, 0.1)
+        marker = driver.execute_script("return window.hearthMarker")
+        check("the page recovers after hearthd restarts", status == 200 and recovered and marker == "kept",
+              f"rename {status}, shown {bool(recovered)}, marker {marker}")
+    finally:
+        driver.quit()
+    emit({"done": True})
+
+
+if __name__ == "__main__":
+    main()
