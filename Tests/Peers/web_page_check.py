@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -92,7 +92,9 @@ def browser():
 
 def wait(driver, predicate, timeout=10, poll=0.05):
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=poll).until(lambda d: predicate(d))
+        # An element read while the page redraws it is stale: that poll counts as not yet.
+        ignored = (StaleElementReferenceException, NoSuchElementException)
+        return WebDriverWait(driver, timeout, poll_frequency=poll, ignored_exceptions=ignored).until(predicate)
     except TimeoutException:
         return None
 
@@ -179,7 +181,6 @@ def main():
         check("states in words", tile_state(driver, "Door Lock") == "Locked"
               and tile_state(driver, "Thermostat").startswith("20 °C, set to 21 °C"),
               f"{tile_state(driver, 'Door Lock')} / {tile_state(driver, 'Thermostat')}")
-        screenshots(driver, args.screenshots, "home")
 
         # Toggle a light on the page; read the value back through the accessory.
         before = value(lamp_on)
@@ -192,6 +193,7 @@ def main():
         shown = wait(driver, lambda d: (tile_state(d, "Living Room Lamp") or "").startswith("On"), 5)
         check("toggle a light", before is False and after is True and shown,
               f"before {before}, after {after}, tile {tile_state(driver, 'Living Room Lamp')}")
+        screenshots(driver, args.screenshots, "home")
 
         # A change made with `hearth` appears on the open page within a second.
         result = subprocess.run(
