@@ -40,7 +40,7 @@ struct WebPageBrowserTests {
 
     /// What the driver must report as passed.
     static let checks = [
-        "sign in", "rooms as sections", "states in words", "toggle a light",
+        "sign in", "rooms as sections", "states in words", "toggle a light", "keyboard on a slider",
         "a change made with hearth appears within a second", "run a scene", "the command box", "detail view",
         "create a room and move an accessory", "history", "invite with a QR code",
         "a shared user sees no configuration controls", "a forged request is refused",

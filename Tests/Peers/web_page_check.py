@@ -23,6 +23,7 @@ from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
@@ -194,6 +195,20 @@ def main():
         check("toggle a light", before is False and after is True and shown,
               f"before {before}, after {after}, tile {tile_state(driver, 'Living Room Lamp')}")
         screenshots(driver, args.screenshots, "home")
+
+        # The keyboard: an arrow key on the brightness slider writes once, and focus stays on the redrawn slider.
+        brightness = characteristic_id(start["Living Room Lamp"], "8")
+        slider = tile(driver, "Living Room Lamp").find_element(By.CSS_SELECTOR, 'input[type=range][data-characteristic="8"]')
+        slider.send_keys(Keys.ARROW_LEFT)
+        deadline = time.monotonic() + 5
+        level = value(brightness)
+        while time.monotonic() < deadline and level == 100:
+            time.sleep(0.1)
+            level = value(brightness)
+        focused = wait(driver, lambda d: d.execute_script(
+            "return document.activeElement.getAttribute('aria-label')") == "Brightness of Living Room Lamp", 2)
+        check("keyboard on a slider", level == 99 and focused,
+              f"brightness {level}, focus on {driver.execute_script('return document.activeElement.outerHTML')[:120]}")
 
         # A change made with `hearth` appears on the open page within a second.
         result = subprocess.run(

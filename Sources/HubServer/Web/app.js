@@ -323,12 +323,17 @@ function refreshTile(homeID, accessoryID) {
   const accessory = entry?.home.accessories?.find((candidate) => candidate.id === accessoryID);
   const old = entry?.tiles.get(accessoryID);
   if (!accessory || !old) return;
-  const focused = old.contains(document.activeElement) ? document.activeElement.className : null;
+  const focused = focusables(old).indexOf(document.activeElement);
   const fresh = tile(entry, accessory);
   old.replaceWith(fresh);
   entry.tiles.set(accessoryID, fresh);
-  if (focused) fresh.querySelector(`.${focused.split(" ")[0]}`)?.focus();
+  if (focused >= 0) focusables(fresh)[focused]?.focus();
   if (detail?.homeID === homeID && detail.accessoryID === accessoryID) drawDetail();
+}
+
+// The controls of a part of the page, in order, so that focus stays on the same one when the part is redrawn.
+function focusables(node) {
+  return [...node.querySelectorAll("button, input, select")];
 }
 
 function applyValue(characteristicID, value) {
@@ -605,7 +610,9 @@ function drawDetail() {
     group.append(list);
     body.push(group);
   }
+  const focused = focusables($("detail-body")).indexOf(document.activeElement);
   $("detail-body").replaceChildren(...body);
+  if (focused >= 0) focusables($("detail-body"))[focused]?.focus();
 }
 
 // ---- History ----
