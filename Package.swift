@@ -263,6 +263,7 @@ let package = Package(
             name: "HearthKit",
             dependencies: [
                 "Commands",
+                "HAP",
                 "HearthAPI",
                 "HomeGraph",
                 "HAPTypes",
@@ -270,6 +271,8 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"]
