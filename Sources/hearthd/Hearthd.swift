@@ -189,7 +189,10 @@ struct Hearthd: AsyncParsableCommand {
             )
         }
         // Stopped in the reverse order: the API, then the hub (its store closes with a snapshot), then the bridge.
-        let secureAPI = APIService(server: server, ready: secureReady, isSecure: true) { channel in
+        // The demo's own secure listener is a convenience: when its port is taken the demo serves without it.
+        let secureIsOptional = demo && remoteAddress == nil && Self.isLoopback(address)
+        let secureAPI = APIService(server: server, ready: secureReady, isSecure: true, isOptional: secureIsOptional) {
+            channel in
             let port = channel.localAddress?.port ?? 0
             let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
             print(

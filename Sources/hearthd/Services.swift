@@ -66,16 +66,20 @@ final class APIService: Service, CustomStringConvertible {
     let serving = Mutex(false)
     /// Whether this serves the secure listener (docs/remote-access.md) rather than loopback HTTP.
     let isSecure: Bool
+    /// Whether a failure to listen is reported and the rest keeps serving (the demo's default secure listener).
+    let isOptional: Bool
 
     init(
         server: HubServer,
         ready: ReadyGate,
         isSecure: Bool = false,
+        isOptional: Bool = false,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) {
         self.server = server
         self.ready = ready
         self.isSecure = isSecure
+        self.isOptional = isOptional
         self.onServerRunning = onServerRunning
     }
 
@@ -100,11 +104,15 @@ final class APIService: Service, CustomStringConvertible {
         } catch {
             if !serving.withLock({ $0 }), let systemError = HearthdError.systemError(in: error, depth: 3) {
                 let configuration = server.configuration
-                throw HearthdError.cannotListen(
+                let failure = HearthdError.cannotListen(
                     host: isSecure ? configuration.secureHost ?? "" : configuration.host,
                     port: isSecure ? configuration.securePort : configuration.port,
                     errno: systemError.errnoCode
                 )
+                guard isOptional else { throw failure }
+                print("hearthd: serving without the secure listener: \(failure.description)")
+                try? await gracefulShutdown()
+                return
             }
             throw error
         }
