@@ -264,6 +264,7 @@ let package = Package(
             name: "HearthKit",
             dependencies: [
                 "Commands",
+                "HAP",
                 "HearthAPI",
                 "HomeGraph",
                 "HAPTypes",
@@ -271,6 +272,8 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"]

@@ -14,13 +14,23 @@ public struct ClientConfiguration: Codable, Sendable, Equatable {
     public var userID: UUID
     /// The hub's state folder, to tell a demo hub from a real one (empty when unknown).
     public var stateFolder: String
+    /// The paired secure connection (docs/remote-access.md); when set, calls go through a `SecureTunnel` and
+    /// `token` is empty.
+    public var secure: SecureClientConfiguration?
 
     /// Makes a client configuration.
-    public init(url: String, token: String, userID: UUID, stateFolder: String) {
+    public init(
+        url: String,
+        token: String,
+        userID: UUID,
+        stateFolder: String,
+        secure: SecureClientConfiguration? = nil
+    ) {
         self.url = url
         self.token = token
         self.userID = userID
         self.stateFolder = stateFolder
+        self.secure = secure
     }
 
     /// The per-user file `hearth` reads by default: `$XDG_CONFIG_HOME/hearth/config.json`, else

@@ -35,6 +35,39 @@ public enum Endpoints {
         status: 204,
         "Revoke one of the caller's tokens; event WebSockets opened with it close at once."
     )
+    /// `GET /v1/hub/identity`.
+    public static let hubIdentity = Endpoint<NoBody, HubIdentityInfo>(
+        .get("/v1/hub/identity"),
+        .signedIn,
+        "The hub's long-term public key, its fingerprint and routing id (for pairing and relays)."
+    )
+    /// `POST /v1/hub/pairing-attempts/reset`.
+    public static let resetPairingAttempts = Endpoint<NoBody, NoContent>(
+        .post("/v1/hub/pairing-attempts/reset"),
+        .signedIn,
+        status: 204,
+        "Reset the count of wrong pairing codes; only a home's owner, only over loopback HTTP."
+    )
+    /// `POST /v1/account/pairing-codes`.
+    public static let createPairingCode = Endpoint<CreatePairingCodeBody, NewPairingCode>(
+        .post("/v1/account/pairing-codes"),
+        .signedIn,
+        status: 201,
+        "Make a one-time code that pairs another device with the caller's account (shown once)."
+    )
+    /// `GET /v1/account/pairings`.
+    public static let listPairings = Endpoint<NoBody, PairingList>(
+        .get("/v1/account/pairings"),
+        .signedIn,
+        "The devices paired with the caller's account."
+    )
+    /// `DELETE /v1/account/pairings/{pairingID}`.
+    public static let deletePairing = Endpoint<NoBody, NoContent>(
+        .delete("/v1/account/pairings/{pairingID}"),
+        .signedIn,
+        status: 204,
+        "Remove a pairing (the caller's own; an owner or administrator any of a user of their home); its sessions close at once."
+    )
     /// `GET /v1/events`.
     public static let events = Endpoint<NoBody, NoContent>(
         .get("/v1/events"),
@@ -455,6 +488,11 @@ public enum Endpoints {
         listTokens,
         createToken,
         revokeToken,
+        hubIdentity,
+        resetPairingAttempts,
+        createPairingCode,
+        listPairings,
+        deletePairing,
         events,
         redeemInvite,
         createSession,

@@ -19,6 +19,8 @@ public struct HearthClient: Sendable {
     public var timeout: Duration
     let token: String?
     let httpClient: HTTPClient
+    /// The secure tunnel calls go through (docs/remote-access.md), kept alive with the client; `nil` for plain HTTP.
+    public let tunnel: SecureTunnel?
 
     /// A client of the hub at `url` calling with `token` (`nil` only to redeem an invite without an account).
     public init(
@@ -35,6 +37,31 @@ public struct HearthClient: Sendable {
         self.userID = userID
         self.timeout = timeout
         self.httpClient = httpClient
+        self.tunnel = nil
+    }
+
+    /// A client that calls through `tunnel` (a verified session to the hub's secure listener): no token is sent,
+    /// the session's pairing is the caller.
+    public init(tunnel: SecureTunnel, userID: UUID? = nil, timeout: Duration = .seconds(30)) {
+        self.baseURL = tunnel.url
+        self.token = nil
+        self.userID = userID
+        self.timeout = timeout
+        self.httpClient = .shared
+        self.tunnel = tunnel
+    }
+
+    /// A client for a configuration: through a new `SecureTunnel` when it holds a paired secure connection, else
+    /// plain HTTP with its token.
+    public static func connect(
+        configuration: ClientConfiguration,
+        timeout: Duration = .seconds(30)
+    ) async throws -> HearthClient {
+        guard let secure = configuration.secure else {
+            return HearthClient(configuration: configuration, timeout: timeout)
+        }
+        let tunnel = try await SecureTunnel.start(secure)
+        return HearthClient(tunnel: tunnel, userID: configuration.userID, timeout: timeout)
     }
 
     /// A client for the hub and token in a client configuration (`<state>/client.json`, `hearth login`).
@@ -83,6 +110,7 @@ public struct HearthClient: Sendable {
         var request = HTTPClientRequest(url: baseURL + path + (query.isEmpty ? "" : "?" + query))
         request.method = endpoint.method.nio
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let tunnel { request.headers.add(name: SecureTunnel.header, value: tunnel.secret) }
         request.headers.add(name: "Accept", value: "application/json")
         if let body {
             let data: Data

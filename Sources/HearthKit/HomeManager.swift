@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HearthAPI
 import HomeGraph
 import HummingbirdWSClient
@@ -223,7 +224,7 @@ public actor HomeManager {
                     url: client.eventsURL,
                     configuration: .init(
                         maxFrameSize: 1 << 24,
-                        additionalHeaders: client.token.map { [.authorization: "Bearer \($0)"] } ?? [:]
+                        additionalHeaders: client.eventHeaders
                     ),
                     logger: configuration.logger
                 ) { inbound, outbound, _ in
@@ -350,5 +351,13 @@ public actor HomeManager {
         mirror.forget(homeID)
         roles[homeID] = nil
         publish(.forgotten(homeID: homeID))
+    }
+}
+
+extension HearthClient {
+    /// The headers of the event WebSocket's upgrade: the token, or the tunnel's secret.
+    var eventHeaders: HTTPFields {
+        if let tunnel, let name = HTTPField.Name(SecureTunnel.header) { return [name: tunnel.secret] }
+        return token.map { [.authorization: "Bearer \($0)"] } ?? [:]
     }
 }

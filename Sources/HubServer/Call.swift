@@ -34,7 +34,11 @@ struct Authenticator: RouterMiddleware {
         next: (Request, HubRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        if request.headers[.authorization] != nil {
+        if CurrentSecureConnection.connection != nil {
+            // A verified session is its pairing's account; tokens and cookies are ignored there.
+            guard let principal = await server.principal(of: request) else { throw APIError.unauthorized }
+            context.principal = principal
+        } else if request.headers[.authorization] != nil {
             guard let principal = await server.principal(of: request) else { throw APIError.unauthorized }
             context.principal = principal
         } else if let secret = SessionCookie.secret(in: request),

@@ -42,6 +42,10 @@ public struct StoredInvite: Sendable, Codable, Equatable {
     public var createdAt: Date
     /// When it stops working.
     public var expiresAt: Date
+    /// The code's public id (its first four characters) for pair-setup; absent in invites made before remote access.
+    public var codeID: String? = nil
+    /// The SRP salt and verifier of the code, so pair-setup can use it (docs/remote-access.md).
+    public var srp: StoredSRPVerifier? = nil
 }
 
 /// A browser's signed-in session: an opaque random id, kept only as its hash, made with one of the account's tokens.
@@ -78,11 +82,17 @@ public actor CredentialStore {
         var invites: [StoredInvite] = []
         /// Absent in files written before browser sessions.
         var sessions: [StoredSession]? = nil
+        /// Paired client devices; absent in files written before remote access.
+        var pairings: [StoredPairing]? = nil
+        /// Pending one-time pairing codes (the owner's setup code among them).
+        var pairingCodes: [StoredPairingCode]? = nil
+        /// Wrong pairing codes proved so far (HAP's counter); pair-setup is refused from the limit on.
+        var failedPairingAttempts: Int? = nil
     }
 
     /// Where the file lives.
     public nonisolated let path: String
-    private var file: File
+    var file: File
 
     /// Opens the file at `path`, or starts empty when there is none.
     public init(path: String) throws {
@@ -200,7 +210,7 @@ public actor CredentialStore {
         invitedBy userID: UUID,
         lifetime: TimeInterval
     ) throws -> (invite: StoredInvite, code: String) {
-        let code = Self.inviteCode()
+        let code = freshCode()
         let now = Date()
         let invite = StoredInvite(
             id: UUID(),
@@ -209,7 +219,9 @@ public actor CredentialStore {
             role: role,
             invitedBy: userID,
             createdAt: now,
-            expiresAt: now.addingTimeInterval(lifetime)
+            expiresAt: now.addingTimeInterval(lifetime),
+            codeID: HubPairingTLV.codeID(of: code),
+            srp: StoredSRPVerifier(code: code)
         )
         file.invites.removeAll { $0.expiresAt < now }
         file.invites.append(invite)
@@ -254,7 +266,7 @@ public actor CredentialStore {
         try save()
     }
 
-    private func save() throws {
+    func save() throws {
         let data = try JSONEncoder.api.encode(file)
         try AtomicFile.write(data, toPath: path)
     }

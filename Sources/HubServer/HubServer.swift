@@ -7,6 +7,23 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 
+/// The request context of the event WebSocket's upgrade: Hummingbird's, and the connection's channel.
+public struct HubWebSocketContext: RequestContext, WebSocketRequestContext {
+    /// Hummingbird's part of the context.
+    public var coreContext: CoreRequestContextStorage
+    /// The WebSocket handler.
+    public let webSocket: WebSocketHandlerReference<Self>
+    /// The connection's channel.
+    public let channel: any Channel
+
+    /// A context for a new upgrade request.
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.webSocket = .init()
+        self.channel = source.channel
+    }
+}
+
 /// The hub's API: HTTP/1.1 with JSON and a WebSocket of change events, described by `docs/api/openapi.yaml`.
 ///
 /// Every request carries a bearer token (or a browser's session cookie); the server finds the account and asks the
@@ -39,6 +56,16 @@ public struct HubServer: Sendable {
         public var servesTLS: Bool
         /// How long a browser session lasts after sign-in.
         public var sessionLifetime: TimeInterval
+        /// The secure listener's address (docs/remote-access.md); `nil` serves none.
+        public var secureHost: String? = nil
+        /// The secure listener's TCP port; 0 picks a free one.
+        public var securePort: Int = 7879
+        /// How long a connection to the secure listener may take to finish pair-verify before it is closed.
+        public var handshakeTimeout: Duration = .seconds(10)
+        /// Wrong pairing codes after which pair-setup answers MaxTries until the owner resets the count (HAP's 100).
+        public var maximumFailedPairingAttempts = 100
+        /// How long a code from `POST /v1/account/pairing-codes` works.
+        public var pairingCodeLifetime: TimeInterval = 3600
 
         /// Makes a configuration; by default `127.0.0.1:7878`, invites for 7 days, 10 s for a first request head,
         /// 75 s idle, connections capped below the open-file limit, 4,096 queued events per event connection,
@@ -76,6 +103,10 @@ public struct HubServer: Sendable {
     public let credentials: CredentialStore
     /// The open event connections, for revocation.
     public let connections: ConnectionRegistry
+    /// The hub's long-term identity for the secure listener; `nil` when it serves none.
+    public let identity: HubIdentity?
+    /// The open connections of the secure listener, for revocation.
+    public let secureSessions = SecureSessions()
     /// The event texts sent on event connections, each encoded once.
     let eventFrames = EventFrames()
     /// Where to listen.
@@ -87,11 +118,13 @@ public struct HubServer: Sendable {
         hub: Hub,
         credentials: CredentialStore,
         configuration: Configuration = Configuration(),
+        identity: HubIdentity? = nil,
         logger: Logger = Logger(label: "hearth.api")
     ) {
         self.hub = hub
         self.credentials = credentials
         self.connections = ConnectionRegistry()
+        self.identity = identity
         self.configuration = configuration
         self.logger = logger
     }
@@ -106,17 +139,26 @@ public struct HubServer: Sendable {
     }
 
     /// The router that accepts WebSocket upgrades (`GET /v1/events`).
-    public func makeWebSocketRouter() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+    public func makeWebSocketRouter() -> Router<HubWebSocketContext> {
+        let router = Router(context: HubWebSocketContext.self)
         let server = self
         router.ws(
             "/v1/events",
-            shouldUpgrade: { request, _ in
-                guard await server.eventPrincipal(of: request) != nil else { return .dontUpgrade }
+            shouldUpgrade: { request, context in
+                // The upgrade is decided outside the connection's task: its secure session is found by channel.
+                let secure = server.secureSessions.connection(for: context.channel)
+                let principal = await CurrentSecureConnection.$connection.withValue(secure) {
+                    await server.eventPrincipal(of: request)
+                }
+                guard principal != nil else { return .dontUpgrade }
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
-                guard let principal = await server.eventPrincipal(of: context.request) else { return }
+                let secure = server.secureSessions.connection(for: context.requestContext.channel)
+                let found = await CurrentSecureConnection.$connection.withValue(secure) {
+                    await server.eventPrincipal(of: context.request)
+                }
+                guard let principal = found else { return }
                 let session = EventSession(server: server, principal: principal)
                 await session.run(inbound: inbound, outbound: outbound)
             }
@@ -127,6 +169,21 @@ public struct HubServer: Sendable {
     /// The application: HTTP with WebSocket upgrade on the configured address.
     public func makeApplication(
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> Application<RouterResponder<HubRequestContext>> {
+        makeApplication(secure: false, onServerRunning: onServerRunning)
+    }
+
+    /// The secure listener (docs/remote-access.md): the same API inside verified HAP sessions on
+    /// `secureHost:securePort`; needs `identity` and `secureHost`.
+    public func makeSecureApplication(
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> Application<RouterResponder<HubRequestContext>> {
+        makeApplication(secure: true, onServerRunning: onServerRunning)
+    }
+
+    private func makeApplication(
+        secure: Bool,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) -> Application<RouterResponder<HubRequestContext>> {
         let guarding = LoopBoundChannel<HTTP1WebSocketUpgradeChannel>.Guarding(
             connections: OpenConnections(
@@ -147,18 +204,24 @@ public struct HubServer: Sendable {
         )
         return Application(
             router: makeRouter(),
-            server: HTTPServerBuilder { [webSocketResponder = makeWebSocketRouter().buildResponder()] responder in
-                LoopBoundChannel(
-                    inner: HTTP1WebSocketUpgradeChannel(
-                        responder: responder,
-                        webSocketResponder: webSocketResponder,
-                        configuration: .init(http1: http1, ws: .init(maxFrameSize: EventSession.maximumFrameSize))
+            server: HTTPServerBuilder { [webSocketResponder = makeWebSocketRouter().buildResponder(), self] responder in
+                SecureChannel(
+                    inner: LoopBoundChannel(
+                        inner: HTTP1WebSocketUpgradeChannel(
+                            responder: responder,
+                            webSocketResponder: webSocketResponder,
+                            configuration: .init(http1: http1, ws: .init(maxFrameSize: EventSession.maximumFrameSize))
+                        ),
+                        guarding: guarding
                     ),
-                    guarding: guarding
+                    server: self,
+                    isSecure: secure
                 )
             },
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port),
+                address: secure
+                    ? .hostname(configuration.secureHost ?? "127.0.0.1", port: configuration.securePort)
+                    : .hostname(configuration.host, port: configuration.port),
                 serverName: "hearthd"
             ),
             onServerRunning: onServerRunning,
@@ -169,7 +232,9 @@ public struct HubServer: Sendable {
     /// The caller of an event WebSocket upgrade: its bearer token's, or without one its session cookie's when the
     /// upgrade comes from the hub's own page (`SessionCookie.upgradeRefusal`); `nil` when it is refused.
     func eventPrincipal(of request: Request) async -> Principal? {
-        if request.headers[.authorization] != nil { return await principal(of: request) }
+        if CurrentSecureConnection.connection != nil || request.headers[.authorization] != nil {
+            return await principal(of: request)
+        }
         guard let secret = SessionCookie.secret(in: request) else { return nil }
         let refusal = SessionCookie.upgradeRefusal(
             authorization: nil,
@@ -183,8 +248,14 @@ public struct HubServer: Sendable {
         return principal
     }
 
-    /// The account and token of a request's bearer token, or `nil`.
+    /// The account and token of a request's bearer token, or `nil`; on the secure listener the verified session's
+    /// account (its pairing's id as token id) whatever `Authorization` says, which is ignored there.
     func principal(of request: Request) async -> Principal? {
+        if let secure = CurrentSecureConnection.connection {
+            let principal = secure.principal
+            if principal != nil { CurrentConnection.record?.markAuthenticated() }
+            return principal
+        }
         guard let header = request.headers[.authorization] else { return nil }
         let prefix = "Bearer "
         guard header.hasPrefix(prefix) else { return nil }

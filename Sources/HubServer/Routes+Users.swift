@@ -11,11 +11,19 @@ extension Routes {
         }
         add(Endpoints.setUserRole) { call, body in
             let (homeID, userID) = (try call.homeID, try call.id("userID"))
-            return call.changed(try await call.perform(.setRole(home: homeID, user: userID, role: body.role)))
+            let before = call.server.hub.graph.home(withID: homeID)?.users.first { $0.id == userID }?.role
+            let events = try await call.perform(.setRole(home: homeID, user: userID, role: body.role))
+            // A demoted user's paired devices pair again with the new role (docs/remote-access.md).
+            if let before, body.role.rank < before.rank {
+                await call.server.endPairings(of: userID, reason: "role lowered")
+            }
+            return call.changed(events)
         }
         add(Endpoints.removeUser) { call, _ in
             let (homeID, userID) = (try call.homeID, try call.id("userID"))
-            return call.changed(try await call.perform(.removeUser(home: homeID, user: userID)))
+            let events = try await call.perform(.removeUser(home: homeID, user: userID))
+            await call.server.endPairings(of: userID, reason: "removed from the home")
+            return call.changed(events)
         }
         add(Endpoints.listInvites, checkingAccess: true) { call, _ in
             let homeID = try call.homeID

@@ -17,6 +17,7 @@ extension HubServer {
         routes.addCommandRoutes()
         routes.addUserRoutes()
         routes.addSessionRoutes()
+        routes.addPairingRoutes()
     }
 }
 

@@ -16,6 +16,10 @@ public struct HubStateFolder: Sendable {
     public var credentials: String { path + "/credentials.json" }
     /// The owner's token, written once on first start (mode 0600).
     public var ownerToken: String { path + "/owner.token" }
+    /// The hub's long-term Ed25519 key for remote access (mode 0600).
+    public var hubKey: String { path + "/hub.key" }
+    /// The owner's one-time setup code for pairing a client (`hearth login --hub`), mode 0600.
+    public var ownerSetupCode: String { path + "/owner.setup-code" }
     /// The client configuration for this hub (address and owner token).
     public var clientConfiguration: String { path + "/client.json" }
 
@@ -41,5 +45,19 @@ public struct HubStateFolder: Sendable {
         let (account, token) = try await credentials.createAccount(name: name, label: "owner")
         try AtomicFile.write(Data((token + "\n").utf8), toPath: ownerToken)
         return (account.id, token)
+    }
+
+    /// Writes a one-time setup code for the owner's first paired client to `owner.setup-code` when there is no such
+    /// file and the owner has no pairing yet; returns the file's path when it holds a code, else `nil`.
+    public func ensureOwnerSetupCode(
+        in credentials: CredentialStore,
+        owner: UUID,
+        lifetime: TimeInterval = 7 * 24 * 3600
+    ) async throws -> String? {
+        if FileManager.default.fileExists(atPath: ownerSetupCode) { return ownerSetupCode }
+        guard await credentials.pairings(of: owner).isEmpty else { return nil }
+        let (_, code) = try await credentials.createPairingCode(for: owner, label: "owner", lifetime: lifetime)
+        try AtomicFile.write(Data((code + "\n").utf8), toPath: ownerSetupCode)
+        return ownerSetupCode
     }
 }

@@ -30,11 +30,25 @@ struct Hearthd: AsyncParsableCommand {
     @Option(help: "The state folder (default ~/.hearth; ~/.hearth-demo with --demo).")
     var state: String?
 
-    @Option(help: "The address to listen on; anything but loopback must be asked for.")
+    @Option(
+        help: """
+            The address to listen on; anything but loopback must be asked for, and serves only the secure listener \
+            (paired clients, docs/remote-access.md) on --remote-port, while plain HTTP stays on 127.0.0.1.
+            """
+    )
     var address = "127.0.0.1"
 
-    @Option(help: "The TCP port (0 picks a free one).")
+    @Option(help: "The TCP port of plain HTTP (0 picks a free one).")
     var port = 7878
+
+    @Option(help: "Serve the secure listener (paired clients only) on this address (on loopback with --demo).")
+    var remoteAddress: String?
+
+    @Option(help: "The secure listener's TCP port (0 picks a free one).")
+    var remotePort = 7879
+
+    @Option(help: .hidden)
+    var maximumFailedPairingAttempts = 100
 
     @Flag(
         help: "Start with a demo home (rooms, zones, two scenes) and hearth-sim's demo bridge in process on loopback."
@@ -117,17 +131,29 @@ struct Hearthd: AsyncParsableCommand {
         let owner = try await folder.ensureOwner(in: credentials, name: ownerName)
         let demoHomeID = demo ? try await DemoHome.create(in: hub, owner: owner.userID, ownerName: ownerName).id : nil
         let bridge = demo ? try await DemoBridge.start(folder: folder.path + "/demo-bridge", logger: logger) : nil
+        let identity = try HubIdentity.loadOrCreate(atPath: folder.hubKey)
+        print("hearthd: hub key fingerprint \(identity.fingerprint); routing id \(identity.routingID)")
+        let ownerSetupCode = try await folder.ensureOwnerSetupCode(in: credentials, owner: owner.userID)
+        // Plain HTTP with tokens only on loopback; any other address serves the secure listener instead.
+        let plainHost = Self.isLoopback(address) ? address : "127.0.0.1"
+        let secureHost = remoteAddress ?? (Self.isLoopback(address) ? (demo ? "127.0.0.1" : nil) : address)
+        var configuration = HubServer.Configuration(host: plainHost, port: port)
+        configuration.secureHost = secureHost
+        configuration.securePort = remotePort
+        configuration.maximumFailedPairingAttempts = maximumFailedPairingAttempts
         let server = HubServer(
             hub: hub,
             credentials: credentials,
-            configuration: .init(host: address, port: port),
+            configuration: configuration,
+            identity: identity,
             logger: logger
         )
         let writeUserConfig = userConfig ?? (state == nil)
         let stateFolder = folder
         let isDemo = demo
         let ready = ReadyGate()
-        let hubService = HubService(hub: hub, ready: ready) { [logger] hub in
+        let secureReady = ReadyGate()
+        let hubService = HubService(hub: hub, ready: [ready, secureReady]) { [logger] hub in
             guard let bridge, let demoHomeID else { return }
             try await Self.connect(bridge, to: demoHomeID, in: hub, owner: owner.userID, logger: logger)
         }
@@ -163,8 +189,21 @@ struct Hearthd: AsyncParsableCommand {
             )
         }
         // Stopped in the reverse order: the API, then the hub (its store closes with a snapshot), then the bridge.
+        // The demo's own secure listener is a convenience: when its port is taken the demo serves without it.
+        let secureIsOptional = demo && remoteAddress == nil && Self.isLoopback(address)
+        let secureAPI = APIService(server: server, ready: secureReady, isSecure: true, isOptional: secureIsOptional) {
+            channel in
+            let port = channel.localAddress?.port ?? 0
+            let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
+            print(
+                "hearthd: secure listener (paired clients only) on \(host.contains(":") ? "[\(host)]" : host):\(port)"
+                    + (ownerSetupCode.map { "; the owner's setup code is in \($0) (mode 0600)" } ?? "")
+            )
+            fflush(nil)
+        }
         let services: [any ServiceLifecycle.Service] =
             (bridge.map { [DemoBridgeService(bridge: $0)] } ?? []) + [hubService, api]
+            + (secureHost == nil ? [] : [secureAPI])
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map {
@@ -177,6 +216,11 @@ struct Hearthd: AsyncParsableCommand {
         try await group.run()
         print("hearthd: stopped")
         fflush(nil)
+    }
+
+    /// Whether `host` is a loopback address or name.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     static func defaultState(demo: Bool) -> String {

@@ -30,8 +30,8 @@ struct HubService: Service, CustomStringConvertible {
     var description: String { "hub" }
     /// The hub, opened but not started.
     let hub: Hub
-    /// Opened when the hub is ready to serve, or failed to start.
-    let ready: ReadyGate
+    /// Opened when the hub is ready to serve, or failed to start (one gate per listener).
+    let ready: [ReadyGate]
     /// Work after the hub started and before the API serves (the demo bridge's pairing).
     let prepare: @Sendable (Hub) async throws -> Void
 
@@ -45,7 +45,7 @@ struct HubService: Service, CustomStringConvertible {
         } catch {
             started = .failure(error)
         }
-        ready.open(ready: (try? started.get()) != nil)
+        for gate in ready { gate.open(ready: (try? started.get()) != nil) }
         if case .success = started { try? await gracefulShutdown() }
         await hub.stop()
         try started.get()
@@ -64,10 +64,22 @@ final class APIService: Service, CustomStringConvertible {
     let onServerRunning: @Sendable (any Channel) async -> Void
     /// Whether the server has started listening: an I/O error before it is a failure to listen, one after is not.
     let serving = Mutex(false)
+    /// Whether this serves the secure listener (docs/remote-access.md) rather than loopback HTTP.
+    let isSecure: Bool
+    /// Whether a failure to listen is reported and the rest keeps serving (the demo's default secure listener).
+    let isOptional: Bool
 
-    init(server: HubServer, ready: ReadyGate, onServerRunning: @escaping @Sendable (any Channel) async -> Void) {
+    init(
+        server: HubServer,
+        ready: ReadyGate,
+        isSecure: Bool = false,
+        isOptional: Bool = false,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void
+    ) {
         self.server = server
         self.ready = ready
+        self.isSecure = isSecure
+        self.isOptional = isOptional
         self.onServerRunning = onServerRunning
     }
 
@@ -80,20 +92,27 @@ final class APIService: Service, CustomStringConvertible {
             try? await gracefulShutdown()
             return
         }
-        let application = server.makeApplication { channel in
+        let running: @Sendable (any Channel) async -> Void = { channel in
             self.serving.withLock { $0 = true }
             await self.onServerRunning(channel)
         }
+        let application =
+            isSecure
+            ? server.makeSecureApplication(onServerRunning: running) : server.makeApplication(onServerRunning: running)
         do {
             try await application.run()
         } catch {
             if !serving.withLock({ $0 }), let systemError = HearthdError.systemError(in: error, depth: 3) {
                 let configuration = server.configuration
-                throw HearthdError.cannotListen(
-                    host: configuration.host,
-                    port: configuration.port,
+                let failure = HearthdError.cannotListen(
+                    host: isSecure ? configuration.secureHost ?? "" : configuration.host,
+                    port: isSecure ? configuration.securePort : configuration.port,
                     errno: systemError.errnoCode
                 )
+                guard isOptional else { throw failure }
+                print("hearthd: serving without the secure listener: \(failure.description)")
+                try? await gracefulShutdown()
+                return
             }
             throw error
         }

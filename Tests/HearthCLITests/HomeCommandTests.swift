@@ -77,6 +77,49 @@ import Testing
         )
     }
 
+    @Test func loginWithTheOwnersSetupCodePairsAndCommandsGoThroughTheSecureTunnel() throws {
+        let state = NSTemporaryDirectory() + "hearth-secure-\(UUID().uuidString)"
+        let child = try ChildProcess(
+            BuiltProducts.path("hearthd"),
+            [
+                "--demo", "--state", state, "--port", "0", "--remote-port", "0", "--no-user-config", "--log-level",
+                "warning",
+            ],
+            timeout: 300
+        )
+        defer {
+            child.terminate()
+            try? FileManager.default.removeItem(atPath: state)
+        }
+        // "hearthd: secure listener (paired clients only) on 127.0.0.1:PORT; …", before or after the welcome.
+        var address: String?
+        while address == nil {
+            let line = try child.readLine()
+            guard line.hasPrefix("hearthd: secure listener"), let on = line.range(of: " on ") else { continue }
+            address = String(line[on.upperBound...].prefix { $0 != ";" })
+        }
+        let hub = try #require(address)
+        let code = try String(contentsOfFile: state + "/owner.setup-code", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let config = state + "/paired.json"
+        var result = try Self.hearth(["login", "--hub", hub, code, "--config", config])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.hasPrefix("Paired with the hub at \(hub) as Owner"), "\(result)")
+        let stored = try String(contentsOfFile: config, encoding: .utf8)
+        let token = try String(contentsOfFile: state + "/owner.token", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(stored.contains("\"secure\"") && !stored.contains(token), "the pairing, not the token, is stored")
+        let mode = try FileManager.default.attributesOfItem(atPath: config)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // Every command now goes through the tunnel: the demo home, as the owner.
+        result = try Self.hearth(["home", "list", "--config", config])
+        #expect(result.status == 0 && result.output.contains("Demo Home"), "\(result)")
+        // The setup code was used up.
+        result = try Self.hearth(["login", "--hub", hub, code, "--config", state + "/again.json"])
+        #expect(result.status != 0)
+        #expect(result.errors.contains("the hub refused the code"), "\(result)")
+    }
+
     @Test func homeExportWritesAPrivateFileThatImportReadsBack() throws {
         let hub = try DemoHub()
         defer { hub.stop() }

@@ -36,7 +36,8 @@ import Testing
     func start(state: String) throws -> (ChildProcess, [String]) {
         let child = try ChildProcess(
             BuiltProducts.path("hearthd"),
-            ["--demo", "--state", state, "--port", "0", "--no-user-config"],
+            // The demo also serves the secure listener on loopback (docs/remote-access.md): on a free port here.
+            ["--demo", "--state", state, "--port", "0", "--remote-port", "0", "--no-user-config"],
             timeout: 120
         )
         var lines: [String] = []
@@ -63,7 +64,8 @@ import Testing
         let token = try String(contentsOfFile: state + "/owner.token", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token == client.token)
-        for file in ["owner.token", "client.json", "credentials.json"] {
+        #expect(output.contains("hub key fingerprint"))
+        for file in ["owner.token", "client.json", "credentials.json", "hub.key", "owner.setup-code"] {
             let attributes = try FileManager.default.attributesOfItem(atPath: state + "/" + file)
             #expect(attributes[.posixPermissions] as? Int == 0o600, "\(file)")
         }

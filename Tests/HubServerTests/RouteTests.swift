@@ -11,7 +11,7 @@ import Testing
         let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
         await fixture.stop()
         let described = Set(Endpoints.all.map(\.route.description))
-        #expect(Endpoints.all.count == 66 && described.count == 66, "each endpoint once")
+        #expect(Endpoints.all.count == 71 && described.count == 71, "each endpoint once")
         #expect(served.subtracting(described).isEmpty, "served but not in Endpoints")
         #expect(described.subtracting(served).isEmpty, "in Endpoints but not served")
         let documented = Set(try documentedOperations().keys)
@@ -476,6 +476,18 @@ import Testing
             )
             #expect(reply.status == 201 && reply.object("home")["name"] as? String == "Copied Cabin", "\(reply.text)")
             #expect(reply["role"] as? String == "owner")
+
+            // Remote access (SecureChannelTests pairs for real): this server serves no secure listener.
+            reply = try await api.call(.get, "/v1/hub/identity", token: o)
+            #expect(reply.status == 404)
+            reply = try await api.call(.post, "/v1/account/pairing-codes", token: o, body: #"{"label": "phone"}"#)
+            #expect(reply.status == 201 && (reply["code"] as? String)?.count == 12)
+            reply = try await api.call(.get, "/v1/account/pairings", token: o)
+            #expect(reply.status == 200 && reply.array("pairings").isEmpty)
+            reply = try await api.call(.delete, "/v1/account/pairings/{pairingID}", ["pairingID": h], token: o)
+            #expect(reply.status == 404)
+            reply = try await api.call(.post, "/v1/hub/pairing-attempts/reset", token: o)
+            #expect(reply.status == 204)
 
             let described = Set(Endpoints.all.map(\.route.description))
             #expect(described.subtracting(api.coverage.routes).isEmpty, "routes the test did not reach")

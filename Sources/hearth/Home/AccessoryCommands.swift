@@ -21,7 +21,7 @@ struct AccessoryCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
+            let home = await options.loadHome(await options.client()).home
             options.show(AccessoryList(accessories: home.accessories)) {
                 home.accessories.isEmpty
                     ? "No accessories in \(home.name). Add one with 'hearth accessory add'."

@@ -19,7 +19,7 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
+            let home = await options.loadHome(await options.client()).home
             let services = home.accessories.flatMap(\.services)
             options.show(ServiceGroupList(serviceGroups: home.serviceGroups)) {
                 Output.table(
@@ -95,7 +95,7 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
+            let home = await options.loadHome(await options.client()).home
             options.show(UserList(users: home.users)) {
                 Output.table(["USER", "ROLE", "ID"], home.users.map { [$0.name, $0.role.rawValue, $0.id.uuidString] })
             }
@@ -198,13 +198,31 @@ struct UserCommand: AsyncParsableCommand {
         @Argument(help: "The invite code.") var code: String
         @Option(help: "The hub's address (needed when not logged in).") var url: String?
         @Option(help: "Your name (needed for a new account).") var name: String?
+        @Option(help: "The hub's secure address, HOST:PORT: pair this client with the code (docs/remote-access.md).")
+        var hub: String?
 
         func run() async throws {
+            if let hub {
+                guard let name else {
+                    options.fail("give --name NAME for the new account", code: HomeExit.usage, kind: "usage")
+                }
+                let (me, path) = await SecurePairing.pair(options: options, address: hub, code: code, name: name)
+                struct Paired: Encodable {
+                    var homeID: UUID?
+                    var role: UserRole?
+                    var userID: UUID
+                }
+                let home = me.homes.first
+                options.show(Paired(homeID: home?.id, role: home?.role, userID: me.user.id)) {
+                    "Joined the home as \(home?.role.rawValue ?? "a user"); paired with \(hub) (wrote \(path), mode 0600)."
+                }
+                return
+            }
             let path = options.configPath
             let loggedIn = FileManager.default.fileExists(atPath: path)
             let client: HearthClient
             if loggedIn {
-                client = options.client()
+                client = await options.client()
             } else {
                 guard let url else {
                     options.fail("not logged in: give --url URL and --name NAME", code: HomeExit.usage, kind: "usage")

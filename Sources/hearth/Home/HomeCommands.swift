@@ -9,9 +9,18 @@ struct Login: AsyncParsableCommand {
         discussion: """
             With --from, copies a client configuration hearthd wrote (<state>/client.json). Otherwise give --url \
             and the token on standard input (--token-stdin) or in a file (--token-file); the token is never an \
-            argument, so it stays out of the process list and shell history.
+            argument, so it stays out of the process list and shell history. With --hub HOST:PORT and a one-time \
+            CODE (the owner's setup code in <state>/owner.setup-code, or a code from \
+            POST /v1/account/pairing-codes), pairs this client with the hub's secure listener instead: no token \
+            crosses the network (docs/remote-access.md).
             """
     )
+
+    @Option(help: "The hub's secure address, HOST:PORT, to pair with (with CODE).")
+    var hub: String?
+
+    @Argument(help: "With --hub: the one-time pairing code.")
+    var code: String?
 
     @OptionGroup var options: HubOptions
 
@@ -28,13 +37,33 @@ struct Login: AsyncParsableCommand {
     var tokenStdin = false
 
     func validate() throws {
-        if from == nil && url == nil { throw ValidationError("give --from FILE, or --url URL with the token") }
+        if hub != nil {
+            if code == nil { throw ValidationError("give the one-time pairing CODE with --hub") }
+            return
+        }
+        if code != nil { throw ValidationError("a pairing CODE goes with --hub HOST:PORT") }
+        if from == nil && url == nil {
+            throw ValidationError("give --from FILE, --url URL with the token, or --hub HOST:PORT CODE")
+        }
         if url != nil && tokenFile == nil && !tokenStdin {
             throw ValidationError("give the token with --token-stdin or --token-file")
         }
     }
 
     func run() async throws {
+        if let hub, let code {
+            let (me, path) = await SecurePairing.pair(options: options, address: hub, code: code, name: nil)
+            struct Reply: Encodable {
+                var hub: String
+                var userID: UUID
+                var name: String
+                var config: String
+            }
+            options.show(Reply(hub: hub, userID: me.user.id, name: me.user.name, config: path)) {
+                "Paired with the hub at \(hub) as \(me.user.name); wrote \(path) (mode 0600)."
+            }
+            return
+        }
         var token = ""
         var address = url ?? ""
         var stateFolder = ""
@@ -89,7 +118,7 @@ struct WhoAmI: AsyncParsableCommand {
     @OptionGroup var options: HubOptions
 
     func run() async throws {
-        let client = options.client()
+        let client = await options.client()
         let me = await options.attempt { () throws(HearthError) in try await client.me() }
         options.show(me) {
             "\(me.user.name) (\(me.user.id.uuidString)) at \(client.baseURL)\n"
@@ -118,7 +147,7 @@ struct HomeCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let client = options.client()
+            let client = await options.client()
             let homes = await options.attempt { () throws(HearthError) in try await client.homes() }
             options.show(HomeList(homes: homes)) {
                 homes.isEmpty
@@ -141,7 +170,7 @@ struct HomeCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let response = await options.loadHome(options.client())
+            let response = await options.loadHome(await options.client())
             options.show(response) { Tree.home(response.home, role: response.role) }
         }
     }
@@ -153,7 +182,7 @@ struct HomeCommand: AsyncParsableCommand {
         @Option(help: "Its IANA time zone (default UTC).") var timeZone: String?
 
         func run() async throws {
-            let client = options.client()
+            let client = await options.client()
             let response = await options.attempt { () throws(HearthError) in
                 try await client.createHome(name: name, timeZone: timeZone)
             }
@@ -263,7 +292,7 @@ struct RoomCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
+            let home = await options.loadHome(await options.client()).home
             options.show(RoomList(rooms: home.allRooms, roomForEntireHomeID: home.roomForEntireHome.id)) {
                 Output.table(
                     ["ROOM", "ACCESSORIES", "ID"],
@@ -313,7 +342,7 @@ struct ZoneCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
+            let home = await options.loadHome(await options.client()).home
             options.show(ZoneList(zones: home.zones)) {
                 Output.table(
                     ["ZONE", "ROOMS", "ID"],
@@ -375,5 +404,40 @@ struct ZoneCommand: AsyncParsableCommand {
                 try await client.removeRoom(foundRoom.id, fromZone: foundZone.id, inHome: homeID)
             }
         }
+    }
+}
+
+/// Pairing this client with a hub's secure listener and storing the pairing (`hearth login --hub`,
+/// `hearth user join --hub`).
+enum SecurePairing {
+    /// Pairs with `code` (and `name` for an invite), checks the session with `GET /v1/me` and writes the
+    /// configuration; returns the caller and the configuration's path. Exits with a sentence on failure.
+    static func pair(options: HubOptions, address: String, code: String, name: String?) async -> (MeResponse, String) {
+        let secure = await options.attempt { () throws(HearthError) in
+            try await SecureHub.pair(address: address, code: code, name: name)
+        }
+        let tunnel: SecureTunnel
+        do {
+            tunnel = try await SecureTunnel.start(secure)
+        } catch {
+            options.fail("cannot open a local tunnel: \(error)", code: HomeExit.failure, kind: "tunnel")
+        }
+        let client = HearthClient(tunnel: tunnel)
+        let me = await options.attempt { () throws(HearthError) in try await client.me() }
+        await tunnel.stop()
+        let configuration = ClientConfiguration(
+            url: "hap://" + address,
+            token: "",
+            userID: me.user.id,
+            stateFolder: "",
+            secure: secure
+        )
+        let path = options.configPath
+        do {
+            try configuration.write(toPath: path)
+        } catch {
+            options.fail("cannot write \(path). Check its folder and permissions", code: 1, kind: "config")
+        }
+        return (me, path)
     }
 }

@@ -19,7 +19,7 @@ extension HomeCommand {
         var output: String?
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
+            let home = await options.loadHome(await options.client()).home
             let data: Data
             do throws(HomeFileError) {
                 data = try HomeFile(home: home).encoded()
@@ -83,7 +83,7 @@ extension HomeCommand {
             } catch {
                 options.fail(error.sentence, code: HomeExit.usage, kind: "homeFile")
             }
-            let client = options.client()
+            let client = await options.client()
             let response = await options.attempt { () throws(HearthError) in try await client.importHome(homeFile) }
             let home = response.home
             let imported = Set(home.triggers.map(\.id))

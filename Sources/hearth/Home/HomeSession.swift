@@ -93,7 +93,7 @@ struct HomeSession {
 extension HubOptions {
     /// The client and the home `named` (else `--home`, else the primary one): where a home command starts.
     func session(home named: String? = nil) async -> HomeSession {
-        let client = client()
+        let client = await client()
         return HomeSession(options: self, client: client, home: await loadHome(client, named: named).home)
     }
 

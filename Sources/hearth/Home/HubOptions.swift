@@ -51,8 +51,9 @@ struct HubOptions: ParsableArguments {
         return ClientConfiguration.userConfigurationPath
     }
 
-    /// The client of the configured hub; exits 4 when there is no configuration.
-    func client() -> HearthClient {
+    /// The client of the configured hub (through a secure tunnel when the configuration holds a pairing); exits 4
+    /// when there is no configuration.
+    func client() async -> HearthClient {
         let path = configPath
         guard FileManager.default.fileExists(atPath: path) else {
             fail(
@@ -61,10 +62,20 @@ struct HubOptions: ParsableArguments {
                 kind: "notLoggedIn"
             )
         }
+        let configuration: ClientConfiguration
         do {
-            return HearthClient(configuration: try ClientConfiguration.read(fromPath: path))
+            configuration = try ClientConfiguration.read(fromPath: path)
         } catch {
             fail("cannot read \(path): it is not a Hearth client configuration", code: 1, kind: "config")
+        }
+        do {
+            return try await HearthClient.connect(configuration: configuration)
+        } catch {
+            fail(
+                "cannot open the secure tunnel to the hub: \(error)",
+                code: HomeExit.unreachable,
+                kind: "unreachable"
+            )
         }
     }
 

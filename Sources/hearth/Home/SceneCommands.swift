@@ -22,7 +22,7 @@ struct SceneCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
+            let home = await options.loadHome(await options.client()).home
             options.show(ActionSetList(actionSets: home.actionSets)) {
                 Output.table(
                     ["SCENE", "KIND", "ACTIONS", "ID"],

@@ -36,7 +36,7 @@ struct TriggerCommand: AsyncParsableCommand {
         @OptionGroup var options: HubOptions
 
         func run() async throws {
-            let home = await options.loadHome(options.client()).home
+            let home = await options.loadHome(await options.client()).home
             options.show(TriggerList(triggers: home.triggers)) {
                 Output.table(
                     ["TRIGGER", "ENABLED", "WHEN", "SCENES", "ID"],

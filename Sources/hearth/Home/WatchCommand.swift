@@ -18,7 +18,7 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Stop after this many changes (for scripts).") var count: Int?
 
     func run() async throws {
-        let client = options.client()
+        let client = await options.client()
         let manager = HomeManager(client: client)
         var homeFilter: UUID?
         if options.home != nil { homeFilter = await options.loadHome(client).home.id }

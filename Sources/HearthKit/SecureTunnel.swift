@@ -1,0 +1,315 @@
+import Crypto
+import Foundation
+import HAP
+import HearthAPI
+import NIOCore
+import NIOPosix
+
+/// Pairing with a hub and opening verified sessions to its secure listener (docs/remote-access.md).
+public enum SecureHub {
+    /// Pairs a new client identity with the hub at `address` (`host:port`) using a one-time `code` (an invite code
+    /// with `name` for the new account, the owner's setup code, or a pairing code); returns what to store.
+    public static func pair(
+        address: String,
+        code: String,
+        name: String? = nil
+    ) async throws(HearthError) -> SecureClientConfiguration {
+        let clientID = UUID().uuidString
+        let key = Curve25519.Signing.PrivateKey()
+        var secure = SecureClientConfiguration(
+            address: address,
+            hubPublicKey: "",
+            clientID: clientID,
+            clientKey: key.rawRepresentation.base64EncodedString()
+        )
+        guard let (host, port) = secure.hostAndPort else {
+            throw .invalidRequest("the hub's secure address '\(address)' is not host:port")
+        }
+        let connection: ByteConnection
+        do {
+            connection = try await ByteConnection.connect(host: host, port: port)
+        } catch {
+            throw .unreachable(address, HearthClient.describe(error))
+        }
+        defer { connection.close() }
+        var exchange = Exchange(connection: connection)
+        var machine = PairSetupController(
+            setupCode: HubPairingTLV.normalized(code),
+            identity: ControllerIdentity(pairingID: clientID, signingKey: key)
+        )
+        var request = machine.start()
+        request.append(TLV8.Tag(rawValue: HubPairingTLV.codeID), Array(HubPairingTLV.codeID(of: code).utf8))
+        if let name { request.append(TLV8.Tag(rawValue: HubPairingTLV.name), Array(name.utf8)) }
+        while true {
+            let reply = try await exchange.send("/pair-setup", request, address: address)
+            do {
+                switch try machine.receive(reply) {
+                case .send(let next):
+                    request = next
+                case .paired(let hub):
+                    // The hub's pairing identifier is its routing id: derived from its key, so it cannot lie about it.
+                    guard hub.deviceID == routingID(of: hub.publicKey) else {
+                        throw HearthError.pairingFailed("the hub's identity does not match its key")
+                    }
+                    secure.hubPublicKey = hex(hub.publicKey)
+                    return secure
+                case .transient:
+                    throw HearthError.pairingFailed("the hub answered with a transient session")
+                }
+            } catch let failure as PairingFailure {
+                throw HearthError.pairingFailed(Self.sentence(for: failure, setup: true))
+            } catch let error as HearthError {
+                throw error
+            } catch {
+                throw HearthError.pairingFailed("\(error)")
+            }
+        }
+    }
+
+    /// Opens a connection to the hub's secure listener and runs pair-verify with the stored keys, checking the
+    /// pinned hub key; returns the connection and the session cipher.
+    static func openSession(
+        _ secure: SecureClientConfiguration
+    ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
+        guard let (host, port) = secure.hostAndPort else {
+            throw .invalidRequest("the hub's secure address '\(secure.address)' is not host:port")
+        }
+        guard let keyData = Data(base64Encoded: secure.clientKey),
+            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: keyData),
+            let hubKey = bytes(hex: secure.hubPublicKey), hubKey.count == 32
+        else {
+            throw .invalidRequest("the client configuration's secure keys could not be read")
+        }
+        let connection: ByteConnection
+        do {
+            connection = try await ByteConnection.connect(host: host, port: port)
+        } catch {
+            throw .unreachable(secure.address, HearthClient.describe(error))
+        }
+        var exchange = Exchange(connection: connection)
+        var machine = PairVerifyController(
+            identity: ControllerIdentity(pairingID: secure.clientID, signingKey: key),
+            accessory: AccessoryPairing(deviceID: routingID(of: hubKey), publicKey: hubKey)
+        )
+        var request = machine.start()
+        do throws(HearthError) {
+            while true {
+                let reply = try await exchange.send("/pair-verify", request, address: secure.address)
+                do throws(PairingFailure) {
+                    switch try machine.receive(reply) {
+                    case .send(let next): request = next
+                    case .established(let keys): return (connection, keys)
+                    }
+                } catch {
+                    throw HearthError.pairingFailed(Self.sentence(for: error, setup: false))
+                }
+            }
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// A sentence for a failed pair-setup or pair-verify.
+    static func sentence(for failure: PairingFailure, setup: Bool) -> String {
+        switch failure {
+        case .accessoryRefused(.maxTries, _):
+            return "the hub refuses pairing after too many wrong codes; its owner resets the count over loopback "
+                + "with POST /v1/hub/pairing-attempts/reset"
+        case .accessoryRefused(.authentication, _) where setup:
+            return "the hub refused the code: it is wrong, expired or used"
+        case .accessoryRefused(.authentication, _):
+            return "the hub does not know this client (its pairing was removed); pair again with a new code"
+        case .accessoryRefused(.unknown, 2) where setup:
+            return "the hub refused the pairing: an invite code needs a valid name for the new account"
+        case .invalidSignature, .unexpectedAccessory, .invalidAccessoryProof, .decryptionFailed:
+            return "the hub could not prove its identity (not the hub paired with, or a wrong code)"
+        default:
+            return failure.description
+        }
+    }
+
+    /// One HTTP exchange of the handshake in clear.
+    struct Exchange {
+        let connection: ByteConnection
+        var iterator: AsyncStream<ByteBuffer>.Iterator
+        var parser = HTTPResponseParser(maximumHeadLength: 4096, maximumBodyLength: 16384)
+
+        init(connection: ByteConnection) {
+            self.connection = connection
+            iterator = connection.received.makeAsyncIterator()
+        }
+
+        /// Posts `body` to `path` and returns the TLV8 answer.
+        mutating func send(_ path: String, _ body: TLV8, address: String) async throws(HearthError) -> TLV8 {
+            let request = HAP.HTTPRequest(
+                method: .post,
+                target: path,
+                headers: ["Host": address, "Content-Type": HTTPContentType.pairingTLV8.rawValue],
+                body: body.encoded()
+            )
+            do {
+                try await connection.write(request.encoded())
+            } catch {
+                throw .unreachable(address, HearthClient.describe(error))
+            }
+            while true {
+                do {
+                    if let response = try parser.nextResponse() {
+                        guard response.status.code == 200, let tlv = try? TLV8(decoding: response.body) else {
+                            throw HearthError.pairingFailed(
+                                "the secure listener answered HTTP \(response.status.code) to \(path)"
+                            )
+                        }
+                        return tlv
+                    }
+                } catch let error as HearthError {
+                    throw error
+                } catch {
+                    throw .malformedResponse(status: 0, "the secure listener's answer could not be read")
+                }
+                guard let bytes = await iterator.next() else {
+                    throw .unreachable(address, "the hub closed the connection during \(path)")
+                }
+                parser.append(Array(bytes.readableBytesView))
+            }
+        }
+    }
+
+    /// The routing id of a hub's key: the first 16 bytes of its SHA-256 as lowercase hex.
+    public static func routingID(of publicKey: [UInt8]) -> String {
+        hex(Array(SHA256.hash(data: publicKey).prefix(16)))
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
+    }
+
+    static func bytes(hex text: String) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: characters.count, by: 2) {
+            guard let byte = UInt8(String(decoding: characters[index..<index + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+/// A local listener on `127.0.0.1:0` that carries each local connection to the hub's secure listener: it checks
+/// the per-process secret in the first request head's `X-Hearth-Tunnel` header (else closes), runs pair-verify
+/// with the stored keys and splices the bytes through the session cipher both ways.
+public final class SecureTunnel: Sendable {
+    /// The header a local request must carry, with ``secret``.
+    public static let header = "X-Hearth-Tunnel"
+    /// The base URL of the local end, `http://127.0.0.1:<port>`.
+    public let url: String
+    /// The per-process random secret local connections must show.
+    public let secret: String
+    private let channel: any Channel
+
+    private init(url: String, secret: String, channel: any Channel) {
+        self.url = url
+        self.secret = secret
+        self.channel = channel
+    }
+
+    /// Starts a tunnel to the hub in `secure`.
+    public static func start(_ secure: SecureClientConfiguration) async throws -> SecureTunnel {
+        var generator = SystemRandomNumberGenerator()
+        let secret = SecureHub.hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    let local = try ByteConnection.wrap(child)
+                    Task { await serve(local, secure: secure, secret: secret) }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port ?? 0
+        return SecureTunnel(url: "http://127.0.0.1:\(port)", secret: secret, channel: channel)
+    }
+
+    /// Stops listening (open sessions end when their local connections close).
+    public func stop() async {
+        try? await channel.close()
+    }
+
+    /// Carries one local connection.
+    static func serve(_ local: ByteConnection, secure: SecureClientConfiguration, secret: String) async {
+        defer { local.close() }
+        var localIterator = local.received.makeAsyncIterator()
+        var head: [UInt8] = []
+        let end = Array("\r\n\r\n".utf8)
+        while !contains(head, end) {
+            guard head.count <= 16 * 1024, let bytes = await localIterator.next() else { return }
+            head.append(contentsOf: bytes.readableBytesView)
+        }
+        guard let shown = headerValue(in: head, named: header), constantTimeEqual(shown, secret) else { return }
+        guard let (remote, keys) = try? await SecureHub.openSession(secure) else { return }
+        defer { remote.close() }
+        var sealer = SessionCipher(keys: keys, role: .controller)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var opener = SessionCipher(keys: keys, role: .controller)
+                // Remote to local: open every frame; a frame that does not open ends the session.
+                for await bytes in remote.received {
+                    guard let plaintext = try? opener.open(Array(bytes.readableBytesView)) else { break }
+                    guard (try? await local.write(plaintext)) != nil else { break }
+                }
+                local.close()
+            }
+            do {
+                try await remote.write(sealer.seal(head))
+                while let bytes = await localIterator.next() {
+                    try await remote.write(sealer.seal(Array(bytes.readableBytesView)))
+                }
+            } catch {}
+            remote.close()
+            await group.waitForAll()
+        }
+    }
+
+    static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
+        guard bytes.count >= pattern.count else { return false }
+        for start in 0...(bytes.count - pattern.count) where Array(bytes[start..<start + pattern.count]) == pattern {
+            return true
+        }
+        return false
+    }
+
+    /// The value of header `name` in a request head, or `nil`.
+    static func headerValue(in head: [UInt8], named name: String) -> String? {
+        let text = String(decoding: head, as: UTF8.self)
+        for line in text.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            if line[..<colon].lowercased() == name.lowercased() {
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+
+    /// Whether two strings are equal, in a time that depends only on their lengths.
+    static func constantTimeEqual(_ left: String, _ right: String) -> Bool {
+        let a = Array(left.utf8)
+        let b = Array(right.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+}
+
+extension HearthError {
+    /// Pairing with the hub failed.
+    static func pairingFailed(_ message: String) -> HearthError {
+        HearthError(status: 0, code: "pairingFailed", message: message)
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import HAP
+import HearthAPI
+
+/// The SRP salt and verifier of a one-time code (as secret as the code: they allow guessing it offline).
+public struct StoredSRPVerifier: Sendable, Codable, Equatable {
+    /// The salt, 16 random bytes.
+    public var salt: Data
+    /// v, padded to the group's size.
+    public var verifier: Data
+
+    /// Computes the verifier of `code` (normalized first) with a fresh salt.
+    init(code: String) {
+        var generator = SystemRandomNumberGenerator()
+        let salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let value = SRPVerifier.pairSetup(setupCode: HubPairingTLV.normalized(code), salt: salt)
+        self.salt = Data(salt)
+        self.verifier = Data(value.rawRepresentation)
+    }
+
+    /// The verifier as pair-setup takes it, or `nil` when the stored value is not one.
+    var srpVerifier: SRPVerifier? {
+        try? SRPVerifier(
+            username: PairSetupAccessory.username,
+            salt: Array(salt),
+            rawRepresentation: Array(verifier),
+            group: .hap3072,
+            hash: .sha512
+        )
+    }
+}
+
+/// A pending one-time code that pairs a device with an existing account (the owner's setup code, or one made with
+/// `POST /v1/account/pairing-codes`).
+public struct StoredPairingCode: Sendable, Codable, Equatable {
+    /// The code's id.
+    public var id: UUID
+    /// The code's public id: its first four characters.
+    public var codeID: String
+    /// The account the device pairs with.
+    public var accountID: UUID
+    /// The label the pairing gets.
+    public var label: String
+    /// The code's SRP salt and verifier.
+    public var srp: StoredSRPVerifier
+    /// When it was made.
+    public var createdAt: Date
+    /// When it stops working.
+    public var expiresAt: Date
+}
+
+/// A client device paired with an account: it may open verified sessions as that account.
+public struct StoredPairing: Sendable, Codable, Equatable {
+    /// The pairing's id.
+    public var id: UUID
+    /// The client's pairing identifier (UTF-8 as it sent it).
+    public var clientID: String
+    /// The client's long-term Ed25519 public key.
+    public var publicKey: Data
+    /// The account it acts as.
+    public var accountID: UUID
+    /// A label for people.
+    public var label: String
+    /// When it was made.
+    public var createdAt: Date
+
+    /// The pairing as the API shows it.
+    var info: PairingInfo {
+        PairingInfo(id: id, clientID: clientID, accountID: accountID, label: label, createdAt: createdAt)
+    }
+}
+
+/// A pending code that pair-setup can use: an invite or a pairing code.
+enum PendingCode: Sendable {
+    case invite(StoredInvite)
+    case pairing(StoredPairingCode)
+
+    /// The code's SRP salt and verifier.
+    var srp: StoredSRPVerifier? {
+        switch self {
+        case .invite(let invite): invite.srp
+        case .pairing(let code): code.srp
+        }
+    }
+}
+
+extension CredentialStore {
+    /// A 12-character code whose public id no pending code has.
+    func freshCode() -> String {
+        let taken = Set(file.invites.compactMap(\.codeID) + (file.pairingCodes ?? []).map(\.codeID))
+        var code = Self.inviteCode()
+        var draws = 1
+        while taken.contains(HubPairingTLV.codeID(of: code)), draws < 64 {
+            code = Self.inviteCode()
+            draws += 1
+        }
+        return code
+    }
+
+    /// Records a one-time pairing code for `accountID`; returns it with the code, which is never stored.
+    public func createPairingCode(
+        for accountID: UUID,
+        label: String,
+        lifetime: TimeInterval
+    ) throws -> (stored: StoredPairingCode, code: String) {
+        guard account(accountID) != nil else { throw APIError.notFound("account", accountID.uuidString) }
+        let code = freshCode()
+        let now = Date()
+        let stored = StoredPairingCode(
+            id: UUID(),
+            codeID: HubPairingTLV.codeID(of: code),
+            accountID: accountID,
+            label: label,
+            srp: StoredSRPVerifier(code: code),
+            createdAt: now,
+            expiresAt: now.addingTimeInterval(lifetime)
+        )
+        var codes = (file.pairingCodes ?? []).filter { $0.expiresAt > now }
+        codes.append(stored)
+        file.pairingCodes = codes
+        try save()
+        return (stored, code)
+    }
+
+    /// The pending, unexpired code with public id `codeID`, or `nil`.
+    func pendingCode(id codeID: String) -> PendingCode? {
+        let now = Date()
+        if let invite = file.invites.first(where: { $0.codeID == codeID && $0.expiresAt >= now && $0.srp != nil }) {
+            return .invite(invite)
+        }
+        if let code = file.pairingCodes?.first(where: { $0.codeID == codeID && $0.expiresAt > now }) {
+            return .pairing(code)
+        }
+        return nil
+    }
+
+    /// Takes a code out of the store (it works once); `false` when it is gone already.
+    func take(_ code: PendingCode) throws -> Bool {
+        switch code {
+        case .invite(let invite):
+            guard let index = file.invites.firstIndex(where: { $0.id == invite.id }) else { return false }
+            file.invites.remove(at: index)
+        case .pairing(let stored):
+            guard let index = file.pairingCodes?.firstIndex(where: { $0.id == stored.id }) else { return false }
+            file.pairingCodes?.remove(at: index)
+        }
+        try save()
+        return true
+    }
+
+    /// Wrong pairing codes proved so far.
+    public var failedPairingAttempts: Int { file.failedPairingAttempts ?? 0 }
+
+    /// Counts one more wrong pairing code.
+    func recordFailedPairingAttempt() throws {
+        file.failedPairingAttempts = failedPairingAttempts + 1
+        try save()
+    }
+
+    /// Sets the count of wrong pairing codes back to 0.
+    public func resetFailedPairingAttempts() throws {
+        file.failedPairingAttempts = 0
+        try save()
+    }
+
+    /// Every pairing.
+    public var pairings: [StoredPairing] { file.pairings ?? [] }
+
+    /// The pairings of an account.
+    public func pairings(of accountID: UUID) -> [StoredPairing] { pairings.filter { $0.accountID == accountID } }
+
+    /// The pairing with client identifier `clientID`.
+    func pairing(clientID: String) -> StoredPairing? { pairings.first { $0.clientID == clientID } }
+
+    /// Every pairing as HAP's pair-verify takes them.
+    var pairingTable: PairingTable {
+        PairingTable(
+            pairings.map {
+                Pairing(identifier: Array($0.clientID.utf8), publicKey: Array($0.publicKey), isAdmin: false)
+            },
+            capacity: max(16, pairings.count)
+        )
+    }
+
+    /// Stores a pairing of `accountID` (replacing one with the same client identifier).
+    func addPairing(clientID: String, publicKey: [UInt8], accountID: UUID, label: String) throws -> StoredPairing {
+        let pairing = StoredPairing(
+            id: UUID(),
+            clientID: clientID,
+            publicKey: Data(publicKey),
+            accountID: accountID,
+            label: label,
+            createdAt: Date()
+        )
+        var all = pairings.filter { $0.clientID != clientID }
+        all.append(pairing)
+        file.pairings = all
+        try save()
+        return pairing
+    }
+
+    /// Removes a pairing; returns it, or `nil` when there is none.
+    public func removePairing(_ pairingID: UUID) throws -> StoredPairing? {
+        guard let index = file.pairings?.firstIndex(where: { $0.id == pairingID }) else { return nil }
+        let removed = file.pairings?.remove(at: index)
+        try save()
+        return removed
+    }
+
+    /// Removes every pairing of an account; returns them.
+    @discardableResult
+    public func removePairings(of accountID: UUID) throws -> [StoredPairing] {
+        let removed = pairings(of: accountID)
+        guard !removed.isEmpty else { return [] }
+        file.pairings?.removeAll { $0.accountID == accountID }
+        try save()
+        return removed
+    }
+}

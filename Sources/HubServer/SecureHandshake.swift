@@ -1,0 +1,180 @@
+import Foundation
+import HAP
+import HearthAPI
+import HomeGraph
+import Hub
+
+/// The pair-setup and pair-verify of one connection to the secure listener (docs/remote-access.md), one request
+/// at a time; the channel handler sends each answer and turns the cipher on after a successful pair-verify.
+actor SecureHandshake {
+    /// The answer to one request and what the connection does next.
+    struct Outcome: Sendable {
+        /// The HTTP answer, sent in clear.
+        var response: HAP.HTTPResponse
+        /// The session keys after a successful pair-verify: every later byte is sealed with them.
+        var keys: SessionKeys? = nil
+        /// Whether the connection ends after the answer.
+        var close = false
+    }
+
+    private let server: HubServer
+    private let connection: SecureConnection
+    private var setup: PairSetupAccessory?
+    private var code: PendingCode?
+    private var name = ""
+    private var verify: PairVerifyAccessory?
+
+    init(server: HubServer, connection: SecureConnection) {
+        self.server = server
+        self.connection = connection
+    }
+
+    /// Answers a `POST /pair-setup` or `POST /pair-verify`.
+    func answer(_ request: HAP.HTTPRequest) async -> Outcome {
+        guard let identity = server.identity, let body = try? TLV8(decoding: request.body) else {
+            return Self.failure(.unknown, state: 2)
+        }
+        if request.path == "/pair-setup" { return await pairSetup(body, identity: identity) }
+        return await pairVerify(body, identity: identity)
+    }
+
+    private func pairSetup(_ request: TLV8, identity: HubIdentity) async -> Outcome {
+        let credentials = server.credentials
+        if request[.state] == [1] {
+            guard setup == nil else { return Self.failure(.unknown, state: 2) }
+            if await credentials.failedPairingAttempts >= server.configuration.maximumFailedPairingAttempts {
+                return Self.failure(.maxTries, state: 2)
+            }
+            let codeID = request[TLV8.Tag(rawValue: HubPairingTLV.codeID)].flatMap {
+                String(validating: $0, as: UTF8.self)
+            }
+            guard let codeID, let pending = await credentials.pendingCode(id: codeID),
+                let verifier = pending.srp?.srpVerifier
+            else {
+                // An unknown code is a wrong code.
+                try? await credentials.recordFailedPairingAttempt()
+                return Self.failure(.authentication, state: 2)
+            }
+            name =
+                request[TLV8.Tag(rawValue: HubPairingTLV.name)].map {
+                    Names.normalized(String(decoding: $0, as: UTF8.self))
+                } ?? ""
+            if case .invite = pending, name.isEmpty || Names.problem(with: name) != nil {
+                return Self.failure(.unknown, state: 2)
+            }
+            code = pending
+            setup = PairSetupAccessory(
+                identity: identity.accessoryIdentity,
+                verifier: verifier,
+                conditions: .init(isPaired: false, failedAttempts: 0, isAnotherPairSetupInProgress: false)
+            )
+        }
+        guard var machine = setup else { return Self.failure(.unknown, state: 2) }
+        let step = machine.receive(request)
+        setup = machine
+        var close = false
+        for event in step.events {
+            switch event {
+            case .wrongSetupCode:
+                try? await credentials.recordFailedPairingAttempt()
+                close = true
+            case .failed:
+                close = true
+            case .paired(let pairing):
+                guard await complete(pairing) else { return Self.failure(.authentication, state: 6) }
+                close = true
+            case .started, .correctSetupCode, .transientSessionEstablished:
+                break
+            }
+        }
+        return Outcome(response: Self.reply(step.reply), close: close)
+    }
+
+    /// Uses the code up and stores the pairing (with the invite's new account); `false` when that failed.
+    private func complete(_ pairing: Pairing) async -> Bool {
+        let credentials = server.credentials
+        guard let code, (try? await credentials.take(code)) == true else { return false }
+        let accountID: UUID
+        let label: String
+        switch code {
+        case .invite(let invite):
+            // As redeeming the invite does: authorized as the person who invited, a new account.
+            accountID = UUID()
+            label = "invite"
+            do {
+                try await server.hub.perform(
+                    .addUser(home: invite.homeID, id: accountID, name: name, role: invite.role),
+                    as: .user(invite.invitedBy)
+                )
+                try await credentials.createAccountWithoutToken(id: accountID, name: name)
+            } catch {
+                try? await credentials.restoreInvite(invite)
+                return false
+            }
+        case .pairing(let stored):
+            accountID = stored.accountID
+            label = stored.label
+        }
+        let added = try? await credentials.addPairing(
+            clientID: String(decoding: pairing.identifier, as: UTF8.self),
+            publicKey: pairing.publicKey,
+            accountID: accountID,
+            label: label
+        )
+        return added != nil
+    }
+
+    private func pairVerify(_ request: TLV8, identity: HubIdentity) async -> Outcome {
+        let credentials = server.credentials
+        if request[.state] == [1] {
+            guard verify == nil else { return Self.failure(.unknown, state: 2) }
+            verify = PairVerifyAccessory(identity: identity.accessoryIdentity, pairings: await credentials.pairingTable)
+        }
+        guard var machine = verify else { return Self.failure(.unknown, state: 2) }
+        let action = machine.receive(request)
+        verify = machine
+        switch action {
+        case .reply(let reply):
+            return Outcome(response: Self.reply(reply))
+        case .replyAndClose(let reply, _):
+            return Outcome(response: Self.reply(reply), close: true)
+        case .replyAndEncrypt(let reply, let keys, let controller):
+            // The pairing must still be there (removed between M1 and M3: refused) and its account too.
+            guard
+                let stored = await credentials.pairing(
+                    clientID: String(decoding: controller.identifier, as: UTF8.self)
+                ),
+                Array(stored.publicKey) == controller.publicKey,
+                await credentials.account(stored.accountID) != nil
+            else {
+                return Self.failure(.authentication, state: 4)
+            }
+            connection.verify(as: stored)
+            if await credentials.pairing(clientID: stored.clientID)?.id != stored.id {
+                return Self.failure(.authentication, state: 4)
+            }
+            return Outcome(response: Self.reply(reply), keys: keys)
+        }
+    }
+
+    /// A `200` with a TLV8 body.
+    static func reply(_ body: TLV8) -> HAP.HTTPResponse {
+        HAP.HTTPResponse(status: .ok, contentType: .pairingTLV8, body: body.encoded())
+    }
+
+    /// A TLV8 error answer (State and Error), after which the connection ends.
+    static func failure(_ error: PairingError, state: UInt8) -> Outcome {
+        var body = TLV8()
+        body.append(.state, byte: state)
+        body.append(.error, byte: error.tlvErrorCode)
+        return Outcome(response: reply(body), close: true)
+    }
+}
+
+extension CredentialStore {
+    /// Makes an account with no token (one that signs in by a paired device).
+    func createAccountWithoutToken(id: UUID, name: String) throws {
+        file.accounts.append(Account(id: id, name: name, tokens: []))
+        try save()
+    }
+}
