@@ -97,8 +97,8 @@ struct RelayCommand: AsyncParsableCommand {
         let relay = RelayServer(configuration: configuration)
         let app = try relay.makeApplication { channel in
             // Tests and scripts read the port from this line.
-            print("listening on \(channel.localAddress?.ipAddress ?? address) port \(channel.localAddress?.port ?? 0)")
-            fflush(stdout)
+            let line = "listening on \(channel.localAddress?.ipAddress ?? address) port \(channel.localAddress?.port ?? 0)\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
         }
         try await app.runService()
     }
