@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Hearth needs beyond the Swift toolchain, only when something is missing:
-# python3-venv (the Python peers), iproute2 (network namespaces for the mDNS and interop tests).
+# python3-venv (the Python peers), iproute2 (network namespaces for the mDNS and interop tests), haproxy (the
+# relay's failover test: two hearth-relay instances behind it).
 set -euo pipefail
 missing=()
 python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
 command -v ip >/dev/null || missing+=(iproute2)
+[[ -x /usr/sbin/haproxy ]] || command -v haproxy >/dev/null || missing+=(haproxy)
 if (( ${#missing[@]} )); then
     echo "installing: ${missing[*]}" >&2
     apt-get update -qq
