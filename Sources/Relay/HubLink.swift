@@ -178,7 +178,9 @@ public final class HubLink: Sendable {
             try await channel.executeThenClose { inbound, writer in
                 ready.succeed(TargetConnection(channel: channel.channel, writer: writer))
                 for try await var chunk in inbound {
-                    while chunk.readableBytes > 0, let piece = chunk.readSlice(length: min(chunk.readableBytes, maximumPayload)) {
+                    while chunk.readableBytes > 0,
+                        let piece = chunk.readSlice(length: min(chunk.readableBytes, maximumPayload))
+                    {
                         try await outbound.write(.binary(RelayFrame.data(stream: stream, payload: piece).encoded()))
                     }
                 }

@@ -100,7 +100,8 @@ public final class RelayServer: Sendable {
                 )
             )
         )
-        let server = try configuration.tls.map { try HTTPServerBuilder.tls(webSocket, tlsConfiguration: $0) } ?? webSocket
+        let server =
+            try configuration.tls.map { try HTTPServerBuilder.tls(webSocket, tlsConfiguration: $0) } ?? webSocket
         return Application(
             router: makeRouter(),
             server: server,

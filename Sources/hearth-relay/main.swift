@@ -87,7 +87,9 @@ struct RelayCommand: AsyncParsableCommand {
         configuration.pingInterval = .seconds(pingInterval)
         if let tlsCertificate, let tlsKey {
             do {
-                let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }
+                let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map {
+                    NIOSSLCertificateSource.certificate($0)
+                }
                 let key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
                 configuration.tls = .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             } catch {
@@ -97,7 +99,8 @@ struct RelayCommand: AsyncParsableCommand {
         let relay = RelayServer(configuration: configuration)
         let app = try relay.makeApplication { channel in
             // Tests and scripts read the port from this line.
-            let line = "listening on \(channel.localAddress?.ipAddress ?? address) port \(channel.localAddress?.port ?? 0)\n"
+            let line =
+                "listening on \(channel.localAddress?.ipAddress ?? address) port \(channel.localAddress?.port ?? 0)\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
         try await app.runService()

@@ -104,7 +104,9 @@ import Testing
         )
         let running = Task { try await forwarder.run() }
         defer { running.cancel() }
-        #expect(try await roundTrip(port: forwarder.port, Array("through haproxy".utf8)) == Array("through haproxy".utf8))
+        #expect(
+            try await roundTrip(port: forwarder.port, Array("through haproxy".utf8)) == Array("through haproxy".utf8)
+        )
 
         // Which instance holds the home: the one that does not answer "home offline" for its route.
         var holder: Int?

@@ -81,7 +81,11 @@ struct RunningHub: Sendable {
     let link: HubLink
     let task: Task<Void, Never>
 
-    static func start(relayURL: String, targetPort: Int, identity: Curve25519.Signing.PrivateKey = .init())
+    static func start(
+        relayURL: String,
+        targetPort: Int,
+        identity: Curve25519.Signing.PrivateKey = .init()
+    )
         async throws -> RunningHub
     {
         var configuration = HubLink.Configuration(
@@ -149,7 +153,11 @@ final class TestSocket: Sendable {
         outgoing = continuation
         let state = state
         task = Task {
-            defer { state.withLock { $0.closed = true; $0.closedAt = .now } }
+            defer {
+                state.withLock {
+                    $0.closed = true; $0.closedAt = .now
+                }
+            }
             return try await WebSocketClient.connect(
                 url: url,
                 configuration: .init(maxFrameSize: maxFrameSize),
