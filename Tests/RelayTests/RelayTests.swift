@@ -154,6 +154,7 @@ import Testing
                 while let message = try await messages.next() {
                     if case .binary(let bytes) = message, RelayFrame(decoding: bytes) == .accepted {
                         accepted.withLock { $0 = true }
+                        return
                     }
                 }
             }

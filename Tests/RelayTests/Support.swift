@@ -38,9 +38,17 @@ struct RunningRelay: Sendable {
         return RunningRelay(relay: relay, port: port, task: task)
     }
 
+    /// Cancels the server; waits at most 2 s for it (a test that failed may leave a socket open, which the server's
+    /// graceful shutdown would wait for).
     func stop() async {
         task.cancel()
-        _ = try? await task.value
+        let finished = Shared(false)
+        let task = task
+        Task {
+            _ = try? await task.value
+            finished.withLock { $0 = true }
+        }
+        _ = await eventually(timeout: .seconds(2)) { finished.withLock { $0 } }
     }
 }
 
