@@ -31,7 +31,9 @@ let package = Package(
         .library(name: "HubServer", targets: ["HubServer"]),
         .library(name: "HearthAPI", targets: ["HearthAPI"]),
         .library(name: "HearthKit", targets: ["HearthKit"]),
+        .library(name: "Relay", targets: ["Relay"]),
         .executable(name: "hearthd", targets: ["hearthd"]),
+        .executable(name: "hearth-relay", targets: ["hearth-relay"]),
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-sim", targets: ["hearth-sim"]),
         .executable(name: "hearthkit-example", targets: ["hearthkit-example"]),
@@ -123,6 +125,33 @@ let package = Package(
                 "DNSSD",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]
+        ),
+        // The relay between a hub and its remote clients: a WebSocket server that forwards opaque byte streams, the
+        // hub's outbound link and the client's local forwarder, on Hummingbird and WSClient. Holds no key.
+        .target(
+            name: "Relay",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]
+        ),
+        // The relay program: the relay server with its limits, optionally over TLS.
+        .executableTarget(
+            name: "hearth-relay",
+            dependencies: [
+                "Relay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"]
@@ -461,6 +490,18 @@ let package = Package(
         .testTarget(
             name: "ConsumerPackageTests",
             dependencies: ["TestSupport"]
+        ),
+        // The relay on loopback: streams, limits, the hub's proof, and two relays behind HAProxy.
+        .testTarget(
+            name: "RelayTests",
+            dependencies: [
+                "Relay", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "SetupQRTests",

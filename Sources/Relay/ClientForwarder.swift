@@ -1,0 +1,110 @@
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+
+/// The client's end of the relay: a loopback TCP listener whose every accepted connection becomes one stream to
+/// the home through the relay. It never reads the bytes it splices.
+public final class ClientForwarder: Sendable {
+    /// Where the relay is, which home, and where to listen.
+    public struct Configuration: Sendable {
+        /// The relay's base URL, `ws://host:port` or `wss://host:port`.
+        public var relayURL: String
+        /// The home's routing id.
+        public var route: RouteID
+        /// The local address to listen on.
+        public var listenHost: String = "127.0.0.1"
+        /// The local port (0: any free one).
+        public var listenPort: Int = 0
+        /// The largest payload the relay accepts in one message (its `maximumPayload`).
+        public var maximumPayload: Int = 16384
+        /// TLS settings for a `wss://` relay (`nil`: the system's defaults).
+        public var tls: TLSConfiguration?
+
+        /// A configuration listening on a free loopback port.
+        public init(relayURL: String, route: RouteID) {
+            self.relayURL = relayURL
+            self.route = route
+        }
+    }
+
+    /// The configuration it runs with.
+    public let configuration: Configuration
+    /// The port it listens on.
+    public let port: Int
+    private let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+    private let logger: Logger
+    private let onStreamEnd: @Sendable (WebSocketCloseFrame?) -> Void
+
+    /// Binds the listener; ``run()`` accepts. `onStreamEnd` hears each stream's close from the relay.
+    public init(
+        configuration: Configuration,
+        logger: Logger = Logger(label: "hearth.relay.client"),
+        onStreamEnd: @escaping @Sendable (WebSocketCloseFrame?) -> Void = { _ in }
+    ) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.onStreamEnd = onStreamEnd
+        listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: configuration.listenHost, port: configuration.listenPort) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        port = listener.channel.localAddress?.port ?? configuration.listenPort
+    }
+
+    /// Accepts connections until the task is cancelled; each runs as its own stream.
+    public func run() async throws {
+        try await listener.executeThenClose { connections in
+            try await withThrowingDiscardingTaskGroup { group in
+                for try await connection in connections {
+                    group.addTask { await self.serve(connection) }
+                }
+            }
+        }
+    }
+
+    /// One local connection as one stream through the relay.
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        let configuration = configuration
+        do {
+            try await connection.executeThenClose { tcpInbound, tcpOutbound in
+                let close = try await WebSocketClient.connect(
+                    url: "\(configuration.relayURL)/v1/client?route=\(configuration.route)",
+                    configuration: .init(maxFrameSize: configuration.maximumPayload),
+                    tlsConfiguration: configuration.tls,
+                    logger: logger
+                ) { wsInbound, wsOutbound, _ in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await var chunk in tcpInbound {
+                                while chunk.readableBytes > 0,
+                                    let piece = chunk.readSlice(
+                                        length: min(chunk.readableBytes, configuration.maximumPayload)
+                                    )
+                                {
+                                    try await wsOutbound.write(.binary(piece))
+                                }
+                            }
+                        }
+                        group.addTask {
+                            for try await frame in wsInbound where frame.data.readableBytes > 0 {
+                                try await tcpOutbound.write(frame.data)
+                            }
+                        }
+                        _ = try await group.next()
+                        group.cancelAll()
+                    }
+                }
+                onStreamEnd(close)
+            }
+        } catch {
+            logger.debug("stream ended", metadata: ["error": "\(error)"])
+            onStreamEnd(nil)
+        }
+    }
+}

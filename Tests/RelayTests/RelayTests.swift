@@ -1,0 +1,280 @@
+import Crypto
+import Foundation
+import HummingbirdWSClient
+import NIOCore
+import NIOWebSocket
+import TestSupport
+import Testing
+
+@testable import Relay
+
+/// The relay, a hub link and client streams on loopback, with an echo server standing in for the hub's listener.
+@Suite(.serialized) struct RelayTests {
+    /// Runs `body` with a relay, an echo target and a hub link to it.
+    func withHome(
+        _ configure: (inout RelayServer.Configuration) -> Void = { _ in },
+        _ body: (RunningRelay, RunningHub) async throws -> Void
+    ) async throws {
+        let relay = try await RunningRelay.start(configure)
+        let echo = try await EchoServer.start()
+        let hub = try await RunningHub.start(relayURL: relay.url, targetPort: echo.port)
+        do {
+            try await body(relay, hub)
+        } catch {
+            await hub.stop(); echo.stop(); await relay.stop()
+            throw error
+        }
+        await hub.stop(); echo.stop(); await relay.stop()
+    }
+
+    @Test func bytesEchoThroughTheRelayAndTheObserverSeesEveryPayload() async throws {
+        let seen = Shared<[ForwardedPayload]>([])
+        try await withHome({ $0.observer = { payload in seen.withLock { $0.append(payload) } } }) { relay, hub in
+            var configuration = ClientForwarder.Configuration(relayURL: relay.url, route: hub.route)
+            configuration.maximumPayload = 16384
+            let forwarder = try await ClientForwarder(configuration: configuration, logger: quietLogger("test.fwd"))
+            let running = Task { try await forwarder.run() }
+            defer { running.cancel() }
+            // 100 KB crosses in several messages each way (payloads are at most 16 KB).
+            let message = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            #expect(try await roundTrip(port: forwarder.port, message) == message)
+
+            // The observer saw exactly the stream's bytes, each way, and nothing else.
+            try await waitUntil("the relay to report every payload") {
+                seen.withLock { $0.filter { $0.direction == .hubToClient } }.reduce(0) { $0 + $1.bytes.readableBytes }
+                    >= message.count
+            }
+            let payloads = seen.withLock { $0 }
+            let up = payloads.filter { $0.direction == .clientToHub }.flatMap { Array($0.bytes.readableBytesView) }
+            let down = payloads.filter { $0.direction == .hubToClient }.flatMap { Array($0.bytes.readableBytesView) }
+            #expect(up == message)
+            #expect(down == message)
+            #expect(payloads.allSatisfy { $0.route == hub.route })
+        }
+    }
+
+    @Test func manyStreamsAtOnceEachGetTheirOwnBytes() async throws {
+        try await withHome { relay, hub in
+            let forwarder = try await ClientForwarder(
+                configuration: .init(relayURL: relay.url, route: hub.route),
+                logger: quietLogger("test.fwd")
+            )
+            let running = Task { try await forwarder.run() }
+            defer { running.cancel() }
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let message = (0..<(1000 + index * 500)).map { UInt8(truncatingIfNeeded: $0 ^ index) }
+                        return try await roundTrip(port: forwarder.port, message) == message
+                    }
+                }
+                var matched = 0
+                for try await ok in group where ok { matched += 1 }
+                #expect(matched == 40)
+            }
+        }
+    }
+
+    @Test func unknownAndMalformedRoutesHearHomeOfflineAlike() async throws {
+        try await withHome { relay, hub in
+            let unknown = RouteID(publicKey: Curve25519.Signing.PrivateKey().publicKey.rawRepresentation)
+            for route in [unknown.hex, "not-a-route", ""] {
+                let socket = TestSocket(url: "\(relay.url)/v1/client?route=\(route)")
+                let close = try await socket.closeFrame()
+                #expect(close?.closeCode == WebSocketErrorCode(codeNumber: 4004))
+                #expect(close?.reason == "home offline")
+            }
+            // The connected home's route is open.
+            let socket = TestSocket(url: "\(relay.url)/v1/client?route=\(hub.route)")
+            socket.send([1, 2, 3])
+            try await waitUntil("the echo") { socket.received == [1, 2, 3] }
+            socket.close()
+        }
+    }
+
+    @Test func aStreamHearsHomeOfflineWithinASecondWhenTheHubGoes() async throws {
+        try await withHome { relay, hub in
+            let socket = TestSocket(url: "\(relay.url)/v1/client?route=\(hub.route)")
+            socket.send([9])
+            try await waitUntil("the echo") { socket.received == [9] }
+            let stopped = ContinuousClock.now
+            await hub.stop()
+            let close = try await socket.closeFrame(timeout: .seconds(5))
+            #expect(close?.closeCode == WebSocketErrorCode(codeNumber: 4004))
+            #expect(close?.reason == "home offline")
+            let closedAt = try #require(socket.closedAt)
+            #expect(stopped.duration(to: closedAt) < .seconds(1))
+            #expect(relay.relay.connectedHomes == 0)
+        }
+    }
+
+    @Test func aWrongSignatureOrAnotherKeysRouteIsRefused() async throws {
+        let relay = try await RunningRelay.start()
+        defer { Task { await relay.stop() } }
+        let key = Curve25519.Signing.PrivateKey()
+        let other = Curve25519.Signing.PrivateKey()
+        let route = RouteID(publicKey: key.publicKey.rawRepresentation)
+        // (the key that signs, the key it claims, the route it asks for)
+        let cases: [(String, @Sendable ([UInt8]) throws -> RelayFrame)] = [
+            (
+                "signature by another key",
+                { challenge in
+                    let signature = try other.signature(for: HubProof.message(challenge: challenge, route: route))
+                    return .proof(publicKey: Array(key.publicKey.rawRepresentation), signature: Array(signature))
+                }
+            ),
+            (
+                "another key's valid proof for this route",
+                { challenge in
+                    let signature = try other.signature(for: HubProof.message(challenge: challenge, route: route))
+                    return .proof(publicKey: Array(other.publicKey.rawRepresentation), signature: Array(signature))
+                }
+            ),
+            (
+                "a signature over another challenge",
+                { challenge in
+                    let signature = try key.signature(
+                        for: HubProof.message(challenge: challenge.map { $0 ^ 1 }, route: route)
+                    )
+                    return .proof(publicKey: Array(key.publicKey.rawRepresentation), signature: Array(signature))
+                }
+            ),
+        ]
+        for (name, makeProof) in cases {
+            let accepted = Shared(false)
+            let close = try await WebSocketClient.connect(
+                url: "\(relay.url)/v1/hub?route=\(route)",
+                logger: quietLogger("test.hub")
+            ) { inbound, outbound, _ in
+                var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+                guard case .binary(let first)? = try await messages.next(),
+                    case .challenge(let challenge)? = RelayFrame(decoding: first)
+                else { return }
+                try await outbound.write(.binary(try makeProof(challenge).encoded()))
+                while let message = try await messages.next() {
+                    if case .binary(let bytes) = message, RelayFrame(decoding: bytes) == .accepted {
+                        accepted.withLock { $0 = true }
+                        return
+                    }
+                }
+            }
+            #expect(!accepted.withLock { $0 }, "\(name)")
+            #expect(close?.closeCode == .policyViolation, "\(name)")
+            #expect(close?.reason == "hub proof refused", "\(name)")
+            #expect(relay.relay.connectedHomes == 0, "\(name)")
+        }
+        // The right key is accepted, and then its route is served.
+        let echo = try await EchoServer.start()
+        let hub = try await RunningHub.start(relayURL: relay.url, targetPort: echo.port, identity: key)
+        #expect(relay.relay.connectedHomes == 1)
+        await hub.stop()
+        echo.stop()
+    }
+
+    @Test func aHomeOpensNoMoreThanItsStreamCap() async throws {
+        try await withHome({ $0.maximumStreamsPerHome = 3 }) { relay, hub in
+            let url = "\(relay.url)/v1/client?route=\(hub.route)"
+            let open = (0..<3).map { _ in TestSocket(url: url) }
+            for (index, socket) in open.enumerated() {
+                socket.send([UInt8(index)])
+                try await waitUntil("stream \(index)'s echo") { socket.received == [UInt8(index)] }
+            }
+            let refused = TestSocket(url: url)
+            let close = try await refused.closeFrame()
+            #expect(close?.closeCode == .policyViolation)
+            #expect(close?.reason == "too many streams")
+            // Closing one makes room.
+            open[0].close()
+            _ = try await open[0].closeFrame()
+            try await waitUntil("a free stream") {
+                let socket = TestSocket(url: url)
+                socket.send([7])
+                let echoed = await eventually(timeout: .seconds(2)) { socket.received == [7] }
+                socket.close()
+                return echoed
+            }
+            for socket in open { socket.close() }
+        }
+    }
+
+    @Test func aClientOverItsFrameRateIsClosed() async throws {
+        try await withHome({
+            $0.clientFramesPerSecond = 10
+            $0.clientFrameBurst = 10
+        }) { relay, hub in
+            let socket = TestSocket(url: "\(relay.url)/v1/client?route=\(hub.route)")
+            for _ in 0..<100 { socket.send([1]) }
+            let close = try await socket.closeFrame()
+            #expect(close?.closeCode == .policyViolation)
+            #expect(close?.reason == "too many frames")
+            #expect(socket.received.count <= 20)
+
+            // Within the rate, a stream stays open.
+            let calm = TestSocket(url: "\(relay.url)/v1/client?route=\(hub.route)")
+            for index in 0..<15 {
+                calm.send([UInt8(index)])
+                try await Task.sleep(for: .milliseconds(150))
+            }
+            try await waitUntil("every calm frame's echo") { calm.received.count == 15 }
+            #expect(calm.closedAt == nil)
+            calm.close()
+        }
+    }
+
+    @Test func aFrameOverTheMaximumIsRefused() async throws {
+        try await withHome({ $0.maximumPayload = 1024 }) { relay, hub in
+            let url = "\(relay.url)/v1/client?route=\(hub.route)"
+            let fits = TestSocket(url: url)
+            fits.send(Array(repeating: 5, count: 1024))
+            try await waitUntil("the largest allowed frame's echo") { fits.received.count == 1024 }
+            fits.close()
+            // Just over the payload limit (the relay's check), and far over the frame limit (the WebSocket decoder's).
+            for size in [1025, 100_000] {
+                let socket = TestSocket(url: url)
+                socket.send(Array(repeating: 6, count: size))
+                let close = try await socket.closeFrame()
+                #expect(close?.closeCode == .messageTooLarge, "\(size) bytes")
+                #expect(socket.received.isEmpty, "\(size) bytes")
+            }
+            #expect(relay.relay.connectedHomes == 1)
+        }
+    }
+
+    @Test func anIdleStreamIsClosed() async throws {
+        try await withHome({ $0.idleTimeout = .milliseconds(600) }) { relay, hub in
+            let socket = TestSocket(url: "\(relay.url)/v1/client?route=\(hub.route)")
+            // Traffic keeps it open past the timeout.
+            for _ in 0..<6 {
+                socket.send([3])
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(socket.closedAt == nil)
+            let quietSince = ContinuousClock.now
+            let close = try await socket.closeFrame(timeout: .seconds(10))
+            #expect(close?.closeCode == .goingAway)
+            #expect(close?.reason == "idle timeout")
+            let closedAt = try #require(socket.closedAt)
+            #expect(quietSince.duration(to: closedAt) >= .milliseconds(350))
+            #expect(socket.received.count == 6)
+        }
+    }
+
+    @Test func aNewerHubLinkReplacesTheOlder() async throws {
+        let relay = try await RunningRelay.start()
+        let echo = try await EchoServer.start()
+        let key = Curve25519.Signing.PrivateKey()
+        let first = try await RunningHub.start(relayURL: relay.url, targetPort: echo.port, identity: key)
+        let socket = TestSocket(url: "\(relay.url)/v1/client?route=\(first.route)")
+        socket.send([1])
+        try await waitUntil("the echo") { socket.received == [1] }
+        // Stop the first link's reconnecting, then take over with a second one for the same key.
+        let second = try await RunningHub.start(relayURL: relay.url, targetPort: echo.port, identity: key)
+        let close = try await socket.closeFrame()
+        #expect(close?.reason == "home offline")
+        #expect(relay.relay.connectedHomes == 1)
+        await first.stop()
+        await second.stop()
+        echo.stop()
+        await relay.stop()
+    }
+}
