@@ -24,8 +24,9 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
     public var serviceGroups: [ServiceGroup] { didSet { nameIndex.clear() } }
     /// Scenes: sets of characteristic writes.
     public var actionSets: [ActionSet] { didSet { nameIndex.clear() } }
-    /// What runs action sets automatically.
-    public var triggers: [Trigger] { didSet { nameIndex.clear() } }
+    /// What runs action sets automatically; chunked, so storing one trigger's state while snapshots of the graph
+    /// share the storage copies one chunk, not every trigger.
+    public var triggers: ChunkedArray<Trigger> { didSet { nameIndex.clear() } }
     /// The people who share the home.
     public var users: [User] { didSet { nameIndex.clear() } }
     /// The radius in metres of the circle around `location` that counts as home; `nil`: `defaultPresenceRadius`.
@@ -72,7 +73,7 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
         self.accessories = accessories
         self.serviceGroups = serviceGroups
         self.actionSets = actionSets
-        self.triggers = triggers
+        self.triggers = ChunkedArray(triggers)
         self.users = users
     }
 
