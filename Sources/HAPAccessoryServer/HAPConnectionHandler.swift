@@ -207,6 +207,12 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         }
         let closes = outcome.closesConnection || dropsByFault
         let server = self.server
+        if !wasVerified, server.faults?.settings.dropsPairSetupM6 == true, Self.isPairSetupM6(outcome.response) {
+            // The pairing is stored (and announced); the controller never hears of it.
+            if !followups.isEmpty { Task { await server.carryOut(followups) } }
+            closeConnection()
+            return false
+        }
         if followups.isEmpty, !closes {
             write(outcome.response)
         } else {
@@ -230,6 +236,15 @@ final class HAPConnectionHandler: ChannelInboundHandler {
         if cipher == nil { armUnverifiedTimer() }
         if coalescer.hasPending, !coalescer.isTimerArmed { sendEvents() }
         return !isClosing
+    }
+
+    /// Whether `response` is pair-setup M6 carrying the accessory's identity (State 6 without an Error): the only
+    /// pairing TLV8 with State 6 on a connection in clear.
+    private static func isPairSetupM6(_ response: HTTPResponse) -> Bool {
+        guard response.headers["Content-Type"] == HTTPContentType.pairingTLV8.rawValue,
+            let reply = try? TLV8(decoding: response.body)
+        else { return false }
+        return reply[.state] == [6] && reply[.error] == nil
     }
 
     /// (Re)starts the time an unverified connection has to complete its next request: the configured timeout, or

@@ -22,6 +22,8 @@ public final class TransportFaults: Sendable {
         public var contentLengthError: Int?
         /// Answer pair-verify M1 with an Authentication error, so no session can be made.
         public var refusesPairVerify = false
+        /// Close the connection once pair-setup M5 is taken and the pairing stored, instead of answering M6.
+        public var dropsPairSetupM6 = false
 
         /// No fault.
         public init() {}
@@ -29,7 +31,7 @@ public final class TransportFaults: Sendable {
         /// Whether no fault is on (the seed alone switches nothing on).
         public var isEmpty: Bool {
             dropAfterRequests == nil && delay == nil && !stopsAnswering && !sendsMalformedFrames
-                && contentLengthError == nil && !refusesPairVerify
+                && contentLengthError == nil && !refusesPairVerify && !dropsPairSetupM6
         }
     }
 

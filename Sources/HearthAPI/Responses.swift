@@ -354,6 +354,9 @@ public struct TriggerList: Codable, Sendable, Equatable {
 
     /// Makes the list.
     public init(triggers: [Trigger]) { self.triggers = triggers }
+
+    /// Makes the list from a home's triggers.
+    public init(triggers: ChunkedArray<Trigger>) { self.triggers = Array(triggers) }
 }
 
 /// `GET …/triggers/{triggerID}`.

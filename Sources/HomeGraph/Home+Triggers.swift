@@ -10,8 +10,7 @@ extension Home {
 
     mutating func addTrigger(_ new: Trigger, _ check: NameCheck) throws(HomeGraphError) -> [HomeChange] {
         var trigger = new
-        try checkNewID(trigger.id)
-        trigger.name = try uniqueName(trigger.name, for: trigger.id, check)
+        trigger.name = try uniqueNameOfNewObject(trigger.name, id: trigger.id, check)
         trigger.actionSetIDs = try validatedActionSets(trigger.actionSetIDs)
         if check == .strict {
             // A new trigger: everything checked, nothing remembered yet.
@@ -22,7 +21,11 @@ extension Home {
             trigger.state = TriggerState()
             trigger.note = nil
         }
+        // The append clears the index; it is kept, with the new trigger, so the next add checks in constant time.
+        var index = nameIndex.index
         triggers.append(trigger)
+        index?.insert(name: trigger.name, id: trigger.id)
+        nameIndex.index = index
         return [.triggerAdded(trigger)]
     }
 

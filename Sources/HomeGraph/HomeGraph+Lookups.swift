@@ -37,10 +37,11 @@ extension HomeGraph {
     }
 
     /// Throws when an id the operation gives a new object already belongs to an object of any home.
-    func checkNewIDsAcrossHomes(of operation: HomeOperation) throws(HomeGraphError) {
+    mutating func checkNewIDsAcrossHomes(of operation: HomeOperation) throws(HomeGraphError) {
         for id in operation.newObjectIDs {
-            for home in homes {
-                if let kind = home.kindOfObject(withID: id) { throw .idTaken(ObjectReference(kind, id)) }
+            // Each home's index answers at once; only a taken id is looked up to name its kind.
+            for index in homes.indices where homes[index].mayHaveObject(withID: id) {
+                if let kind = homes[index].kindOfObject(withID: id) { throw .idTaken(ObjectReference(kind, id)) }
             }
         }
     }

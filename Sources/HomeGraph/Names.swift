@@ -213,6 +213,44 @@ extension Home {
         return objects
     }
 
+    /// The names and ids of the home's objects, from the cache or built now and cached.
+    mutating func currentNameIndex() -> NameIndex {
+        if let index = nameIndex.index { return index }
+        var index = NameIndex()
+        for object in uniquelyNamedObjects { index.keys[Names.key(object.name), default: 0] += 1 }
+        index.ids.insert(roomForEntireHome.id)
+        for room in rooms { index.ids.insert(room.id) }
+        for zone in zones { index.ids.insert(zone.id) }
+        for accessory in accessories {
+            index.ids.insert(accessory.id)
+            for service in accessory.services {
+                index.ids.insert(service.id)
+                for characteristic in service.characteristics { index.ids.insert(characteristic.id) }
+            }
+        }
+        for group in serviceGroups { index.ids.insert(group.id) }
+        for actionSet in actionSets { index.ids.insert(actionSet.id) }
+        for trigger in triggers { index.ids.insert(trigger.id) }
+        for user in users { index.ids.insert(user.id) }
+        nameIndex.index = index
+        return index
+    }
+
+    /// Whether `id` may be the id of the home or one of its objects: `false` means it is not, in constant time.
+    mutating func mayHaveObject(withID id: UUID) -> Bool {
+        id == self.id || currentNameIndex().ids.contains(id)
+    }
+
+    /// ``uniqueName(_:for:partners:_:)`` and ``checkNewID(_:)`` for a new object, in constant time when neither its
+    /// name nor its id is taken (the index answers); the full scan only finds the one to name in the error.
+    mutating func uniqueNameOfNewObject(_ name: String, id: UUID, _ check: NameCheck) throws(HomeGraphError) -> String {
+        if mayHaveObject(withID: id) { try checkNewID(id) }
+        let index = currentNameIndex()
+        let accepted = try check.accepted(name)
+        guard check == .strict, index.keys[Names.key(accepted)] != nil else { return accepted }
+        return try uniqueName(name, for: id, check)
+    }
+
     /// The normalised `name` when no object but `owner` and its `partners` has it already, or the error naming the
     /// one that does.
     ///
@@ -257,4 +295,29 @@ extension Home {
     func checkNewID(_ id: UUID) throws(HomeGraphError) {
         if let kind = kindOfObject(withID: id) { throw .idTaken(ObjectReference(kind, id)) }
     }
+}
+
+/// The keys of the names that must be unique in a home (with how many objects have each) and every object id.
+struct NameIndex: Sendable {
+    /// ``Names/key(_:)`` of each uniquely named object's name, and how many objects have it.
+    var keys: [String: Int] = [:]
+    /// The ids of every room, zone, accessory, service, characteristic, group, scene, trigger and user.
+    var ids: Set<UUID> = []
+
+    /// Adds a new object's name and id.
+    mutating func insert(name: String, id: UUID) {
+        keys[Names.key(name), default: 0] += 1
+        ids.insert(id)
+    }
+}
+
+/// A ``NameIndex`` kept with a home: equal to any other and never encoded, as it only repeats the home's contents.
+struct NameIndexCache: Sendable, Equatable {
+    /// The index, `nil` when it must be built again.
+    var index: NameIndex?
+
+    /// Forgets the index after a change it does not follow.
+    mutating func clear() { index = nil }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
 }

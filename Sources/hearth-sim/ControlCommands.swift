@@ -138,7 +138,7 @@ struct FaultCommand: AsyncParsableCommand {
         abstract: "Make the running simulator misbehave on purpose, or stop it (docs/simulator.md).",
         discussion: """
             Faults: drop-after:N, slow:MS or slow:MIN-MAX[:SEED], stop-answering, malformed-frame, \
-            wrong-length[:DELTA], refuse-pair-verify, flap:SECONDS, reboot[:SECONDS], stray-events[:SECONDS], \
+            wrong-length[:DELTA], refuse-pair-verify, drop-after-m5, flap:SECONDS, reboot[:SECONDS], stray-events[:SECONDS], \
             out-of-range[:ACCESSORY[:CHARACTERISTIC]].
             """
     )

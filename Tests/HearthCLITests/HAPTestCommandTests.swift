@@ -91,6 +91,8 @@ struct HAPTestCommandTests {
         #expect(Self.ids(run.results, "warning").isEmpty, "\(run.results)")
         #expect(Self.ids(run.results, "skipped") == Self.skippedOnSimulator, "\(run.results)")
         #expect(run.results.count == 39)
+        let details = run.results.values.flatMap { $0["details"] as? [String] ?? [] }
+        #expect(!details.contains { $0.contains("left paired") || $0.contains("never learned about") }, "\(details)")
 
         // Never left paired: pair-setup works again, and the state folder holds nothing of the tester.
         let paired = try await hearth.runOffThePool([

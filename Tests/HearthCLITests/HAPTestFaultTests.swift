@@ -68,6 +68,16 @@ struct HAPTestFaultTests {
             says: ["the accessory refused pair-verify", "M2 with Error 2 (Authentication)"],
             unpairs: false
         ),
+        Case(
+            fault: "drop-after-m5",
+            check: "pairings.last-admin",
+            says: [
+                "the connection closed after the tester sent pair-setup M5, before M6 came",
+                "answers Error 6 (Unavailable): the accessory stored a pairing the tester never learned about",
+                "may be left paired with the tester", "reset the accessory",
+            ],
+            unpairs: false
+        ),
         Case(fault: "flap:1", check: nil, says: []),
         Case(fault: "reboot:3", check: "mdns.c#", result: "pass", says: ["c# went from "], mdns: true),
         Case(
@@ -121,6 +131,14 @@ struct HAPTestFaultTests {
             )
         }
         #expect(run.elapsed < 30, "took \(run.elapsed) s")
+        if fault.check != nil {
+            // Only a pair-setup cut after M5 leaves a pairing the tester never learned about (a flap may, by chance).
+            let unknowing = Self.says(run.results["pairings.last-admin"], "never learned about")
+            #expect(
+                unknowing == (fault.fault == "drop-after-m5"),
+                "\(String(describing: run.results["pairings.last-admin"]))"
+            )
+        }
 
         // With the fault cleared, pair-setup shows whether the tester left the accessory paired, as it reported.
         #expect(try Self.simulator(["fault", "clear", "all", "--state", folder + "/sim"]) == 0)

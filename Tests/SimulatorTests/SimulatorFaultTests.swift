@@ -17,6 +17,7 @@ import Testing
         ("wrong-length", .wrongLength(delta: 1)),
         ("wrong-length:-2", .wrongLength(delta: -2)),
         ("refuse-pair-verify", .refusePairVerify),
+        ("drop-after-m5", .dropAfterM5),
         ("flap:0.5", .flap(seconds: 0.5)),
         ("reboot", .reboot(everySeconds: nil)),
         ("reboot:30", .reboot(everySeconds: 30)),
@@ -42,7 +43,7 @@ import Testing
         ("stop-answering:5", #"fault "stop-answering" is written stop-answering (no arguments)"#),
         (
             "explode",
-            #"unknown fault "explode"; use one of drop-after, slow, stop-answering, malformed-frame, wrong-length, refuse-pair-verify, flap, reboot, stray-events, out-of-range"#
+            #"unknown fault "explode"; use one of drop-after, slow, stop-answering, malformed-frame, wrong-length, refuse-pair-verify, drop-after-m5, flap, reboot, stray-events, out-of-range"#
         ),
     ])
     func refusesBadFaultsWithASentence(text: String, message: String) {

@@ -13,25 +13,35 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
     /// The IANA time zone identifier the home's clock times are in (`Europe/Berlin`).
     public var timeZoneIdentifier: String
     /// The room that holds every accessory not placed in another room; it cannot be removed.
-    public var roomForEntireHome: Room
+    public var roomForEntireHome: Room { didSet { nameIndex.clear() } }
     /// The rooms people made, in the order they were added.
-    public var rooms: [Room]
+    public var rooms: [Room] { didSet { nameIndex.clear() } }
     /// Groups of rooms ("Upstairs").
-    public var zones: [Zone]
+    public var zones: [Zone] { didSet { nameIndex.clear() } }
     /// Every accessory of the home, bridges and bridged accessories alike.
-    public var accessories: [Accessory]
+    public var accessories: [Accessory] { didSet { nameIndex.clear() } }
     /// Services from several accessories acted on together.
-    public var serviceGroups: [ServiceGroup]
+    public var serviceGroups: [ServiceGroup] { didSet { nameIndex.clear() } }
     /// Scenes: sets of characteristic writes.
-    public var actionSets: [ActionSet]
-    /// What runs action sets automatically.
-    public var triggers: [Trigger]
+    public var actionSets: [ActionSet] { didSet { nameIndex.clear() } }
+    /// What runs action sets automatically; chunked, so storing one trigger's state while snapshots of the graph
+    /// share the storage copies one chunk, not every trigger.
+    public var triggers: ChunkedArray<Trigger> { didSet { nameIndex.clear() } }
     /// The people who share the home.
-    public var users: [User]
+    public var users: [User] { didSet { nameIndex.clear() } }
     /// The radius in metres of the circle around `location` that counts as home; `nil`: `defaultPresenceRadius`.
     public var presenceRadius: Double?
     /// The unit people of this home say and read temperatures in; `nil`: Celsius. Values stay in Celsius.
     public var temperatureUnit: TemperatureUnit?
+
+    /// The names and ids of the home's objects, built when a check needs it and cleared by any change to the
+    /// collections above; not part of the home's value (never compared, never encoded).
+    var nameIndex = NameIndexCache()
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, isPrimary, location, timeZoneIdentifier, roomForEntireHome, rooms, zones, accessories,
+            serviceGroups, actionSets, triggers, users, presenceRadius, temperatureUnit
+    }
 
     /// The radius that counts as home when the owner has not set one.
     public static let defaultPresenceRadius = 100.0
@@ -63,7 +73,7 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
         self.accessories = accessories
         self.serviceGroups = serviceGroups
         self.actionSets = actionSets
-        self.triggers = triggers
+        self.triggers = ChunkedArray(triggers)
         self.users = users
     }
 

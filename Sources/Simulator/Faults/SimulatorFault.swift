@@ -16,6 +16,8 @@ public enum SimulatorFault: Sendable, Equatable, CustomStringConvertible {
     case wrongLength(delta: Int)
     /// `refuse-pair-verify`: pair-verify M1 is answered with an Authentication error.
     case refusePairVerify
+    /// `drop-after-m5`: pair-setup M5 is taken and the pairing stored, then the connection closes without M6.
+    case dropAfterM5
     /// `flap:SECONDS`: offline (not listening, sessions closed) for SECONDS, online for SECONDS, again and again.
     case flap(seconds: Double)
     /// `reboot` or `reboot:SECONDS`: restart once now, or every SECONDS, with `c#` one higher and the same ids.
@@ -33,8 +35,8 @@ public enum SimulatorFault: Sendable, Equatable, CustomStringConvertible {
     public static let maximumPeriodSeconds = 3600.0
     /// Every fault's name, in the order docs/simulator.md lists them.
     public static let names = [
-        "drop-after", "slow", "stop-answering", "malformed-frame", "wrong-length", "refuse-pair-verify", "flap",
-        "reboot", "stray-events", "out-of-range",
+        "drop-after", "slow", "stop-answering", "malformed-frame", "wrong-length", "refuse-pair-verify",
+        "drop-after-m5", "flap", "reboot", "stray-events", "out-of-range",
     ]
 
     /// The fault's name, the key it is set and cleared by.
@@ -46,6 +48,7 @@ public enum SimulatorFault: Sendable, Equatable, CustomStringConvertible {
         case .malformedFrame: "malformed-frame"
         case .wrongLength: "wrong-length"
         case .refusePairVerify: "refuse-pair-verify"
+        case .dropAfterM5: "drop-after-m5"
         case .flap: "flap"
         case .reboot: "reboot"
         case .strayEvents: "stray-events"
@@ -60,7 +63,7 @@ public enum SimulatorFault: Sendable, Equatable, CustomStringConvertible {
         case .slow(let range, let seed):
             range.lowerBound == range.upperBound
                 ? "slow:\(range.lowerBound)" : "slow:\(range.lowerBound)-\(range.upperBound):\(seed)"
-        case .stopAnswering, .malformedFrame, .refusePairVerify: name
+        case .stopAnswering, .malformedFrame, .refusePairVerify, .dropAfterM5: name
         case .wrongLength(let delta): "wrong-length:\(delta > 0 ? "+" : "")\(delta)"
         case .flap(let seconds): "flap:\(Self.format(seconds))"
         case .reboot(let seconds): seconds.map { "reboot:\(Self.format($0))" } ?? "reboot"
@@ -125,6 +128,9 @@ public enum SimulatorFault: Sendable, Equatable, CustomStringConvertible {
         case "refuse-pair-verify":
             try expect(0...0, "refuse-pair-verify (no arguments)")
             self = .refusePairVerify
+        case "drop-after-m5":
+            try expect(0...0, "drop-after-m5 (no arguments)")
+            self = .dropAfterM5
         case "flap":
             try expect(1...1, "flap:SECONDS, from 0.1 to 3600")
             self = .flap(seconds: try Self.period(arguments[0], fault: name))

@@ -53,6 +53,8 @@ public actor SimulatorFaults {
             try needTransport().update { $0.contentLengthError = delta }
         case .refusePairVerify:
             try needTransport().update { $0.refusesPairVerify = true }
+        case .dropAfterM5:
+            try needTransport().update { $0.dropsPairSetupM6 = true }
         case .flap(let seconds):
             let server = self.server
             tasks[fault.name] = Task {
@@ -128,6 +130,7 @@ public actor SimulatorFaults {
         case "malformed-frame": transport?.update { $0.sendsMalformedFrames = false }
         case "wrong-length": transport?.update { $0.contentLengthError = nil }
         case "refuse-pair-verify": transport?.update { $0.refusesPairVerify = false }
+        case "drop-after-m5": transport?.update { $0.dropsPairSetupM6 = false }
         case "flap":
             // The flapping task may be between its steps: make sure it is back.
             try? await server.comeOnline()

@@ -45,6 +45,9 @@ final class HAPTester {
     var configurationNumberAtStart: Int?
     /// The accessory database as read just before unpairing, to tell whether it changed during the run.
     var finalDatabase: AccessoryDatabase?
+    /// Whether the tester's own pair-setup sent M5 and lost the connection before M6 came: the accessory may have
+    /// stored a pairing the tester never learned about.
+    var pairSetupLostAfterM5 = false
     /// Events any tester connection got for characteristics it never subscribed to.
     let unsolicited = UnsolicitedEvents()
 
@@ -159,6 +162,7 @@ final class HAPTester {
             if retry, machine.shouldRetry(after: failure) { return pairSetup(code: code, as: identity, retry: false) }
             return .refused(failure)
         } catch {
+            if body[.state] == [5], identity.pairingID == self.identity.pairingID { pairSetupLostAfterM5 = true }
             return .broken("\(error)")
         }
     }

@@ -313,7 +313,7 @@ extension HAPTester {
     /// says the accessory is left paired.
     func unpairAndCheck() async {
         guard pairing != nil else {
-            record(Checks.lastAdmin, .skipped, ["the tester never paired"])
+            checkLeftPairedUnknowingly()
             record(Checks.statusFlag, .skipped, ["the tester never paired"])
             return
         }
@@ -342,6 +342,50 @@ extension HAPTester {
         }
         record(Checks.lastAdmin, problems: problems)
         await checkStatusFlagUnpaired()
+    }
+
+    /// The tester never learned of a pairing: when its pair-setup lost the connection after M5, the accessory may
+    /// have stored the pairing all the same (hap-protocol.md §3.5), so pair-setup M1 tells whether it is paired now.
+    private func checkLeftPairedUnknowingly() {
+        guard pairSetupLostAfterM5 else {
+            record(Checks.lastAdmin, .skipped, ["the tester never paired"])
+            return
+        }
+        switch probePairSetup() {
+        case .success(.unavailable):
+            record(
+                Checks.lastAdmin,
+                .fail,
+                [
+                    "the connection closed after the tester sent pair-setup M5, before M6 came, and pair-setup M1 now "
+                        + "answers Error 6 (Unavailable): the accessory stored a pairing the tester never learned about",
+                    "the accessory may be left paired with the tester (controller \(identity.pairingID)), which has "
+                        + "no keys of the accessory to remove that pairing: reset the accessory to pair it again "
+                        + "(hearth-sim: remove its --state folder)",
+                ]
+            )
+        case .success(nil):
+            record(
+                Checks.lastAdmin,
+                .skipped,
+                ["the tester never paired; pair-setup M1 answers M2: the accessory is unpaired"]
+            )
+        case .success(.some(let error)):
+            record(
+                Checks.lastAdmin,
+                .skipped,
+                ["the tester never paired; pair-setup M1 answers Error \(error.tlvErrorCode) (\(name(of: error)))"]
+            )
+        case .failure(let error):
+            record(
+                Checks.lastAdmin,
+                .fail,
+                [
+                    "the connection closed after pair-setup M5 and pair-setup M1 could not be sent since (\(error)): "
+                        + "the accessory may be left paired with the tester (controller \(identity.pairingID))"
+                ]
+            )
+        }
     }
 
     func checkMaxTries() {

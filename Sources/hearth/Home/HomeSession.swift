@@ -48,7 +48,7 @@ extension ObjectKind<ActionSet> {
 
 extension ObjectKind<Trigger> {
     /// Triggers.
-    static var trigger: Self { Self(noun: "trigger", objects: \.triggers, id: \.id, name: \.name) }
+    static var trigger: Self { Self(noun: "trigger", objects: { Array($0.triggers) }, id: \.id, name: \.name) }
 }
 
 extension ObjectKind<User> {
