@@ -65,7 +65,8 @@ import Testing
     }
 
     /// Adding 10,000 triggers: the last thousand cost about what the first thousand did (with a scan per add they
-    /// cost about 19 times as much). Prints both times.
+    /// cost about 19 times as much: 8.3 s against 0.46 s in a debug build). A guard of the growth, not a speed
+    /// measurement: half a second of slack absorbs a machine busy with other tests. Prints both times.
     @Test func addingTenThousandTriggersCostsTheSamePerTrigger() throws {
         var fixture = try Fixture()
         let home = fixture.homeID
@@ -82,6 +83,6 @@ import Testing
         let total = times.reduce(Duration.zero, +)
         print("Adding 10,000 triggers: \(total); first 1,000 \(times[0]), last 1,000 \(times[9])")
         #expect(try fixture.home.triggers.count == 10_000)
-        #expect(times[9] < times[0] * 5, "first 1,000: \(times[0]), last 1,000: \(times[9])")
+        #expect(times[9] < times[0] * 5 + .milliseconds(500), "first 1,000: \(times[0]), last 1,000: \(times[9])")
     }
 }
