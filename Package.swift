@@ -441,7 +441,7 @@ let package = Package(
             name: "HubServerTests",
             dependencies: [
                 "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes",
-                "TestSupport", "Simulator",
+                "TestSupport", "Simulator", "DNSSD",
                 "HAPAccessoryServer", "AtomicFiles",
                 "HAPController", "SetupQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
