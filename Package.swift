@@ -372,7 +372,7 @@ let package = Package(
             name: "HearthKitTests",
             dependencies: [
                 "TestFixtures", "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "HAPTypes",
-                "TestSupport",
+                "TestSupport", "DNSSD",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
