@@ -404,7 +404,7 @@ let package = Package(
             name: "HearthKitTests",
             dependencies: [
                 "TestFixtures", "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "HAPTypes",
-                "TestSupport",
+                "TestSupport", "DNSSD",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -473,7 +473,7 @@ let package = Package(
             name: "HubServerTests",
             dependencies: [
                 "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes",
-                "TestSupport", "Simulator",
+                "TestSupport", "Simulator", "DNSSD",
                 "HAPAccessoryServer", "AtomicFiles",
                 "HAPController", "SetupQR",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -11,6 +11,11 @@ public enum ServerMessage: Codable, Sendable, Equatable {
     case reloadRequired(homeID: UUID, currentSequence: UInt64)
     /// A client message was not understood, or a resumed home is unknown.
     case error(ErrorBody.Detail)
+    /// Owners and administrators only: an unpaired accessory appeared nearby or changed its advertisement
+    /// (`isPairable` false: it has just been paired, by this hub or another controller, and is no longer offered).
+    case found(NearbyAccessory)
+    /// Owners and administrators only: an accessory announced by `found` is no longer advertised.
+    case removed(deviceID: String)
 
     /// A home and the sequence number of its last change.
     public struct HomeSequence: Codable, Sendable, Equatable {
@@ -26,7 +31,8 @@ public enum ServerMessage: Codable, Sendable, Equatable {
         }
     }
 
-    private enum Key: String, CodingKey { case hello, event, reloadRequired, error }
+    private enum Key: String, CodingKey { case hello, event, reloadRequired, error, found, removed }
+    private enum RemovedKey: String, CodingKey { case deviceID }
     private enum HelloKey: String, CodingKey { case userID, homes }
     private enum ReloadKey: String, CodingKey { case homeID, currentSequence }
 
@@ -46,6 +52,11 @@ public enum ServerMessage: Codable, Sendable, Equatable {
             try reload.encode(sequence, forKey: .currentSequence)
         case .error(let detail):
             try container.encode(detail, forKey: .error)
+        case .found(let accessory):
+            try container.encode(accessory, forKey: .found)
+        case .removed(let deviceID):
+            var removed = container.nestedContainer(keyedBy: RemovedKey.self, forKey: .removed)
+            try removed.encode(deviceID, forKey: .deviceID)
         }
     }
 
@@ -68,6 +79,11 @@ public enum ServerMessage: Codable, Sendable, Equatable {
             )
         } else if container.contains(.error) {
             self = .error(try container.decode(ErrorBody.Detail.self, forKey: .error))
+        } else if container.contains(.found) {
+            self = .found(try container.decode(NearbyAccessory.self, forKey: .found))
+        } else if container.contains(.removed) {
+            let removed = try container.nestedContainer(keyedBy: RemovedKey.self, forKey: .removed)
+            self = .removed(deviceID: try removed.decode(String.self, forKey: .deviceID))
         } else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [], debugDescription: "not a known event-socket message")

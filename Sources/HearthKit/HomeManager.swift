@@ -49,6 +49,7 @@ public actor HomeManager {
     private var roles: [UUID: UserRole] = [:]
     private var subscribers: [UUID: Subscriber] = [:]
     private var stateSubscribers: [UUID: AsyncStream<ConnectionState>.Continuation] = [:]
+    private var nearbySubscribers: [UUID: AsyncStream<NearbyAccessoryUpdate>.Continuation] = [:]
     private var connectionTask: Task<Void, Never>?
     private var outbound: WebSocketOutboundWriter?
     private var caughtUp = false
@@ -120,6 +121,8 @@ public actor HomeManager {
         subscribers = [:]
         for continuation in stateSubscribers.values { continuation.finish() }
         stateSubscribers = [:]
+        for continuation in nearbySubscribers.values { continuation.finish() }
+        nearbySubscribers = [:]
     }
 
     // MARK: Async sequences
@@ -164,6 +167,19 @@ public actor HomeManager {
         return stream
     }
 
+    /// Unpaired accessories appearing and going nearby, as the hub's browser sees them from now on (like
+    /// `HMAccessoryBrowser`'s delegate); the hub sends them to owners and administrators only. Start from
+    /// `HearthClient.nearbyAccessories(forHome:)` for those already there.
+    public func nearbyAccessories() -> AsyncStream<NearbyAccessoryUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: NearbyAccessoryUpdate.self)
+        let id = UUID()
+        nearbySubscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeNearbySubscriber(id) }
+        }
+        return stream
+    }
+
     /// Waits until the event connection is open and caught up; `false` if `timeout` passed or it was revoked.
     public func waitUntilConnected(timeout: Duration = .seconds(30)) async -> Bool {
         if connectionState == .connected { return true }
@@ -198,6 +214,11 @@ public actor HomeManager {
 
     private func removeSubscriber(_ id: UUID) { subscribers[id] = nil }
     private func removeStateSubscriber(_ id: UUID) { stateSubscribers[id] = nil }
+    private func removeNearbySubscriber(_ id: UUID) { nearbySubscribers[id] = nil }
+
+    private func publish(_ update: NearbyAccessoryUpdate) {
+        for continuation in nearbySubscribers.values { continuation.yield(update) }
+    }
 
     private func publish(_ update: HomeUpdate) {
         for subscriber in subscribers.values where subscriber.filter(update) {
@@ -299,6 +320,8 @@ public actor HomeManager {
         case .event(let event): await apply(event)
         case .reloadRequired(let homeID, _): await reload(homeID)
         case .hello: break
+        case .found(let accessory): publish(NearbyAccessoryUpdate.found(accessory))
+        case .removed(let deviceID): publish(NearbyAccessoryUpdate.removed(deviceID: deviceID))
         case .error(let detail):
             configuration.logger.warning("the hub refused a message", metadata: ["code": "\(detail.code)"])
         }
@@ -360,4 +383,12 @@ extension HearthClient {
         if let tunnel, let name = HTTPField.Name(SecureTunnel.header) { return [name: tunnel.secret] }
         return token.map { [.authorization: "Bearer \($0)"] } ?? [:]
     }
+}
+
+/// An accessory appearing near the hub or going, as ``HomeManager/nearbyAccessories()`` reports it.
+public enum NearbyAccessoryUpdate: Sendable, Equatable {
+    /// An unpaired accessory appeared or changed its advertisement; `isPairable` false: it was just paired.
+    case found(NearbyAccessory)
+    /// The accessory with this device ID is no longer advertised.
+    case removed(deviceID: String)
 }

@@ -29,6 +29,10 @@ struct AccessoryLinks {
     var browser: AccessoryBrowser?
     /// The task following the browser's events.
     var browserTask: Task<Void, Never>?
+    /// Who follows the nearby accessories' events (`Hub.subscribeNearby(as:onEvent:)`).
+    var nearbySubscribers: [HubSubscription: NearbySubscriber] = [:]
+    /// The device IDs announced to them as unpaired and not since paired or gone.
+    var announced: Set<String> = []
     /// The controller's pairing store, made on first use.
     var pairingStore: ControllerPairingStore?
     /// Operations from accessories not yet committed.

@@ -76,6 +76,7 @@ extension Hub {
             accessories.browser = nil
             accessories.browserTask = nil
         }
+        accessories.nearbySubscribers = [:]
         accessories.flush?.cancel()
         accessories.flush = nil
         let pending = takePendingReports()
@@ -89,12 +90,7 @@ extension Hub {
 
     /// The unpaired accessories the browser sees nearby, for owners and administrators of any home.
     public func discoveredAccessories(as caller: HubCaller) async throws(HubError) -> [DiscoveredAccessory] {
-        if case .user = caller {
-            let mayConfigure = currentGraph.homes(visibleTo: caller).contains { home in
-                currentGraph.role(of: caller, inHome: home.id)?.mayConfigure == true
-            }
-            guard mayConfigure else { throw .notPermitted("only owners and administrators add accessories") }
-        }
+        guard mayAddAccessories(caller) else { throw .notPermitted("only owners and administrators add accessories") }
         guard let browser = accessories.browser else { return [] }
         return await browser.accessories.values.filter { !$0.isPaired }.sorted { $0.name < $1.name }
     }

@@ -214,6 +214,7 @@ extension Hub {
     }
 
     func browsed(_ event: AccessoryBrowseEvent) async {
+        publishNearby(event)
         switch event {
         case .found(let accessory), .updated(let accessory):
             await noteAdvertisement(

@@ -16,14 +16,7 @@ extension Call {
         } catch {
             throw APIError(error)
         }
-        return found.map { accessory in
-            NearbyAccessory(
-                deviceID: accessory.deviceID,
-                name: accessory.name,
-                category: Int(accessory.category?.rawValue ?? 0),
-                isPairable: !accessory.isPaired
-            )
-        }
+        return found.map(NearbyAccessory.init)
     }
 
     /// Pairs the accessory the body names (by `deviceID`, or by `host` and `port`) and adds it to the home; a
@@ -210,5 +203,17 @@ struct WriteOutcome: Sendable {
         case .failure(let error):
             CharacteristicWriteResult(characteristicID: characteristicID, value: nil, error: APIError(error).body.error)
         }
+    }
+}
+
+extension NearbyAccessory {
+    /// The API's description of an accessory the browser found.
+    init(_ accessory: DiscoveredAccessory) {
+        self.init(
+            deviceID: accessory.deviceID,
+            name: accessory.name,
+            category: Int(accessory.category?.rawValue ?? 0),
+            isPairable: !accessory.isPaired
+        )
     }
 }

@@ -59,6 +59,7 @@ public actor ConnectionRegistry {
 struct EventSession {
     enum Input: Sendable {
         case event(HomeEvent)
+        case nearby(NearbyAccessoryEvent)
         case client(String)
         case graceOver
         case revoked(String)
@@ -94,6 +95,15 @@ struct EventSession {
             onEnd: {}
         )
         defer { Task { await hub.unsubscribe(subscription) } }
+        // Owners and administrators also hear of accessories appearing and going nearby (checked per event).
+        let nearby = await hub.subscribeNearby(as: caller) { event in
+            switch backlog.enqueue() {
+            case .accepted: input.yield(.nearby(event))
+            case .overflowed: input.yield(.overflowed)
+            case .dropped: break
+            }
+        }
+        defer { Task { await hub.unsubscribeNearby(nearby) } }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -150,6 +160,9 @@ struct EventSession {
                         return
                     }
                 }
+            case .nearby(let event):
+                backlog.dequeue()
+                guard await send(Self.message(event), outbound) else { return }
             case .client(let text):
                 guard let message = try? JSONBody.decode(ClientMessage.self, from: Data(text.utf8)) else {
                     let detail = ErrorBody.Detail(
@@ -239,6 +252,14 @@ struct EventSession {
             return true
         } catch {
             return false
+        }
+    }
+
+    /// The `found` or `removed` message of a nearby accessory's event.
+    static func message(_ event: NearbyAccessoryEvent) -> ServerMessage {
+        switch event {
+        case .found(let accessory): .found(NearbyAccessory(accessory))
+        case .removed(let deviceID): .removed(deviceID: deviceID)
         }
     }
 

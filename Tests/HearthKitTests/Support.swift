@@ -27,8 +27,8 @@ struct KitFixture {
 
     typealias Person = TestPerson
 
-    init(historyLimit: Int = 1000) async throws {
-        let base = try await TestHome(folderPrefix: "hearthkit", historyLimit: historyLimit)
+    init(historyLimit: Int = 1000, configure: (inout Hub.Configuration) -> Void = { _ in }) async throws {
+        let base = try await TestHome(folderPrefix: "hearthkit", historyLimit: historyLimit, configure: configure)
         (hub, credentials, folder, homeID, lamp) = (base.hub, base.credentials, base.folder, base.home.id, base.lamp)
         (owner, admin, guest) = (base.owner, base.admin, base.guest)
     }

@@ -28,8 +28,13 @@ struct Fixture {
 
     typealias Person = TestPerson
 
-    init(historyLimit: Int = 1000) async throws {
-        let base = try await TestHome(folderPrefix: "hubserver", historyLimit: historyLimit, strangers: ["Dee"])
+    init(historyLimit: Int = 1000, configure: (inout Hub.Configuration) -> Void = { _ in }) async throws {
+        let base = try await TestHome(
+            folderPrefix: "hubserver",
+            historyLimit: historyLimit,
+            strangers: ["Dee"],
+            configure: configure
+        )
         (hub, credentials, folder, home, lamp) = (base.hub, base.credentials, base.folder, base.home, base.lamp)
         (owner, admin, guest, stranger) = (base.owner, base.admin, base.guest, base.strangers[0])
     }

@@ -36,11 +36,18 @@ public struct TestHome {
     public let strangers: [TestPerson]
 
     /// Makes the folder `<tmp>/<prefix>-<uuid>`, the hub, the accounts (Ada, Bo, Cy, then `strangers`), the home and
-    /// the lamp.
-    public init(folderPrefix: String, historyLimit: Int = 1000, strangers names: [String] = []) async throws {
+    /// the lamp; `configure` may change the hub's configuration (the interfaces it browses, say).
+    public init(
+        folderPrefix: String,
+        historyLimit: Int = 1000,
+        strangers names: [String] = [],
+        configure: (inout Hub.Configuration) -> Void = { _ in }
+    ) async throws {
         folder = NSTemporaryDirectory() + "\(folderPrefix)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let hub = try await Hub(configuration: .init(stateFolder: folder, historyLimit: historyLimit))
+        var configuration = Hub.Configuration(stateFolder: folder, historyLimit: historyLimit)
+        configure(&configuration)
+        let hub = try await Hub(configuration: configuration)
         self.hub = hub
         let credentials = try CredentialStore(path: folder + "/credentials.json")
         self.credentials = credentials

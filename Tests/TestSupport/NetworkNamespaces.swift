@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 
 /// Two private network namespaces joined by a veth pair, made for one test and removed after it.
 ///
@@ -71,6 +72,12 @@ public final class NetworkNamespacePair: @unchecked Sendable {
     /// The arguments of ``ipPath`` that run `command` inside the accessory's (or the controller's) namespace.
     public func execArguments(inAccessoryNamespace: Bool, _ command: [String]) -> [String] {
         (inAccessoryNamespace ? namespaces.accessory : namespaces.controller).execArguments(command)
+    }
+
+    /// An event loop group whose threads (and sockets) live in the controller's namespace, for an in-process hub
+    /// that browses there.
+    public func makeControllerEventLoopGroup() throws -> MultiThreadedEventLoopGroup {
+        try namespaces.controller.makeEventLoopGroup()
     }
 
     /// Where `ip` is, to run a command in a namespace with ``NetworkNamespace/execArguments(_:)``.

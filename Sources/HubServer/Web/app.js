@@ -3,6 +3,8 @@
 // the event WebSocket (resuming by sequence after a dropped connection or a hub restart). Owners and
 // administrators also get the configuration controls; shared users never see them (and the hub refuses them).
 
+import { startPairing } from "./pair.js";
+
 const api = async (method, path, body) => {
   const headers = { "X-Hearth-Request": "1" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -451,6 +453,7 @@ const drawHomes = async (homeIDs) => {
   for (const id of [...homes.keys()]) if (!homeIDs.includes(id)) homes.delete(id);
   $("homes").replaceChildren(...entries.map(drawHome));
   $("people-tab").hidden = !entries.some(canConfigure);
+  pairing.homesChanged();
   if (detail) drawDetail();
   if (view !== "home") showView(view);
 };
@@ -473,6 +476,7 @@ const redraw = (homeID) => {
         if (old?.isConnected) old.replaceWith(fresh);
         else $("homes").append(fresh);
         $("people-tab").hidden = ![...homes.values()].some(canConfigure);
+        pairing.homesChanged();
         if (detail?.homeID === id) drawDetail();
         if (view === "history") drawHistory();
         if (view === "people") drawPeople();
@@ -743,6 +747,10 @@ const drawPeople = async () => {
   root.replaceChildren(...parts);
 };
 
+// ---- Adding accessories (pair.js) ----
+
+const pairing = startPairing({ api, element, button, notice, homes, canConfigure, showView });
+
 // ---- Views ----
 
 function showView(name) {
@@ -753,6 +761,7 @@ function showView(name) {
   $("homes").hidden = name !== "home";
   $("history").hidden = name !== "history";
   $("people").hidden = name !== "people";
+  pairing.show(name === "add");
   if (name === "history") drawHistory();
   if (name === "people") drawPeople();
 }
@@ -850,6 +859,8 @@ const onMessage = async (message) => {
       }
     }
     redraw(homeID);
+  } else if (message.found || message.removed) {
+    pairing.message(message);
   } else if (message.reloadRequired) {
     const { homeID, currentSequence } = message.reloadRequired;
     sequences.set(homeID, currentSequence);

@@ -1,0 +1,103 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Adding an accessory from the web page, with real mDNS: `hearthd --demo` browses in one network namespace that
+/// the test makes, hearth-sim advertises in the other, and `Tests/Peers/pair_page_check.py` drives headless Chromium
+/// inside the hub's namespace (`ip netns exec`, Chromium and its driver with it). The page lists the accessory as
+/// the hub's pushed `found` arrives, drops it on `removed` when the simulator stops, pairs it with its code into a
+/// room, and controls it.
+@Suite(
+    .serialized,
+    .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"),
+    .enabled(
+        if: HeadlessChromium.isAvailable,
+        "run scripts/bootstrap.sh (chromium, chromium-driver) and scripts/setup-peers.sh (selenium)"
+    )
+)
+struct WebPagePairingTests {
+    static let setupCode = "031-45-154"
+
+    /// What the driver must report as passed.
+    static let checks = [
+        "the owner has an Add accessory view", "a nearby accessory appears with its category",
+        "an accessory that stops advertising disappears", "it appears again when it advertises again",
+        "the QR code option or why there is none", "a wrong setup code shows the hub's sentence and changes nothing",
+        "pairing with the code adds it as a tile in the room", "the paired accessory is controllable",
+        "a paired accessory is no longer offered",
+    ]
+
+    @Test(.timeLimit(.minutes(5))) func theOwnerAddsANearbyAccessoryFromThePage() async throws {
+        let folder = NSTemporaryDirectory() + "hearthd-web-pair-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (reports, stops) = try await offThePool { () throws -> ([String: WebPageBrowserTests.Report], [Int32]) in
+            let network = try NetworkNamespacePair()
+            defer { network.remove() }
+            let state = folder + "/hub"
+            let simState = folder + "/sim"
+            let hub = try network.start(
+                inAccessoryNamespace: false,
+                BuiltProducts.path("hearthd"),
+                [
+                    "--demo", "--state", state, "--port", "0", "--no-user-config", "--log-level", "warning",
+                    "--interface", network.controllerAddress,
+                ]
+            )
+            defer { hub.terminate() }
+            while try !hub.readLine().hasPrefix("Stop with") {}
+            let client = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: state + "/client.json"))
+            )
+            let url = try #require((client as? [String: Any])?["url"] as? String)
+            let driver = try network.start(
+                inAccessoryNamespace: false,
+                ChildProcess.python,
+                [
+                    ChildProcess.repositoryRoot.appendingPathComponent("Tests/Peers/pair_page_check.py").path,
+                    "--url", url, "--state", state, "--sim-state", simState,
+                    "--hearth-sim", BuiltProducts.path("hearth-sim"), "--code", Self.setupCode,
+                ],
+                timeout: 240
+            )
+            defer { driver.terminate() }
+            var simulator: ChildProcess?
+            defer { _ = simulator?.terminate() }
+            var reports: [String: WebPageBrowserTests.Report] = [:]
+            var stops: [Int32] = []
+            while true {
+                let line = try driver.receive()
+                if let name = line["check"] as? String {
+                    reports[name] = .init(ok: line["ok"] as? Bool ?? false, detail: line["detail"] as? String ?? "")
+                } else if line["simulator"] as? String == "start" {
+                    let started = try network.start(
+                        inAccessoryNamespace: true,
+                        BuiltProducts.path("hearth-sim"),
+                        [
+                            "serve", "--state", simState, "--port", "51826", "--setup-code", Self.setupCode,
+                            "--interface", network.accessoryAddress, "--json", "--coalesce-milliseconds", "0",
+                            "--name", "Porch Lamp", "--preset", "lightbulb",
+                        ]
+                    )
+                    _ = try started.receive()
+                    simulator = started
+                    try driver.send(line: "started")
+                } else if line["simulator"] as? String == "stop" {
+                    stops.append(simulator?.terminate() ?? -1)
+                    simulator = nil
+                    try driver.send(line: "stopped")
+                } else if line["done"] != nil {
+                    break
+                }
+            }
+            return (reports, stops)
+        }
+        #expect(stops == [0], "hearth-sim stopped cleanly (and said goodbye)")
+        for name in Self.checks {
+            let report = reports[name]
+            #expect(report?.ok == true, "\(name): \(report?.detail ?? "not reported")")
+        }
+        for (name, report) in reports where !report.ok && !Self.checks.contains(name) {
+            Issue.record("\(name): \(report.detail)")
+        }
+    }
+}
