@@ -74,9 +74,28 @@ dd { margin: 0; display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap
   .characteristic { grid-template-columns: 1fr; }
   header h1 { flex-basis: 100%; }
 }
+nav { flex-wrap: wrap; }
+.scene-list, .actions { list-style: none; padding: 0; display: grid; gap: 0.5rem; }
+.scene-item, .trigger, fieldset { background: var(--card); border: 1px solid var(--line); border-radius: 0.9rem;
+  padding: 0.75rem; }
+.scene-item p { margin: 0.25rem 0; }
+.scene-editor, .trigger-editor { margin-top: 0.75rem; }
+.actions { flex-basis: 100%; }
+.action { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: center; }
+.value-with-unit { display: inline-flex; gap: 0.3rem; align-items: center; }
+.trigger { margin-block: 0.75rem; }
+.trigger h4 { margin: 0; flex: 1; }
+.trigger-definition { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 0.75rem; margin-block: 0.5rem; }
+.decisions { padding-left: 1.25rem; }
+.decision p { margin: 0.2rem 0; }
+.decision.fired .outcome { color: var(--accent); }
+.checks { list-style: none; padding-left: 0.5rem; color: var(--muted); }
+fieldset { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: center; margin-block: 0.5rem; }
+.check { display: inline-flex; gap: 0.25rem; align-items: center; }
+.users select { margin-left: 0.25rem; }
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA7VX7W7rNgz936fQWgxIgDiL47RNHAwYsMco+kO25ESoLRmSnDR36LuPlGRHzsd2C2w3QC8sU9Th4SEp51opS/56IKRUtdKJKfe84TmpxW5vCaP6YwvvKiVtUtFG1KecmJOxvEk6MSOGSpMYrkWFVklS7HLyVK2qjFdbeCypZrhQuSfLPy08pQx+bqHpLMf3z9VL9rLGFVqWXKJRka1eFwtcUtJ54Fmx9mfUQgK+J7ZhL6Vzc6QabehqAf+2D18PfzScCUomreYV1yYZR4YxTV3EuY+9x52u8BfhXi6XEW7OeQyarvE3Al1VG7piA+gVzVbpAkFHsDOKvwh2Vb0Wr8WWfAHwt71gjMt3wMSEaWsKbEslOflFNK3SlkqLhoViJzBpqN4JcLEgtLNqC8+fyVEwu8/J61LzZktaypiQEFvqHgtafuy06iTgP1A9wbinW5/4fgWDneIhe04Z1zGSquafW7KjLRw5f312LinoRCYC9GBygjRwvXWGyVGjIf6NvO3TGLe3BHQXGDyhDoWkh7sQlh6CNyo6a5V8o1rQBPJuDGe/P1rd8Udk8zry4YzRyY6PQmnAmtyD5E+aESHbzkIJ8JqXqCKskRxW91AOkKZGyGTPsYpysuzp6ncjJHcKBN9+EqNqwcJJqJMzCE2Z6AxG+3wnhajV20kE4Q0CWICHjfNQdtqgZauEz1aPKQeWaVFzBuBUS0thT+7c8xbGK9rVToJ5pcrOJAdhBGzBHZ31Cs8u4hmYCxaJqirDkZT2Ez05Gt/sqeWQL8D9+B6oDWstNeYIZAzruVR24l6+T8emsmsKrtGwTwpQ8P/zPGa5T3QMTFO580IM9ZkuFr9C8Thq7gqtUrq5K35/zFWl3azHr4cn45Zl7G6nBRs1jeUqQH8qVdNQyYZaTYpalR99G4kMXJCo/b6OUfV9jMsL6wSGxdG1FAe7oEaYnoqoJ4zocN3WsfEEaRclz3nT2tOMXDj1y5d9M9oHr0aOsftOAzopQSzCVeVtm7kBKrn5bjLG5HmzgcM5DJ8mwb4I0rn2PEokUMVRr5fd99LLPovaKx40UuT8B1AyI3PHKfxPC+WSd5NwN/GN+MHxuE1wYEU9ZsFrCP9CLTSwZjnKuWskoNa85dROcDgllajrGaoD9DZJM0A0I2mlp9MbIeEpN3t2KMHvVvRmPAv7o6A3XHDuEsiE9mrIiY9kQLiKAc59E7/CqIJinE0nNaflnoYWeW6qL88DTmNPtbuVmD1n5/jnkjY8GhOLcU/y6j7HtCXYixKnGri88cqGFB7DCHrB29SdmRRONBbSN57Pd2oxbIDKsVrV5j9qUsGrheM56jLqJZ76OMRoG9xG27F5HFtB2c6JNgrrNtpstCVM9KEG1m4sjLWVXirL11w/Q650CoNUA+4/kVV3EnaY+12n72n3siD5McH6P/dpqyCSdKh4uAXXavdPtXRrnH2vvtJQS4F6yMJktXD1vVkejlM/YXrRrZ8P+zOwPEdcTKv2AqLeFZMF9i7yG9bd8zQKZl7Wyrjs1IqCS42e3ft6nGQgCEpP0xJ0IgzMgJ9uXKFNrYcuRZaVvhB1SPq5uWeBh0CPz8RtBu/on7GfUen37t1IgfT67xFjc4hFMhfyIFz4jBPRjGaRi27cefzXXKy3aMI4H6PCSecZvqu5tdjssAWGUvFb+m+16B7i5DMNlzf3pXPVu2EjIcM4upPGtNLB8EoH/7Yj/ly5vqzgp9rfXnmP5zgPAAA="
+            gzipBase64: "H4sIAAAAAAACA7VY227jNhB9z1ewCQrEgOX6mouMAgX6GYt9oETKIiKRAknZ8Rb7750hKYuSrewG3cZAAlOj4ZkzZ2bIpFopS/65IyRXldKJyUte85RU4lBawqh+28OzQkmbFLQW1Tkl5mwsr5NWzImh0iSGa1GgVZJkh5Q8FNtiw4s9fM2pZrhQuG+Wv1v4tmLwcQt1azk+3xVPm6cXXKF5ziUaZZvt83KJS0o6D3yTvfg9KiEB3wN7ZU+5c3OiGm3odgk/+7vvd3/VnAlKHhvNC65NMowMY5q5iFMfe4d7tcVPhHu9Xke4OecxaPqCnwHoonilW3YBvaWb7WqJoCPYG4qfCHZRPGfP2Z58B+BfSsEYl18BExOmqSiwLZXk5DdRN0pbKi0aZoqdwaSm+iDAxZLQ1qo9fH9PToLZMiXPa83rPWkoY0JCbCv3NaP520GrVgL+I9WPGPds7xPfrWCwM9yk5JRxHSMpKv6+JwfawJaL551zSUEnMhGgB5MSpIHrvTNMThoN8XfkrVzFuL0loBth8IQ6FJIeJyGsPQRvlLXWKvmFakETyLsxnP15b3XL75HN68gvewx2dnxkSgPWZAqS32lOhGxaCyXAK56jirBGUlgtoRwgTbWQScmxilKy7ujq3kZIbhcIvnknRlWChZ1QJz0ITZloDUa7m0ghavV2EkF4FwEswcOr85C32qBlo4TPVocpBZZpVnEG4FRDc2HPbt/+FcYL2lZOgmmh8tYkR2EEvIJvtNYrfDOK58JcsEhUURiOpDTv6MnR+MWeGw75Atz3XwO1Ya2hxpyAjMt6KpV9dA+/zoamsq0zrtGwSwpQ8P/zPGS5S3QMTFN58EIM9blaLn+H4nHUTAqtULqeFL/f5qrSbtbj97sH45Zl7O6gBRs0jfU2QH/IVV1TyS61mmSVyt+6NhIZuCBR+10do+q7GNcj6wSGxcm1FAc7o0aYjoqoJwzocN3WsfEAaRc5T3nd2POcjJz65XHfjN6DRwPH2H1nAZ2UIBbhqvK2zcIAldx8NhlD8rzZhcMFDJ86wb4I0rn2PEgkUMVRr+PuO/ZSbqL2ihsNFLn4BpTMycJxCn9pplzybhLuJr4R3zhu9xocWFENWfAawt9QCzWsWY5ybmsJqDVvOLWPOJySQlTVHNUBentcbQDRnKwKPZvdCAl3udmzQwl+tqJfh7Ow2wp6w4hzl0AmtFdDSnwkF4TbGODCN/ErjCooxtm0UnOalzS0yL6pPu0uOI09V+5UYkrO+vgXktY8GhPLYU/y6u5j2hPsRYlTDRzeeGFDCk9hBD3haWpiJoUdjYX0DefzRC2GF6ByrFaV+UVNKni1sD1HXUa9xFMfhxi9BqfRZmgex5ZRdnCijcK6jXYzeCVM9EsNvLixMNTWaqwsX3PdDLnSKQxSDbj/RlbdTthhprtO19OmsiD5KcH67/u0VRDJ6lLxcAqu1OGjWro1zj5XX6tQS4F6yMLjdunq+3V9PM38hOlE97I7lj2wNEVcTKtmBFEfsscl9i7yB9bdbhYFs8grZVx2KkXBpUbP7nk1TDIQBKWnaQ46EQZmwE83rtCmXi5diqwLPRJ1SHrf3DeBh0CPz8RtBif0z9jPqPRz526kQHr9d4ixOcQiWQh5FC58xomoB7PIRTfsPP42F+stmjDOx6BwVosNPqu4tdjssAWGUvGvdHe16Bzi5DMLhzd307nq3fAiIZdxNJHGVaGD4ZUOfvRGfF25PqzgVc1fTG4x7s4KkGpjcca6UYIgcaFr9tfdeyxMOuTV+8R0g08Lkj9wPSeF4BUzrlf+2mE5uDlEvbSHQZpYq/4qForOG0FWrdI92rAwalWx856qW4yHx79q1Bxp1XIQnC2TVgobuxXSXVNujIbJueVDvDouDw41wabcTtyAe5sE7lkCQI3C/bhlQfngOAZQXsXxHbkHcutE6rZmPIernKd/3CjWV1bj7PfJ7ywWBRyjGFnACRMO6len7+iWA8XJ87cPKyQg6eBOjMOoGv67RCaJcmh/JJf17kO9tIZr0//jIOzVBXmh+1+xMgXimxMAAA=="
         ),
         (
             name: "app.js",
@@ -169,6 +188,9 @@ const words = {
 
 const units = { celsius: " °C", percentage: "%", arcdegrees: "°", lux: " lx", seconds: " s" };
 
+// Whether a home says temperatures in degrees Fahrenheit (values stay in Celsius in the API).
+const fahrenheit = (homeID) => homes.get(homeID)?.home.temperatureUnit === "fahrenheit";
+
 const round = (value, step) => {
   if (typeof value !== "number") return value;
   const digits = step && step < 1 ? Math.min(2, Math.ceil(-Math.log10(step))) : 0;
@@ -188,6 +210,10 @@ const say = (characteristic) => {
     return value ? "Yes" : "No";
   }
   const unit = units[characteristic.metadata?.unit] ?? "";
+  if (typeof value === "number" && characteristic.metadata?.unit === "celsius"
+      && fahrenheit(characteristicIndex.get(characteristic.id)?.homeID)) {
+    return `${round(value * 9 / 5 + 32, 0.1)} °F`;
+  }
   if (typeof value === "number") return `${round(value, characteristic.metadata?.minStep)}${unit}`;
   return String(value);
 };
@@ -533,7 +559,7 @@ const drawHomes = async (homeIDs) => {
   const entries = await Promise.all(homeIDs.map(loadHome));
   for (const id of [...homes.keys()]) if (!homeIDs.includes(id)) homes.delete(id);
   $("homes").replaceChildren(...entries.map(drawHome));
-  $("people-tab").hidden = !entries.some(canConfigure);
+  showConfigTabs();
   if (detail) drawDetail();
   if (view !== "home") showView(view);
 };
@@ -555,10 +581,11 @@ const redraw = (homeID) => {
         const fresh = drawHome(entry);
         if (old?.isConnected) old.replaceWith(fresh);
         else $("homes").append(fresh);
-        $("people-tab").hidden = ![...homes.values()].some(canConfigure);
+        showConfigTabs();
         if (detail?.homeID === id) drawDetail();
         if (view === "history") drawHistory();
         if (view === "people") drawPeople();
+        if (screens[view]) drawScreen(view);
       } catch (error) {
         if (error.status === 403 || error.status === 404) {
           homes.delete(id);
@@ -788,6 +815,24 @@ const drawPeople = async () => {
     for (const user of home.users ?? []) {
       const item = element("li", `${user.name} (${user.role})`);
       if (user.role !== "owner") {
+        const roles = element("select", undefined, { class: "role", "aria-label": `Role of ${user.name}` });
+        const choices = [["shared", "Shared user"], ["administrator", "Administrator"]];
+        if (entry.role === "owner") choices.push(["owner", "Owner"]);
+        for (const [value, text] of choices) {
+          const option = element("option", text, { value });
+          option.selected = value === user.role;
+          roles.append(option);
+        }
+        roles.addEventListener("change", async () => {
+          try {
+            await api("PATCH", `/v1/homes/${home.id}/users/${user.id}`, { role: roles.value });
+            notice("");
+          } catch (error) {
+            notice(error.message);
+            roles.value = user.role;
+          }
+        });
+        item.append(" ", roles);
         item.append(" ", button("Remove", async () => {
           if (!window.confirm(`Remove ${user.name} from ${home.name}?`)) return;
           try {
@@ -828,16 +873,28 @@ const drawPeople = async () => {
 
 // ---- Views ----
 
+// The configuration screens, each in its own module, loaded when first opened: view name -> module.
+const screens = { scenes: "./scenes.js", automations: "./triggers.js", groups: "./groups.js" };
+
+function drawScreen(name) {
+  import(screens[name]).then((module) => module.draw($(name))).catch((error) => notice(error.message));
+}
+
+// The tabs of configuration views show only for someone who may configure a home.
+function showConfigTabs() {
+  const may = [...homes.values()].some(canConfigure);
+  for (const tab of document.querySelectorAll("#views [data-config]")) tab.hidden = !may;
+}
+
 function showView(name) {
   view = name;
   for (const tab of document.querySelectorAll("#views button")) {
     tab.setAttribute("aria-pressed", tab.dataset.view === name ? "true" : "false");
+    $(tab.dataset.view === "home" ? "homes" : tab.dataset.view).hidden = tab.dataset.view !== name;
   }
-  $("homes").hidden = name !== "home";
-  $("history").hidden = name !== "history";
-  $("people").hidden = name !== "people";
   if (name === "history") drawHistory();
   if (name === "people") drawPeople();
+  if (screens[name]) drawScreen(name);
 }
 
 for (const tab of document.querySelectorAll("#views button")) {
@@ -866,6 +923,7 @@ const showSignIn = () => {
   $("homes").replaceChildren();
   $("history").replaceChildren();
   $("people").replaceChildren();
+  for (const name of Object.keys(screens)) $(name).replaceChildren();
   if ($("detail").open) $("detail").close();
   showView("home");
   homes.clear();
@@ -1029,8 +1087,130 @@ $("sign-out").addEventListener("click", async () => {
 
 showMe().catch(showSignIn);
 
+// What the configuration modules (scenes.js, triggers.js, groups.js) use of this one.
+export { api, element, button, notice, homes, canConfigure, short, T, words, say, label, writable, visibleServices };
+export { characteristicIndex, runScene, fahrenheit };
+
 """#,
-            gzipBase64: "H4sIAAAAAAACA8V9XXPcRnbou35FE1HWwO4QJCVb1lLhsihajrVlW76ivHsTFu8lOANysMIAswBGNKNMVZ5SeU7lN+Q5b/d9f8r+knu++hPAcLjyJq6yiGl0nz59+vTp89WNvT31TZ413fyzVi2zm/xQtcVN1aqiUrdFN1eZ6ur3eaXibp6r+epKZVV7mzetvK3UN123fFOVd6rN27aoKzWt6/dF/kJVdTcvqhtVtOp9vuwA4qO9PdV2dQPdqHne5MlEtfP6tlV5Np2reb3IAYmmrhet6bsoc7XMG5VNpwC+bu4mAL/qmrpsFWC0mAAKM4CfL/m3Wi0BYTXLulxd3WGHiHf+Ia869fv86qyevs87FTd5u1ogcleI9x9XeTXNVXbdYU9q1tTLZT7Djqp82uGYaizH0UPDDqiVpOrNbYVkgO6xl2wG4Iq2azIYH5SWba1uoCfsHeBcFzcreMXkYfRfwNizBrpZtQinAhwbwCXnYcQ4LE3yJr+GSjzAJH30CEC0ncqWhTpSWXtXTVW8yLt5PZvAFHbzibqqZ3eJOvqN+vhIKa49z7MZ9nOkPqrof+/ynO++xbG3XXSoooNIrV9A9eJaxdhe7RwdqVU1y6+LKp8lGsB5dAoDAHLuvrtb5tEFAIyy5bIspjS8vT+0dRW9MN0CvZbwkCOmt1nRqeu8m85jRhOxU0pQp2fphH9MgTrQUQHEBPzabJHv1k1xU1QRv0csD+lfdeTiqo6d50P127M336cwMzDdxfUdjS1BAOvEotnlP3UGRY1ziqWxUwvHBrWo8jHDXWZNm8dYkkBX1aosNQ13DJj6fSJDZTB50wA/HcGU36pX+Bwj4OOUyo/TBTA6rpDjY3X5zlt0MJzHHw1YYMRu1a7TS8JQMVgpBehBPa7TzZv6lmtiwRr+b/Ju1VQ0thePgAOEu/IyX+CiOVJxBZSf0KhhtXVAyKtVlxMnrQMmq+oZzvSsnq6wcQozCAvxFYMiOIkmDxHRYzH1i18oU4qUTAgezYLwnBAfYVwDCWPu9fx9DmLhQ1au8gtVX6s3V3+AZZtC/abI29iinOh5QASofh8DW3wNfJcLDm3enWgwse2O+K5r4OFYRREwAJUmAWkRgktaANIRI8VM07o6heXzfkviysTEEYOJ9Mx8VB0sSFgopjxNUwciszuNJpvNXqFE/BYEVg5SLI6miEBkUKGqI9g/RsSLGSFnJhpEnczyy7vXM3xt6sM2UExzPVozpsdxxG+iZHCGsUOQq7vwn/rm5AcaXCtkJ6mrbutm1lIFqolLBXaTpkPWWCAfZKahiqMnX0TEM9E+/ffki138s3uA/zzHf6Ds2cuXXz774smvDwAnwZ4hIvIAJpiQ1RJ3piN1RrKFa6Rd/SMWn2YgFgyzU01gyFn7e9jX4mhz34kmPTdrYUbyeH+inidpky/LDH7t/Z/9X+1NgOcS9c//DGOKnAmjVu6MvUNugvd1BdwBdID9AcTovKtA0EDJ8wj31LJu3uULaAnCokE2On2F5aumgVnx3xwcINNlDUy6/+LpFySZpdF3wDhQ+LWpLAVPn0JJCRvxKddDiF9J0TuqiCXY+6yuG1tJl5g6T5+43f1QtwXuQPDi2VemT6f0y1MoXdTy68mTiFWJbIqwnp0QBrcvYcXkzR1W/zUSin9+C5tzibWeU49z0B1mRYe1DvahFoAoPuDQXuKvEmlrWrzEVXUF289qqnv+HCvl2XvsBBu0C9Cw8MczrDudrpZZNSUUgNA4jzyNZzKNBP9qVV5Bjc+Rli0oS9M5/kKU61VXEnk+/xJ+XWfY5ef7/PgEccRi0CSaRY07A749EerjM7LHTdaQJhh9fkDjvS2qWX17WoOGAoyOLHMqc4HPyA1cA3+9dIn8/AuPyM/3SVq5LPMc+3bo+Zzn9MpMw6+faZLiW4d0z586pHv+ZUC659isqK5r5BPknGVTdzWwOfw+eeKSdV7MQMs4y5sPsMxQp2llaz7Lu/j8LEUgE3WWagAXVrSxBOJZOX+XOjx9cajOox8rLMln0Hv0rXn6bbZY8NOP1fuqvq2ii4ltz8w91lzXdBYGVX2zzFHgR6dl3XIDLIG50oXyeNaRZuvBcXoMwOhaznrmatfXWAtUyE53UdclPuoWdr2HDXRt/Huy6mrbCXMJ1feHwVWiL59E+p306owxHJhdyQTwe9gRspIJeSvwnj5jeHnZFqsW332dzWGc87zodJdPqcoZdIJmCGhUVO+renXl/v62BkOCf3G7519H3GunpqDj32gqOc/mXZ4BLIM3SxLC+XXFP4hS/GRGBytAxkWrgZDAv7oCLQtdg34QkehB1zGr5ULjSiWFEF4/X0ycnWRVFR2bEFMmG6wm9af/QmkAa3oKTMJy429RKDbTWX7T5DlW+tN/4cJd/YT1y59w4eYAcUbtWzI8pIemBm0M91va6KFely/Ntkt6I6xQ2NutmhZVq8VV3kRm16RXVmmfgcVASCMo1PDo79+pA9DZvgMzJAXDLX4y4edpXpTxLj2W9c3Bfkz9J6jb7ztb7PfUJeMIO/7XxU/5LOaOksToLic0wzCLIDZbUHXAuGW0MzC183oJPNRmd6roJmzuIppIYaN7wEughA8k0EFEDQ16Sg0NrKbrm0igNdhiVrZlbNGf/+U/HAOO1Kcj1oMCVFLSeGxV1O9x7kgsnuPLi+P0nPVyjQvVMX3RrxdDM4toRVcgKPKsily1nfGBt8DBlT/nqIS/qVANJ4nzYqgNb039dt9RObWFJcO1BEJY9R/yVupFWtG3q0Md8SI5D0gFRm42y7rsOMXXF2jcRdH4yEOevgS7D1eGXhaj0IGZz5Bl148/YkfrS4drRU/VNopddGV2lZcjrDba0yxvp02xJJ8GmqqnXkUwVMdZBrGSHbQpOhSA23UOMmZRkJOpPYZ9eVquAIk4Wt5GiQZYtN/Qfh5g8yng5zML/kPRFoCuaAsoVWLjmUKQQGxbAFajVAP6nF8k6XVRQmdxLOWEw478SDXmKKJ2+kpJOs/amEmqWxAtE6uOwMqeeRhNaPWisLVwjPxwDGh5TzbTGPLOEnTBEbZugSXcILKkDRYVCycPCX8yEBfd1H8TICQojfIam+j0JMvAr8V4rH2L3chJI8vJuhQyiVuyADP0CrTtQ/LTLZtikTV3YGQBwWFzJD8eTEkDQ4MyI/DzXIv3RVboGe7xkSPhW8trAfc5TZxVruunyA4+r1lW+4GxTZCWusH5/oVvdpPzqV6g2S0OXLXIF9Admd9AxuoG5P3VHbtXtSkuWjW2E0X6u2wJprACsFj6+iu1C+Oj5wns9yUxKBlHEyIsKAXYwgyOG+CbBOZoiFlew3T91OssqON0+/qriedQ9jlv/QjsJ6A1AANJjPVBUGPRDGRfgXKS3HzYxQA46GetbufIIMgA0oagAcPUoLJqEk2z6lQ8w8QA6K/iyaenFEnDu0GNruYI9+zwjed2jowkKJAg3wBqPtxg2Z8XswlXzWfkOBugakLLSyqlMn/YNWOCBSk6gwaawg4BVMvZGeR1bIiFnTqAdHkRSp2/TFb9POJFDY6tzXviBqmpGeLQp89GdhP3LQsgLYrs5oxbZG4d/ZrhfCjiGDOzDH17Lmf2HxsPd7Ys4uiHH9+BIn659+Fgj1br3uOPDHy9F5AE3vTGur7E0bLKoodgEe5y9G9yr8cBhY9TUaWOraquFMYQ7n6Hv4foKjDZsworp5vOgbHRja0nip2JMShKpM2E2/36EDQS9pCLf32t/eZNfg222/wdLNkR6vKU3wxNeXJsuPbuOBVWX/tiFGWaJxzb1YL2ig1Sf5k1ZLScX7wIdwIodbaOYBPwlXZpcKwG9mJUYR09H4NVPS3p3bD6QDvLKEcPNLLdkN8bKUnquy1nW9e845+JqyCT1DlLrefKD6qIk8JA6HsuJ+rcbX7hMS17LEzrnndzY+MFe+bdpuj7GGmDAxLsEp7ndLlq5zGYe6bcqcrwvJqXLUYWa9SxoY1UMPyMjRCjHnAqlCVEGkpAWnQ3bSaq4+Ei1cGWshfpoSMcxoPdj5sxcTxgDibWn/WX0VoY07prEy2sdKDHgxK9kZo5mQjeeGDqfbcp+hARP/zLby6srszasTfipXiuQ47WHm1n2L6r2xnP0tR1sNaFMrLfqH0QEJfoTAOG8l+u//YSxYT448IhIlzG2IFu4PrGuLdebPjBDM4WOegbWGBkOBXCiXRehSiKHOmjyS/GUbVWPfsCDKLiQNCSSfsTHNBclG52LTiiTzyfdp75t+lC/+7xr5SH2lWbVyCWUcMRV+FEiUcQH6zbL1hgocGMyDAody0FRnSIkv/aUNIs8J2NMtwJDWyQ465sdEpDXNx3wZTqeIPpRBeQxNY/LswM6BJfCLP0Ne/WBuylM7kUubDy04SGDGwq6iHPpa5ZxxX+UBdVjP5Zjvuxq87qipRp0iwwWhA4AlBGgxASHwXLn1Sqk9LE75FfsTVxKwcgojWIBatqo8tufYxD1GYxWmaftaST6OSWQ0oburlB2y5TbVnM8oaCTk7gCZqgcxWMS2BW7IisyhX1qU1kBH2q0320KeMo02GOi5gnvvLtrzQBZaLos+ID0NMY/KjUTsuMAqO6euSlisyKFj1W6GmxVCnat5jDxK4snTvwP625bamrjWpndoN5uDp2nz7VU3BQxmtvoFZprBEmZETPPQwVDMsuo9HFhgPceuikxEQCgmJcljicj+sXQd2KM39MJABrp4vsp99pG+Xpc4kNQKG8LSrz9mB/okdgzZon+4n6lWIsE9shWXLGxOBGE454xBXlcOynB7aBQVXzYQo2Ug51DUDO9IijP//bv0ccKol399MvEpeJsRQFRtYU2S6ZRtGhuvy2RnOwt67RmTPPSkyd4NgNGHmG39fJxPRslk8Lewn2bfVQt3MuMt2zVxOTzVCVijyIeiy/0iPZbiBvswK2+ocORHpNHOfflhpxwNeDqu/2DM0BXmTpvn7tmMkuf7FD82Bb3pAejo00R+FBEn7SWzxG3dB7iCs3dhgSDGGYjU1H+9DDgcP1a48haFOI/qLJGDILgukY1P+3n44p6blWcljVf5TeQmZpeSwRa6M0GyoPE800Y6JNXEk2RjG9ZNbJMMU+2fAYFN0DxsUmuoZkYhUgHnC+alJEuoco6dsZXieAhI9w0b7Bfcvo3CYpD1Qkr/DAGCFDa0amkqDBRL5DrasGewAnk39UI9NJnmuO4Xn96TAegNNgeaLhnx0s2DzjLOoosQCsr0OlMWPhCTVJyxhkjUfOinqYzeXUc4nu2lgPmF3bDIbz0vyIEt/5MqT3Bxlpw1q/z32uxv8QFnTdPNEpdLxq3MIoCTM6TQ63DfU3GA1RRbVcYdJ3Jn7bFhhiClBv52BdU5gobzCJuMy7Vt3UJtJPuOE+cG94YkJB80DxFYVnJFZrFR8dHUAkHR2YCgItmNOFOaOUxiZJ16D8HKqeGrQvL7Of9EtHgzrYl9e4hdvGGKem1/ySls3hYCID1hrrMtAHHn/k/R+WYk8puJQWSJNdvx9oOh5C5GZ6kR3ep/bb3HKi61C27ZwJOihMwumWXBOGxSqAZxjSC9cIpODk/cZSmE4M9mUxJbnTYwMjmYpSswET0cDeLVBAOYSZudWQ+t5ryigfmL5+DdfyKutbz6rtxddbIKEX8aQu4s2BHmnFGQHCBE7o2M0lQ2kzdfeTxMFuVTWWF7YxDSkx2DaSTHOiNbIK8k0cORWi0FALTTtjtPVfBAYc76jxFjtmMoyW78HCyQJ8ZAMNJlGYHCOfX1EwNB4LjWH4JGQ5Yh1jP2Ttsl6ulmhBzIqsrG8iyyOc2c6ynjs2rI12g8RcHKPbNy6yjgwSZ1RX2ewm93wFyzFPAVfVfoLexPJrjVxoO4Fmbue4B1XdZk1lMCOPUX17L0jNsFB3G5ACbTovypnk8Z+CWdolHlW5Vo/YrpOmL3SGjxJcryo+WDUUfHNi6YkjsAg0TAcFKykaxw28KJIOLIsP6LgXWD6WvIhpVs0KPCbGmUD6F/AgMb6Lg7PsypmFTLkKhEdYmY7/WFxgUe1AS52AYsFd19MVGxz0hAzQxlgzpYD7m+vYHLDgBSxz42BE1EOLBQnYIz7WA3j62AAdPqAW9IbXIQ+j9YcxUbYajkZj+psjtZ+42HK1c3l/AdTFJ3vygfMfjt3MAXkEAcQvUzd3IqS9mjXZrcgNzFkzXkfjy6ODHugdxSdSscBKxLwGVTfkdmxrVsgIM9BBsjvUyqgqnimj7ByrnyGgooWpwo6r1HKqM+iKomsfLWOfp2lKS+KPK1h1Z7Acp13dnJSlPqUz4W0aw6L4LkouaCwG+Gj0G6dC7P6PjgJH6Rg9jW8sTu2ypbQ12VB2O5Icj0EF7MiG6t0V6+eFmGSS1BPpjgDAPUZPopdixAkybowcyT+cwcLvOdMCzERZj66zdSoRGysWuWhMfFOOj+daAj3v6g71SXy1y4kRlPQgIl4A9uTvHE+VUGXegj6qYjYMJVyBXvqSHcsUNMZWhB4Jgbo6Q9uBdBc9qVwrLfPqppv7tvFV1mzp7WYgEadkwe+bpl71HW7RGVczOR9u4AlfUWYN1cFNqgn8JPTG0wuaVUUgY6MPUJ2kh1pkPR4B9aGbIMDzT7Cm2zfXyDt4nBjlCDqLqQt6F2ZkYiHVwYeU27hJoAIlAbtmCbW5amoONOrcdTy5fETSgPviEu5L+AKLvq6bV1VXNDky+IVG4iVnO4fhPGyARCVY/uS6+VJiOw7kUJlB+paAXaM8OBK9+KjXrJIIqoEnDEYV91F+E2papPdHFiZ72vGcPXiJYitkRrIn8AdbHIJvkIGEp4gxmLUd4xM0aWL5Wgr6K/wpLRHo1lvhBASTtAkfu8KVO17/GGlP3Ez6YLxhMeceae6O+5NFb4wcGBuCKIlc2UYUXZrgO2fBkV/YSVfUElnzwM4GHtAOrgAb7e9/m4uKL+KAfr4FMFYgINBBTxkfrJc2u5pFggABvVRCU9cPELhQ/ZkSLAVpbxpummK2JWuRZB+UlV4KpLPGQpe0WOnj6h1FY8YUOSIfaSu6KiJvrCT7Ym2meae/4BOvlWcNYUaDK3HwVgd1l3epZ3Xki2V3Fw0vCYGKPQxLd6eyl08wwI++dKRjwM484e8NoV7kJNiBh9koOpnNQM2kd4Gw2d6bpshQtkZtk/9xBcsExAfqRRP0njHB8dzo530cvgf9ADH4rFUCgbT6OWj4eeO8FxeNw3ULTUzRQvtnyGmAMnRzkrxdXS2Kzpk4BtXzZ0m9ic5RpXxwL7hEJemyob9f5dfZqpSbFcjNaLJVKRPUSVF9czaYo4qycY82RMpCZbI6HjInqVZ55UcSOZfp4JzRKLIx18HcUqeul0IaZu4OMzASzXAuL1WrosqTl78vJc6hOCMU+3nAJBwDzx67YyTJY9nUsPziS+QOeoNSyBeHdj+zdgJVBcuVgWnVgH3P1o61M+fO2sm702/GUotp1vacLU5PoJBvY3Zvn/puprRWJftEYpVSU8mf9q1SpUf4EAdklXIoZP2WuHNV+bv3NZiwHOvVadF4CU3Z9dQ0LpbdEB/5YpD+HsJvaQMZhOidkNlxYdHGzb8HrsFIXHNUqvWtUrd9bxfhwQYWiZukbQ0BysyW+qRdO+MPEzvuN3xH0E3CtI9b9AgcGYDHGDnoW68cS9Ap5cMWcrKmHMmM3fiOdLFH97CztWaAmK5wMVNh0tGTSyNNEtHKXoBWZnRACYhuJCVGocx9MOstcuWDaRhKkHdXWFlnMzHKvRUWCKChJfT3r8ZWkJsup318bN0fCqTUnhUyRXxwSM4LGcuZk2bYQ9gaD+GE4SbGzYFjiG2ZzJT4EexwtQ+iDcfbBgOWq2bMiH8AmVu0YIyVpW5BvK3p18vZBI0S8zXBcGTc3+d3bZxc8OmbHQ3CmKMF5mFwTf+QzeOYnBltZK4KOUWfLmwgMcAWNAkVPbZEt+MDartddgWNOVMHxrOj21CUxNW5Ahdf6KmTo8fo1qFT2uRjSei+r99BIb2xR6XfkrutxUu2kL2ugX7m9qsYQ6hErExdreg83bXivOtVk5VyEK21V7Z0GYVg9B0OCZ/eYo/eu2JBnLn/wuytWGxDr2ZmCQxFOxw3M47JAeRuhT58YD58rFegjTPnOAKth4oj4Wbag0D9X4hGQbhMyzxr4v4+wMwDLUPjgd3V1l9Ox1UcjaOve/mrkJlZM21sNHRnUxP3s+YmZ1HZrQfQOE6L9pSvU8P9ZdwnrdPLMKnL8rLWpIJq41xrVxJfGARraYSDLZoDrmo82RaytW3ARwSJuQu81u4u4trf8K/x6oy01P6BfsRbqKAIxL/kC4B9vv+UDgb2yz9PvNyuIXGh/6MZavJF/SF3sV73D6ZN1Bf7Sf+YqHvM0fXi2qjfYHKDs9zM4cqRM5WIVTgVOiEXI4HQEtiBoURWjeWXKeKRSM0UZdB39SzjiAKMxGk4eDeWm8jl4arvezMAdvF2uQHhix3Zg9q+AiGxs62yPz4p70PsgtEjcsNJE5+W+bzV9RH9kwUpGk2ooelrIKIg5Wsbo1ubsdN5Pn1/Vf/Us6jZg+ekIoq3iwxGajWgawYhc7fJJ2Z6eP0aX4mX5eE6ueUqtCNOjYFfxex3XATzHjuXcIB26/xiJfv/SrCG0JInvr8w8a4NoSyw82hVVB3eE0YPB8/0E97ApYD2XeSkFA7OZOCb4TCY7/+lwFgwg1vNl7MV8tzouzT6G+IydDtzCd5gNXBpCRLSuzTDHHk99MsdfwMDTHk4xD6WX8YuaWGnATbQOx1D8cwqXeE+HvNHrN0ekkUkQFyjjSfbvSPFSWqm6x1GMoL9LBG71bh92NvxhsaehMaS709R96wXz/T0lwvj4LoL7+FhfGKfG3Iz/LkGtefBbP0QXyALJz+trXcbpZ9Ld8/r3QDa3x1h6h2e7pMMPrRTJSVVu8D76XyTgSy+yUjq3iapzQTEzrPqLuL8Zun04al+GwWB7+786ybdDQvkezYwvnz2U7YwvBMzmtxHuOhhO9zPsl0JccZpo3N/SFXycn9cdW5jno+vmf9V8n36qSgDmTzuJTiuzsjapVtCOmPsUSU4gjh6VM3qkl3Rlf3rUX39zElXo3uQvQsD6HoaLLNtFlm1us7QcsbUGKe8BsugF4oWP5SKgii3DnI7yPuh7uBFL+CNM9Kwi/O4l3IlAWnqE0fFxyK9uNM5VjmWECwNc3KfTspnYGymnag7FzRFYwP/0/8LAqPUl5c799eIQ9m8Wi4YiAWhLo8HJodCUqLoPzwiJfIlzOB8aKDqxCxLhuvJ54cpgIKfRKY0mdBQHQnUvfXo4V4Ao5c8edo2MSjdnDzG27018gAd00odnTugBborjjbpkuN5irJotlYn3aggY8NNBoODZ9mH/H8iMGjMZTxbceSc3tRXCTrhC59pE2mVylqwlV0Qnqq6MySDNBidI+Npty6oHbl1nDy33Cgx8Q9fux0Pd24KnDl72p5rpXMMTXr8q8c2rTz2wprDFzSN31fmS0hKNXtAMpB0YZc5ARhO1dHJ/8QHqCMJNsERpBJ41kvqKKPk572ibvhmwt6VCUHOlDDXlhch4o2RaLGZI1H3Qtd7+u22Z+L9YzM6IwvlwsYzNI5Ug856UzVDITHolUoCYaDNStt0FnmW7PakShjYWH7UwIUWLiWorSMCufdxyodO9qlx+w26A7fwBfruZYEXDEqXWiHgRRHVZhJEGO3IZrt1Vd4lXkrPYoWX3rijX/en1zfySzo9opN6br3dyFvAWLEnbqhGkOY5mD8f+mK3Sqa/14ELGgF9OOTehPhe90O58U4GtAQL/Nxnulr1KtcuYSPegzCrY/3oLzKMmT98XUKm1QaKBBmRmFUWVtTT9DXoh6e1Dmn5Qc+sv1JKNd1ir2TvFKkhu0QGLBuIHnIOnPIdlCB5fB1sqwR57GU0T8C59ZDujCbBNpIi7x4Ws3ci+SkAhr66Z9fSXCusRl93kbfm8iC5OAjPIa8vw6U2ksqwMVuBcxVYePmStc0or9HCQQH4EXXhYVCuO8LivMYerM/PvLDif0uaYD4CJ05c5VNO4UQMNRXWDmeYdmL2FWXR3RneeGC/tjt561qT6EpzLUjvfJ5GLUDqOzBWZu9qMkwejAxaOjO+6w1XilkdBA5reH1ilRNQMvqjpuQxMyRrPa9VhvWHMR8GZaA4Fx+aBX3iihIf+Iy1+0N/r0ZAGKfu+Ta1/i4JBE52Ug8RXIDELxbeWv35X//dlgAUu3zsPcC6sf2uSnx+svuPF8neDW5+j/FDMF1Nl6XYD7q4CTFmrHzYwBHT/dlE+vQph04fN91EtgOTcBLIfJi5jkOdJub8on9ppH8eJfpGV70I0k7Y1QZ6rB8r97XzoZM2Rm3OSG3Wn1Czx/LoUlh03XJtTMCQW4K1i8q3g8zL+P6cIcqvk6yPY/po29Hjj+aKnv0JY7WrnuzvY/pUkgpwc2Zm3BbaYAmtPe/Fg48YyRSMJYn6Ros5QeQbKex5eGjULDqbg3ov9ILJdvwogtUuA3bcJvS7h5txZERg5zd39Hm/yHFjRL5HIDzB8onnYpxrfe9Bj6TdYZjkatCkUxaHg4c11hvz9DdfUnw/XqFfzWJk3hyGpn2I27C5Sh9UGTPYcN4p3RwmrdVevMAfB6hTBsJACPH8Pez/E1DcLujMOQ2RrYZ2CRttHB1GgY1WdPnCXei+zKFvMQo78Mq8SAW3eMBO8k6HugKXvUlpz/OBG8t7ugqfbsg2uxFuKi6wHUnwCU3iEAJpqH4uTV//3lLvDuMLbo/OpiDeJsYQ8XaHKrt3Mdv0fuP41nakOFOBf70scAn9zeOPDFTLdsyD1YaJWCXeBKCkDRVUMvkGTKmY+5XzZMfCMIfOxkVI4OkS4d8UNi+zEHwhNR7FQqa2Es3kb4X5+QRnohyz072NMTh6ghvw0JCoSZAZxaldh/KFT/TWF9UHuhUmrs3XQ4NPhya9U7AMZQuNQKeV3a8Q/CA1H6gPsCtqKN4xdNBvk97w8A1UBvdJ+yfPg9PnalRsUtXBOAK+MZsBQwy2ASsE3b54WT3+iE1E9Y7lF+Yyr5NLz/g0Lzh9lj8B4GUDAnw9+kjht+rMiTo0GqzTffCWt53wClBupTz8KA1XdC5972fozO47tAOn9levvn317tWoHkcU3JNunSOP9/ms7/Vb+4Ju3deLhoZ8OeTRIhTNCSoge5CX4zEiVfa31gfE/1g+9KNar6lcYQqrnMz0j9SW+QNCaWU+FDZzFxfW2aD9ndkPF3vqH3/QmO51HIh+RSfexyrchv5nLOwceOdctnNQMwV3p/XMGSV+PA1lSF0WXR4Nnozj8wQDsa/XekoGol/6FMx/5/G4h59SonUmOw/pwXyQgia5f1xOpNciu/FjyIub4QgyrYFmCutpD0i598cmbT/cHGPOAlhloDjARPz49vVpvVgC5wIkOb+B5Yk9iktCo+wAyv96q/Cdvs2D8eYi0I1tY1Tpb4sZBaEPnuGXJee5fCaSftql76WZ0cmbcP92kPCPt74LMMAPDd1WdKlbckipAaa+cJyDoR/Yn/GFp0xZ0+F/z8nDn02jwaMb+lsWJo/HnOngwCtiLl/P0RkqzvbZZVc4tcYX378x5W8+UCeyAo3yAQ2Hzs/r6xEnVAGDUS3e3Klz7dkx1bsz0QzeOWRgTg9QG3toRZ+r0U6UwYry0jtLM1xV3rkfxLv3EIFfceT4AN4n88l0RiKOfx461pek8XyHFE8Yi8e4GBYL0G0H8+k3i8NxURgkTvUOS9H3q5R7YsrVVSxSu7xEe4lV0Z//5T+jn+NEqPTDshb7OHR7p1S+JBC892MnckXW//hJ2fsheYJEHJqJs8bPihv8rCreoITmCaaQeR+vgdnHKq8rz18A3Lr8ttDnRwCLFursFpW7CMzZgP7JN65eU5pSdDuv8Q/xJz5obqJHOkSEGsUFptyBgWvh63z8Dafgkt5qHqth1vBghQelAJoFI6fg7BlF50jXUKTKvLYeZzq8Mm4N8tnM0IUaIZvqnofnRtPuL5ya/mSYyYb+sFXIhpfIRPmM2KyFrV2sKefUSdvBDqR5yt2FvqWvbaN2wM6k3+dXZ3j9tDAqVMNbmAE2fVbVXPQ1rev3Bezh+mBhl70HU7zA2xTLO33msGjpArHPWkUbfVPcFFWS2m/hKVBxSfAC2uh6RvDYY0sIfIZXYJRlTbeOVdp7gbQoQdLm3W0u94x1t3WqTiSbQWqtlpjZ1dJ3YPFg6wtYf2CN4xX7ugqfHGyxQ6xFBnbvfCSge0KoZYAofRdZ2WWjqB4OHzZOJLC5Mw0KpBr7JVBXogEjLOwRK5JrXbuEkHZtdotTiEEwQueFPsMJc97mxu2MVAN6lDX8auRzgq2m401WVOb0pg4l+BdiYQCBSWyOXWFRyR+NEl7DErz4cLEkr8e+Pvgpw3IOXGI5YDbj00z6uC6MuC6Z3ewHNSrjqoiRgc16I0FrhJF7+BCrvRio4fM//tKfgbXLu66+Y8FsV7hW+dyvIEtZSszmhGuks9gc5Akcxl473j5DS2vhZto50kCfy1N0ToycZf4nOE0MCL9UKhtwIiDP+ffFYKzI+ELFoKZpxoOqoML+9uzN9ynnzxfXGI4WFAMTkT6kDsDJ4Yi+5Ls4tgjLxy8H8fvFL7iRc7eVrdkW/5TbG5B2qBc7alvPO5k7SLWJXTQO/ZyenMPqutTAY3luTqNTggwf4wrGqEc1eDG8nnvRt/ohPrdvnXJC7juv5YtH4YzjQZN4cFopAhi4jLYas1Higtn6OEIROjBtAOvT837AN7yjwon/sl69IcGEYgfeHY1D2SMTLxUi8dfH1qeFt8R2Y9JD6IwMQxXeLKVbBi8GEhRcj2XvmARN1HBSvurnVrhG+oY7YVPv6PLQsbG1c8belS8DS6HJ8XD7W0lvH1sT8gmqM7uA7ZLwIWzi8ACKORvSQ9P/nlPFafJWzxvazux1kfOc5HdZg22AnoBlU3f1FNMMifO6btke0qGs25a/Yg5qnHO/LatNvPMarYovCkHI68O9PfpWFAOHHb5bo2rJYTx23ZpdmoHRFbT0NGAK4ovg4KK/f2vXxigEmQcEErrVUA2scj1TAJg+3Ey3irCGYhSQqxwkNn+vlz4HxFolvC5BYwR6ZF3KdwIajUGe8PNHVSwXXOudm/esZYbxTLZm0UZOEjAJ0F6T6h/luqPNw+ufPRfRy0RGhwK3DWSsrynpVqXzLTxPXYjeaqZCw6+r9d0baBE7cknqxO7+YlXz32eokuJ3e1Q7UbN6dVUKNChI6PNfqOq/b1E1ROq22gA41I9oa8LeCcY/0R1tnZb1dzZYyMM6wc5YhaV7fWc1KItVbex0gIxXlsx8vdJg7y0mvs/DW1B4WzMTKryueZaX2Z37ragv9vf38UKEffVL9UT98peGeYlAhpN/JV8e6a3cjZeEuF7fzQadNznBrSJ24vlL7cQYiQpncsT5uBnqwJ0TB4njH7BbGgneYf6ZMFl9G1cbfhs8DKL5a7PVAe2dMbSNCIZvL+BNkqC46TnwR5u8uEfY4sLDSSSSepJPrzqscew5Avoa4/rRIwnFDYjHClaQv/wHZ1Nfmb95LOPTGcpc5fOH+Ic8v8HP59azYHeJofp+uWj8pjn2wtFqaHPK8udADYiPirxu9DTkbvNf2HsBGTp7WeJko59tM9pjbjbdEB0qyQZfaygRfPYfJIcJtXoEkUGASpeVpW4VrlJBTo9btipbC17+f09TNbMqlgAA"
+            gzipBase64: "H4sIAAAAAAACA8V9XXPcRnbou35FE1HWwHoIkpI/tGS4LImWY23Zlq8or2/C4r0EByAH1gwwC2BEM8pU5SmV51R+Q57zdt/3p+wvueerPwEMh7Y3cZVFTKP79OnTp0+fr27s7amviqzpZh+1apndFIeqLW+qVpWVui27mcpUV78rKhV3s0LNVlcqq9rbomnlbaW+6rrl62p+p9qibcu6UtO6flcWR6qqu1lZ3aiyVe+KZQcQH+3tqbarG+hGzYqmSCaqndW3rSqy6UzN6kUBSDR1vWhN3+W8UMuiUdl0CuDr5m4C8KuuqeetAowWE0AhB/jFkn+r1RIQVnnWFerqDjtEvIv3RdWpH4qrs3r6ruhU3BTtaoHIXSHef1oV1bRQ2XWHPam8qZfLIseOqmLa4ZhqLMfRQ8MOqJWk6vVthWSA7rGXLAdwZds1GYwPSudtrW6gJ+wd4FyXNyt4xeRh9I9g7FkD3axahFMBjg3gUvAwYhyWJnlTXEMlHmCSPnoEINpOZctSHausvaumKl4U3azOJzCF3Wyirur8LlHHv1cfHinFtWdFlmM/x+qDiv73Ls/57hsce9tFhyo6iNT6CKqX1yrG9mrn+Fitqry4LqsiTzSA8+gUBgDk3H17tyyiCwAYZcvlvJzS8PZ+bOsqOjLdAr2W8FAgprdZ2anropvOYkYTsVNKUKdn6YR/TIE60FEJxAT82mxR7NZNeVNWEb9HLA/pX3Xs4qpOnOdD9Yez19+mMDMw3eX1HY0tQQDrxKLZFT91BkWNc4qlsVMLxwa1qPIJw11mTVvEWJJAV9VqPtc03DFg6neJDJXBFE0D/HQMU36rXuJzjIBPUio/SRfA6LhCTk7U5Vtv0cFwHn8wYIERu1W7Ti8JQ8VgpRSgB/W4Tjdr6luuiQVr+L8pulVT0diOHgEHCHcV82KBi+ZYxRVQfkKjhtXWASGvVl1BnLQOmKyqc5zpvJ6usHEKMwgL8SWDIjiJJg8R0WMx9ZvfKFOKlEwIHs2C8JwQH2FcAwlj7vX8XQFi4X02XxUXqr5Wr69+hGWbQv2mLNrYopzoeUAEqH4fA1t8DXxXCA5t0T3XYGLbHfFd18DDiYoiYAAqTQLSIgSXtACkI0aKmaZ1dQrL592WxJWJiSMGE+mZ+aA6WJCwUEx5mqYORGZ3Gk2W5y9RIn4NAqsAKRZHU0QgMqhQ1RHsHyPiZU7ImYkGUSez/OLuVY6vTX3YBsppoUdrxvQ4jvhNlAzOMHYIcnUX/lNfPf+OBtcK2Unqqtu6yVuqQDVxqcBu0nTIGgvkg8w0VHH05NOIeCbap/+efLqLf3YP8J9n+A+UffbixeefffrkdweAk2DPEBF5ABNMyGqJO9OxOiPZwjXSrv4ei08zEAuG2akmMGTe/gD7Whxt7jvRpOdmLcxIEe9P1LMkbYrlPINfe/9n/+O9CfBcov75n2FMkTNh1MqdsbfITfC+roA7gA6wP4AYnXUVCBooeRbhnjqvm7fFAlqCsGiQjU5fYvmqaWBW/DcHB8h0WQOT7r94+ilJZmn0DTAOFH5pKkvB06dQMoeN+JTrIcQvpOgtVcQS7D2v68ZW0iWmztMnbnff1W2JOxC8+OwL06dT+vkplC5q+fXkScSqRDZFWJ89JwxuX8CKKZo7rP47JBT//Bo25znWekY9zkB3yMsOax3sQy0AUb7Hob3AX3OkrWnxAlfVFWw/q6nu+ROsVGTvsBNs0C5Aw8Ifn2Hd6XS1zKopoQCExnnkaTyTaST4V6v5FdT4BGnZgrI0neEvRLledXMizyefw6/rDLv8ZJ8fnyCOWAyaRLOocWfAt8+F+viM7HGTNaQJRp8c0Hhvyyqvb09r0FCA0ZFlTmUu8Bm5gWvgrxcukZ996hH52T5JK5dlnmHfDj2f8ZxemWn43WeapPjWId2zpw7pnn0ekO4ZNiur6xr5BDln2dRdDWwOv58/cck6K3PQMs6K5j0sM9RpWtmaz4ouPj9LEchEnaUawIUVbSyBeFbO36YOT18cqvPo+wpLihx6j742T3/IFgt++r56V9W3VXQxse2Zucea65rOwqCqr5cFCvzodF633ABLYK50oTyedaTZenCcHgMwupaznrna9TXWAhWy013U9RwfdQu73sMGujb+fb7qatsJcwnV94fBVaLPn0T6nfTqjDEcmF3JBPBb2BGyORPyVuA9/YzhFfO2XLX47stsBuOcFWWnu3xKVc6gEzRDQKOiel/Uqyv399c1GBL8i9s9+zLiXjs1BR3/RlPJeTbvigxgGbxZkhDOryr+QZTiJzM6WAEyLloNhAT+1RVoWega9IOIRA+6jlktFxpXKimF8Pr5YuLsJKuq7NiEmDLZYDWpP/8XSgNY01NgEpYbf4tCsZnmxU1TFFjpz/+FC3f1E9af/4QLtwCIObVvyfDALfyHWYGCCU0tsAVVm921rrggo1RgKjtZosq1YFpmd1hFphQf0YJ6/t0rs51f21awp2Mvr76gXR0fW1RjdOFJig+p0/33FbYChS+yUCJDmqYGNRKBEjIwwK5YGn2BFF4QLaCUWP0yqlaLq6KJzHZPr6y1kYOpQ9RGUKia0t+/UwegbH4D9lMKFmf8ZMLP06Kcx7v0OK9vDvZj6j9Bo2Tf0Q2+pS4ZR1BVvix/KvKYO0oSo3Q9J9YE9gN534KOBlY5o521MM/1ck5zo8puwnY6oomsYZQmeAmU8IEEypPoz0FPqaGBVdF92w7UHVvMVoKMLfrLv/yHY3mS3nfMClyASkqqmq2KhgnOHcnzc3x5cZKes0GhcaE6pi/6dTQ0s8QgVyDhiqyKXHuD8YG3sPQqf87Renhdof1AovJoqA3vqf1231A5tYW1zrUEQlj1H4pW6kXaQrHLWh3z6j4PSAXWeZZnXXaS4usLtEqjaHzkwtPIrhsBcW2RIhGhq7CRXVrBnL0CDviJFmgAF2wNXquwaDW9ZeSXYC3jshRG+q36ndpTn6qP1VNYNvvpQbIG4fXlpSbGxhElw0An48OE5XmGi3D9+AOOeH3prEMxGbS5aCXsPLsq5iOLZ7SnvGinTbkk9xJ6DU69iurxh/FFgFiJMtOUHe5F23UOQnFRkr+vPQEVaTpfARJxtLyNEg2wbL8i1SrA5peAn+UW/PuyLQFdUdxQTsbGSYgggdi2AAx4qQb0Ob9I0utyDp3FsZQTDjvyI9WYI0Pu9PXDdJa1MZNUtyBaJlYzBFmVexhNSB7hvmfhGIno+DLkPZmvY8g7QsUFR9i6BZZwg8iSYl5WLG49JPzJQFx0U/9NgJCgNMpr7C2hJ1kGfi3GY+07T4zkN7sTGfpCJvEQl63KrsDwOaQNf9mUi6y5A3sXCA4ShlyqMCUNDA3KzBZWFHrDWmSlnuEeHzl7Vmt5LeA+p4mzynX9FNnB5zXLat8xtgnSUjc437/wPSDkB0QVZaJ96WpRLKA78oQAGasb2MGu7tjTrb0iYuBgO7FpvsmWcXKkACxLTLUL46PnCWgwc2JQslMnRFjQz7CFGRw3wDcJzNEQs5CY7nUW1HG6ffXFxPPt+5y3fgSmLNAagIEkxvqw9WBRDrKvRDlJHlfsYgAc9LNWtzNkEGQAaUPQgGFqsB40iaZZdSpOemIAdB3y5NNTiqTh3aBGr3+EWkj4xosAWL2wRIJ8heqsBzdY9udlPuGqRU4+zAGqJrS8pJLseNQ1Y0LqKvrlhvbNvACqFeyX8zo2xMJOHUC6vAylzs+TVb+OeFGDY2uHdIKJYYhDnz4b2U086SyAtCiymzNukYWNuWiG86GIj9LMMvTtef/ZlW+CDdmyjKPvvn8LNtHl3vuDPVqte48/MPD1XkASeNMb6/oSR8sqix6CRbgr0NXMvZ4EFD5JRTk8scaHUhjOufsj/h6iq8BkJzesnG46A8bGiIKeKPbrxqAokTYTbvfrQ9BIOFghoY61DmE0xTWYebO3sGRHqLtZDTRTe5IKq699MYoyzROO7WpBe8UGqb/MGjLDzi+Owp0ASp2tI9gEfDNEGpyogb0YlXLHcsG4YU9LejusPtDOMsrRA41sNxSCQEqSQWLL2e1g3vHPxFX5SeqcpdaJ6Me3xF9kIPSdyBN17ja/8JiWnUemdc/RvLHxgoMkblN0Q420wQEJdgnPc7pctbMYDFhT7lRleF7NyxaDvDXq2NBGKhh+xkaIUQ84FcoSIg0lIC16/jYT1XE2kupgS9mh99ARDuPBnuDNmDjOSAcT61r8ebQWxrSe80QLKx1z86BEr6VmQSaCNx6Yet+Dje5cxA//8psLqyuzduyNeClBhJCjdXDBGbYfdXDGszR1Hax1oYzs92ofBMQl+jWBofyX67+9RDEhrtFwiAiXMXagG7i+e8FbLzYSZAZnixz0DSwwMpwK4UQ6r0IURY700eQX46haPwV7Nwyi4hLRkkl7SBzQXJRudpY4ok+c0Hae+bfpQv/u8a+Uh9pVW1QgllHDEa/tRIlzFh+sBzZYYKHBjMgwKHctBUZ0iJL/OgmdHOSCHJfhjt9zgxx3ZaNTGuLivgumVId+TCe6gCS2/nFhZkCX+EKYpa95tzZgL53JpSCSlZ8mSmdgU1EPeS51zTqu8GNdVjG6yjkEy85HqytS0k+zwMBN4AhAGQ1CSHwULH9SqU5KE79HfsXWxK0cC4rWIBasqo1OyPUJDlGbxWiZfdSSTqLzjA4pg+vmBm27TLXzMi8aiv85McCPWvItg3EJzIodkVW5oj61iYygT3XmlTZlHGU6TDcS88RXvv2VJqBMQkNevgd6GoMfldrpPKMYta4eeVk7edmixwo9LZYqZfsG08nYlaXTOP6nNbctdbVR7cxuMA9Xx+7Tp3oKDsp47Q3UKo01woSMGIuAoYJh2WU0uthwgFsPnZSY00FQjMsSh/NhfRTUrTgJy8Q2sHa6yH76o7ZRnj6TaAcUytuyMm8P9id6BNasebKfqI8VY5nYDsmSMyYGN5pwDCeuKJ0G3cPWHDyygyc+TMFGKqCuAchJN3H0l3/794iDP/Hufvpp4jIxlqLAyJoy2yXTKDpUl1/XaA721jU6c2bZHLNYOOQFRp7h93UyMT2b5dPCXoJ9Wz3U7ZyLTPfs1cS8P1SlIg+iHsvHeiTbDeRNVsJW/9CBSK+J4/zbUiMO+HpQ9d2eoTnWjizd168dM9nlL3ZoHmzLG9LDiZHmKDxIwk96i8eoG3oPceXGDkOCIQyzseloH3o4cLh+7TEEbQrRz5qMIbMgmI5B/X/76ZiSnmslh1X9R+ktZJaWJ5I8YJRmQ+VhoplmTLSJK8nGKKaXzDoZptgvNjwGRfeAcbGJriGZWAWIB5yvmhSR7iFK+naG1wkg4SNctq9x3zI6t8mPBBXJKzwwRsjQmpGpJGgwkW9R66rBHsDJ5B/VyHSS55pjeF5/JjB5ojRYnmj4ZwcLNs84izrK8QDr61BpzFh4HmJKwLwdZo1Hzop6mM3l1HOJ7tpYD5hd2wyG88L8iBLf+TKk9wfJgcNav899rsb/EBZ03TzRKXS8atzCKAmTa006vU1eaDAaospqucL8+0z8ti0wxBSg3s4KzgsBmJjPPS+6Vt3UJneBcLPZIRv8xRNKAwgUX1F4RmK1VvHR0QFE0tGBqSDQgjlzm5N7aWyS/w7Kz6HqqUH78jL7Sb90NKiDfXmNW7htjHFqes0vadkcDqZmYK2xLgN94PEH3v9hKfaUgktpgTTZ9fuBpuMhRG6mF9nhfWq/TfMnug4lPs+YoIPCJJxuyZ5hWKwCeIYhvXCNQApO3m8shZndYF+WU5I7PTYwkqmcazZgIhrYuyUKKIcwuVsNqe+9puT+genr13Atr3l961m1vfh6CyT0Ip7URbw50COtOCNAmMAJHbtpfZRg4u4niYPdqmosL2xjGlKOtm0kSf9Ea2QV5Js4cipEoaEWmnbGaOu/CAw43lHjLXbMZBgt34OFkwX4yAYaTKIwOUY+v6BgaDwWGsPwSchyxDrGfsjaZb1cLdGCyMtsXt9Elkf4kAHLeu7YsDbaDRJzcYxu37jIOjJInFFdZflN4fkKlmOeAq6q/QS9ieXXGrnQdgLN3M5xD6q6zZrKYEYeo/r2XpCaYaHuNiAF2nRWznM5UnEKZmmXeFTlWj1iu06avtAZPtVxvar4jNtQ8M2JpSeOwCLQMB29rEk3iqQDy+IDOukFlk8kL2KaVXmJJ/Y4E0j/Ah4kxndxcJbdPLeQKVeB8Agr00ksiwssqh1oqRNQLLjrerpig4OekAHaGGumFHB/fR2bsy68gGVuHIyIemixIAF7xMd6AE+f4KBzINSC3vA65GG0/jAmylbD0WhMf3+s9hMXW652Lu8vgLr4ZA+hcP7DiZs5II8ggPhl6uZOhLRXeZPditzAnDXjdTS+PDpzg95RfCIVC6xEzGtQdUNux7ZmhYwwo3xd1MqoKh7vo+wcq58hoLKFqcKOq9RyqjPoiqJrHyxjn6dpSkviTytYdWewHKdd3Tyfz/WBqQlv0xgWxXdRckFjMcBHo984FWL3f3AUOErH6Gl8Y3Fqly2lrcmGstuR5HgMKmDHNlTvrlg/L8Qkk6SeSHcEAO4xehK9FCNOkHFj5Ej+4QwWfs+ZFmAmynp0na1TidhYschFY+Kbcnw81xLoeVd3qE/iq11OjKCkBxHxArAnf2d4wIcq8xb0QZX5MJRwBXrpS3YsU9AYWxF6JATq6gxtB9Jd9KRyrXReVDfdzLeNr7JmS283A4k4JQt+3zT1qu9wi864msn5cANP+Ioya6gOblJN4CehN55e0KwqAhkbfYDqJD3UIuvxCKgP3QQBnn+CNd2+vkbewZPdkm7PXdC7MCMTC6kOPqTcxk0CFSgJ2DVLqM1VU3O2VGfj4yHyY5IG3BeXcF/CF1j0Zd28rLqyKZDBLzQSLzh/OwznYQMkKsHyJ9fNlxLbcSCHygzStwTsGuXBkejFR71mlURQDTxhMKq4j/KbUNMivT+yMNnTjufswUsUWyEzkj2BP9jiEHyDDCQ80I3BrO0Yn6BJE8vXUtBf4U9piUC33gonIJikTfjYFa7c8fonenviZtIH4w2LOfdYc3fcnyx6Y+TA2BBESeTKNqLo0gTfOQuO/MJOuqKWyJoHdjbwgHZwBdhof/+bQlR8EQf08w2AsQIBgQ56yviOA2mzq1kkCBDQSyU0df0AgQvVnynBUpD2puGmKfMtWYsk+6Cs9FIgnTUWuqTFSh9X7ygaM6bIEflIW9FVEXljJdkXazPNO/0Fn3itPGsIMxpciYMXbKi7oks9q6NYLLu7aHhJCFTsYVi6O5W9fIIBfvSlI53IduYJf28I9SInwQ48zEbR8zwHNZPeBcJme2+aIkPZGrVN8acVLBMQH6gXTdB7xgTHI7yf9HH4FvQDxOCjVgkE0upnoOEXjfNeXDQO1y00MUUL7R/npwHK0M2h/nZ1tSg7Z+IYVM+fJfUmOkeV8sG94BKVpMuG/n5RXGeruVxyQW5Gk61KmaBOiurrs8EcVZSNe7QhUhYqk9XxkDlJtcorP5bIuUwH54xGkY25DuaWOnW9FNIwc3eYgZFohnN5qVoVVZ68/H0psR49KxT7ecAkHAPPHrtjJMlj2dSw/OJL5A56g1LIF4d2P7N2AlUFy5WBadWAfc/WjrUz587a87enX42lFtOs7TlbnJ5AId/G7N4+9d1Maa1K9onEKqWmkj/tW6VKj/AhDsgq5VDI+i1x56ryd+9rMGE51qvTovE+oHnXU9O4WHZDfOQ7Wvp7CL+lDWQQondCZseFRRs3/x64kSRxzVGp1rdK3fa9XYQHG1gkbpK2NQQoM1vqk3btjD9M7Ljf8B1BNwnTPm7RI3BsAJ5g5KBvvXIsQaeUD1vIyZpyJDN24zvSxR7dw87WmgFiuk3HTIVJR08ujTRJRCs7Aq3M6IASEN1ISoxCmat51lvkygfTMJQg766weZ3lYpR7KywQQENL6O9fjq0gN11O+/jYuj8USKk9K2SK+OCQnBcyljMnzbCHsDUewgnDTYybA8cQ2zKZKfEj2OFqH0QbjrcNBiy3/pgRfwcyt2zBGJvPdQvibU2/Xs4maJSYrwmGI+P+rrhr4+SCT9/saBDGHC0xD4Nr+odsHsfkzGgjc2vLKfp0YQOJAbagSajosTEqeCMaa1Nvs6ue+y70wslBaXTZ0Jly8p8kBOSPUEhv7MHuN+RKa/UB+2ugjblkLMbwKBEiU1crOit3rTinetVkczlk1tqbcbqMwiv6qoyET2axt+5tuSCu2z8y+yYWB4fucdYIDEUyHBcyjskB5G5zPnxgLHysV6BpM1c4wqqHiiO9cu0doP4vRFsgXKZg+jdxX8YzY0DL0DBgV7T1hdNRFEeb6OtV/gpjRtUMGRvt29mwxLWsOcVZMHZbATRO0rI95VvrcO8Y9zfr1DFM2LJ8qrWkoNoQR9puB9zKeAotZFPbgI/zEbOWeBvgXcS1v+Jf49X53KbU/o5+hJXbaVMUVXuOjS644hkV6YVwn26JQPyL1KDnT/af0om/fvkniZe0NSQH9H80PU2xqN97WK/7J84m6tP9pH/+0z2/6LpnbThvMGvBWWvm1OTIYUnEKpw3nWmLIT5oCdzCUCKrn/LLFPFIpGaKPPNNnWccKoCROA0H7x9zM7Q8XPWdegbALt7gNyBVsSN7AtvXDCQotlVaxy9K6BCFf/Ts23A2xC9Lad7qpov+kYEUraGsszdWREEu1zbWtLZPp7Ni+u6q/qlnKrNrzskxFDcWWYLUakCJDGLhbpNfmMLh9WucIF76huu9lptljjnnBX6V+R+5COY9du4LAbXV+cXa8/+VKAyhJU98R2Ti3XBC6V3n0aqsOryLjR4OPtNPeMuZAtp3kZMrODiTgdOF41u+Y5ciXsEMbjVfzj7Ic6MvyejvhsvQn8wleEvYwP0qSEjvNgxzlvXQL3ccCQww5eEQ+1h+GbtPhr0B2EBvcwzFs5d0hft4zB+x9mdIepAAca0xnmz3OhcnW5nubRhJ9fXTP+xW4/ZhbyAcGnsSWkG+o0Tds148m9JfLoyD6we8h4fxiZ1pyM3w5xp0ngez9UOcfCyc/Hy13o2ffpLcPa93A2h/d4w5dXhsT1Lz0ACVXFPt2+7n6U0G0vMmIzl5m6Q2ExA7z6q7iBOXpdOH5/BtFAS+H/Ovm003LJDv2cD4gt9fsoXhvaPR5D7CRQ/b4X6V7UqIM04bndRDqpKX1OOqcxsTeHw1/q+SyNPPMRlI0XFvt3F1RtYu3RLSGWOPKsHZwtEzaFaX7Mpu3r+C1tfPnDw0umvauwmA7p3BMttmkVWr6wzNZsx5ccprsAx6MWZxMKkoCF/r6LWDvB/DDl70Itk4Iw37Lk96uVQSaaY+cVR83tELKJ1jlROJrdIwJ/fppHy4xabQibpzQVM0NvA//78g4kl9eUlxf40Ak02Y5YKBIA/q8ngScijWJIr+w0NNIl/C1MyHRqCem2XJcD35/DAFUPCTkJMmExqqIxG4Nx493Jtd9JInF9omBqXbqcd4u7dGHqBjWqmjkwK0QHfF0SZdcjwBURbN1uqkG+5jbLjJYNTvLHtf/E9E/Iy5jIcmjp1jmfrWQycu4TNtIq1SWQu2sgvCU1V3hmSQBqOTXzzt1gW1Ize7k0uWGyUmsOFrt+NxzE0RMWdP23OtdA6OSY9/9aCllcdevHL45qXxi8h8CUk5ZA/I8pEu7DInAMM5ODqrn/gAdSTBJjhbNAee9bI15lHy6949N3zlYO8uhCAZSphryxsO8SpItNjMWad7oes9/Xbbw+7+eRidaoVyYePhGEeqQWe9qcpRSAx6pZJAGGiz0jbNI8+S3Z5UCQMbS3wauKnCpQS1dUQg9z5O+dDDPjVuv0F34Ba+QN+9LPCCQelSKwS88KDaTIIIQx1ZvltX87vEy9VZrPA2G3f06/70+kb+nI6F6GydW2838hYwVuyJG6oR5G8OJsaHvtitsuTvdeCCRkAfZ7k3073X/VDSu5PaLJEFP6mZ7ky9KrRL2Ij3IH7qWD/6qxdj5g/fg5BptYHCQEYkZpWFFfU0fQ364fmqQ1p+0DPrrxRbpC8FKNk7RWrILpEBywaih5wDp3y5JEgeXwfbKvMdexlNAHCuM6TrrUmwjeS+u6fA7GVHfmzf0Ff37Fqaa4XV6As68tbcCiQ3AuEB4/VluNRGchQ2piFwEgILL1+ythklLFo4KAA/oC48DMp1R1ic19iD9fmZF1b8b0kTTDTgjIirYsq5mYihpsLa4QzTTsy+cl52d4Y3Htiv7U7eutYkutJcC9I7eKdRC5D6BoyV/G1NhsmDkUFLJ+dL3HClmNVB4LCG1ydWeQ5KRn/UlBVmhmSt57XKsP4w5sOgDBTnRkOzoJ+7osQHnrN2f+jv1QgIg9Q936bW3yV7wEk76iGCC5D4xcJbq7/867/bEoBil4+94Fc3tt+uic+f7/7jRbJ3g5vfY/zYTlfTLSj2ozluposZK58icMR0fzaRPn3KodPHzSOR7cBkkgQyH2au41CnCVAf9W+D9A+aRF/pqhdBPgm72kCPZV8bB03iQDsfOkJj1OaM1Gb9mTp73o5ue0XXLdfG7Au5/le7qHw7yLyM708GosQ5Sfk4oQ/jHT/+YO7e2Z8wVrvqyf4+5kUlqQA3h2HGbaENltDa8148+OyQTMFY9qdvtJijQb6Rwp6Hh0bNorMZqPdCL5hsx48iWO0yYMdtQr97uBlHRgR2fnNHn1CMHDdG5HsEwqMpv/DAi3Nf7z3okbQ7DLNXDZp0fOJw8BTGemMC/ubbh+/HK/SrWYzMm8PQtA9xGzZX6aM1YwYbzjvlkcOktdqLF/jjAHXKQBgIIZ6/g/1/AorbBR0mpyGy1dAuYaONo8MosNHKrli4C92XOfS9S2EHXpkXqeAWD9hJ3rFPV+CyNynteT5wY3lHd9zT1ddmN8JNxQW2I9lAoUkcQiAN1c+l6evfW+rdYXzB7dHZFMTbxBgi3u5QZfcu803vN45vbUeKMxX41+clLqG/efyBgWrZjgmu2jARq8SbAJS0oYJKJt+AKRVzv3JQ7EQY5tDZuAgJPDYi/JvC5mUWgi+kxqNYyNRWoplkrzDxnuBMlGN2utcsBmdKcAMeGhI1CTKjOA/sUL6iit76snpP173EtflCa/B51qR3vJWhbKER6By0+xWC76TmA/UBdkUNxTuGTvBt0hsevoHK4H7R/snz4PS5GhWbVHUwjoBvzGbAEINtwApBty9eVo8/YBNRvWP5hUnK6+TSMz7NC86d5bv9+9IRa7T3awT2EOO8GDj8ht1Q8pdF7tI7HKP9n7V8YuL8POIvBFN0wH4rOLqYqPPgcwN0asgtuLjwRe3wdwwS3R2vw3Mpxu9/0cOFg577tQL59A0GTeVrBQRlSIBvCNXo75b2zwltTvEx0+Y2oEkajMX40ljqjQu0fh7xUERh26gC6dHEwXsy8/qgDafQMzpDFBgKL2wOMdwbZnApoH28g8S05PJOb8Fq0xSOlBxPbzdVsCdL0cbeQFySeuFVuNzKWzGcsi6k1fffhrGfe2fri5dfv3z7cvvp+jXpv/ZvY+wdke0N+XLIAUwompOEQPYgjc2T21TZ10QfEC7n7bQfBH5F5QqvbJITyv7R8nnxgMjzgMSMUGJasFhng7HkykfXWhIJivebDkigQGi6DX35aufAO++1XTyHKbg7rXNnlPg9R9xy63nZFdHgCVE+VzMQKn6lp2QgWKxPg/13HhN9+Gk9WmeiqAXScEAYyma/yG78lIvFzXDCBa2BZgrraQ9IufenJm3f35zgdnMMGneFE/H9m1en9WIJnAuQ5BwTlif2SDoJjXkHUP7XG4Xv9K02jDcXgSlpG6Ngvy1zytk4+Aw/djsr5Mu19HNQqsoJtFDddZDwj3m/DTDAD27dVnS5YXJImTSmvnCcg6GfB5Pzxb9MWdPhf88J3F/NAMBjTsFnwKeiO2ekesiZEKBLBoMpK/pcJZJsUecrXGF48gZkB108JF8JA1zRiKezFuR33f29VDfHnxgqHabgS1aApOme3P/yIzoDslVXLwgHftc15c0Nym16S8E2fsGPWKx6yXtyfIXzLehbosC1eA25nHTBFxcJXv5dxTGjSOtYsEUQ8WNuniQpTWisJxSqDc6kd7tTl13RzU4+Ud8T1ZH1FAYuSTuUrQAIWatFdmdaFHLezLnBKTxS5J63oI+H2vN32kC64NsBXdMoPLoHqCKmJgbZvwLqbxjvc753kuBcYJAaWqZ8JTb0vQMo+HdCmeN0dhrko2Q6P/DnYCEC3Zh+iMTAtST61tkJVUDMW7wQWR+L4rBA7ypaWWSP48FGfE4Qm/HZL2gX1kssQXogdo7tyNfOB1LvPdblVxw90OUe5WIG760FnqBfTHUc2tBxpNK5ltvMfo9EjMVjlLSLRVblg2ebNu+14/tskMTaO5FKHwlU7rFUVxG2SO2y/O8luUZ/+Zf/jH6NY/fSD2/k2Meh2zulVSfBrn4/drJpiUgav47gfkiebJPgUuJsIGflDX5GHHcGdBVhOq/3hTCYfazyqvJ8t8DUy69LfZYPsGihzm4JjGXXjTmn1T9ezNVrShmNQGDiH+JPfNDcRI90mhPV1QtMfy5zd13K2agNR43NUWS9Jkdr6MU4XMEZAa1fGIObjCeLNUEUaXkOQ3lQUrdZdnKo2R4nd07oDuUemNc2hkjHEcf9e3yMPgyKRcjsuufhGdYz8DMnuD+lhmWgP2wVMvMlsmKRE7O2oH2Kf8w5R9h2oCRpznQVJSzjD6RyeOCH4uoMvxQg7A7VXpPaw9/0NncyTuv6XQlqpj4n3mXv8Evsnez7fIS8bOmux49YsapB0SmrJLWfLVVghZEIB7QxmIjgsceWEPgIbyuaz2u6ILLS/mikxRzkddHdFnIlZHdbp+q5uIKk1mqJubotaXV4B8ERrOI7VdOH5KUKHwRvsUOsRS7T3nF3QPc5oZYBojVoq7myi09RPRw+bMZIYHO9JRRINfY0ozpPA0ZY2CNWpGCpdvIj7drsFqeQNFJE50gfyYc5bwsTSESqAT3mNfxq5MuvrabjTVZWRhvVwWH/7kIMCTOJzUFaLJrz9/2E17AE76hdLMmPva/P8cuwnPPzWA6Y5Xw+Vd+sACOu58xu9ttHlXE+x8jAZr2RuDYizWH8Hax2NFDD53/8pb9Bbpd3XX3D4t2ucK3L6o7pC2FclhKzOQF46Sw2RzODEKDXjjfh0BmwcHOnHWmgT1orOvlL4Q//a8kmqo8flTafMWeQ5/z7YjD6b6Jb4vOhacZ7B8DK+sPZ629TPhFVXmOCkaAYeDHeVbhajzmEhNHBuzi2CMt3igfx+81vuJFzDaGt2Zb/VNjL6naoFztqW8+7aGGQahO7aBz6OT0594roUgOP5bm5OIRSHvlgbjBGParBb3jouRetrZ+04fatkwgpIOO1PHoUzjgeHYwHp5VyOgKv5lZjNqpgMFsfRihC918YwPqiEz+FJ7xOyMnoYSV+Q8ogRYO963SH8gEnXnJb4q+PrS+L2BLbjWlsYXgpDD57s5RuGY4eSDlzY1C9g280UcPHrFQ/W871I224vjv1LqMYOgi8dq5MceXLwFJoCvSYvJEDS2NrQr4WeGYXsF0SPoRNHB5AMaf9emj6n96r+OCT1fOGtjN7s++sIPk9r6fk3cCL2rp6ionjxHldt2wPyVq+bclWhr9ODi97i2TnNVoV3+mEkNeHe3v0WT8GDjt8t0bVkhMzOLpgdmkGRreF09OAQYkvgqPo/v6tvW+jEGQeEEjo+UU1sCr0TAFg/H5gSRdAsYZiFJCrAiQ2f1qdvtzGWiW8noPGCPTIupSvbzUagzyJs4q/RaB3bt6zlhlmqLBNjJa247NiHOVmus3D698mIqKXiYzeC24byFhfU9Kt5s5nSz11IXqjmQrNx67WVymhXe3IJakTu/uLVc1/yFAlxU+sqXai8np1NRdoUJDQlxpR1X/XklsNqNtqA+BQP6LFCntnU7wnuqOt07L+zgYLBQEm2BmrsHQFe16DsljVxtoHyHgjVe7rlQZ7bzHx9UzegsKL9ZlQ4c36eTEnj575rN+n+/v7eMXNvvqteqJ++1vDvEQgw8kfy0eieit3451PbmBis0HnTU5wSZSdeDrqw4yRqHAmR/zjm6EO3CJ0kDheBrulkeAd5p8Jk9W3cbXht8FPIZq/Nlsd0J7j2TYiGL69gJf+guKm58AfbXJ0j7DFhYeTSCT1JJ9edVjjxHME9DXG9aNHEi0eEI8VrCB/+Q/Opv66yeaxjE9nKHOVzx/iZfL8Br+ec9CC3SWG6nv3ovFLQdmXR6uhLejcFscSQXxU5LujpyGnnf/CXuHK0NnLEicbvXWb0R5z1umG6FBJNnhsQ4ngs/8gOUw2gEcQGQSodNl8rluFq1SQ0+OWrcrWEjfjDyhwu15gikM0rflowI+wATgxIh0igscEA9scfizxixlF+qj4CcNAMGswBhPy0xkXE4nrcJZWS6eiTdRkwidtJuqt3MhDx/DkaODEfMNtEh4txdiU6XXA7zYxt75OQFTMQG2bFUBjaPX/AdfYeZRkngAA"
+        ),
+        (
+            name: "groups.js",
+            text: #"""
+// The Zones & groups screen (owners and administrators): each home's zones with their rooms, and its service
+// groups with their services; made, renamed, changed and removed here. Loaded by app.js when first opened.
+
+import { api, element, button, notice, homes, canConfigure, visibleServices } from "./app.js";
+
+const call = async (method, path, body) => {
+  try {
+    await api(method, path, body);
+    notice("");
+  } catch (error) {
+    notice(error.message);
+  }
+};
+
+const rename = (path, what, current) => {
+  const name = window.prompt(`New name for ${what}`, current);
+  if (name && name !== current) call("PATCH", path, { name });
+};
+
+// A form with one name field and a button.
+const nameForm = (className, label, buttonText, onSubmit) => {
+  const form = element("form", undefined, { class: `config ${className}`, "aria-label": label });
+  const input = element("input", undefined, { name: "name", required: true, maxlength: "64", "aria-label": label, placeholder: label });
+  form.append(input, element("button", buttonText, { type: "submit" }));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await onSubmit(input.value);
+    input.value = "";
+  });
+  return form;
+};
+
+const zones = (home) => {
+  const section = element("section", undefined, { class: "zones", "aria-label": `Zones of ${home.name}` });
+  section.append(element("h4", "Zones"));
+  const rooms = home.rooms ?? [];
+  for (const zone of home.zones ?? []) {
+    const group = element("fieldset", undefined, { class: "zone-item", "data-name": zone.name });
+    group.append(element("legend", zone.name));
+    for (const room of rooms) {
+      const box = element("input", undefined, { type: "checkbox", id: `zone-${zone.id}-${room.id}` });
+      box.checked = zone.roomIDs?.includes(room.id) ?? false;
+      box.addEventListener("change", () =>
+        call(box.checked ? "PUT" : "DELETE", `/v1/homes/${home.id}/zones/${zone.id}/rooms/${room.id}`));
+      group.append(element("span", undefined, { class: "check" }));
+      group.lastChild.append(box, element("label", room.name, { for: box.id }));
+    }
+    group.append(
+      button("Rename", () => rename(`/v1/homes/${home.id}/zones/${zone.id}`, zone.name, zone.name), { "aria-label": `Rename ${zone.name}` }),
+      button("Remove", () => {
+        if (window.confirm(`Remove the zone ${zone.name}? Its rooms stay.`)) call("DELETE", `/v1/homes/${home.id}/zones/${zone.id}`);
+      }, { "aria-label": `Remove ${zone.name}` }),
+    );
+    section.append(group);
+  }
+  section.append(nameForm("new-zone", "New zone", "Add zone", (name) => call("POST", `/v1/homes/${home.id}/zones`, { name })));
+  return section;
+};
+
+// Every service people see, with its accessory's name.
+const services = (home) => (home.accessories ?? []).flatMap((accessory) =>
+  visibleServices(accessory).map((service) => ({ service, name: `${accessory.name}: ${service.name ?? "Service"}` })));
+
+const groups = (home) => {
+  const section = element("section", undefined, { class: "service-groups", "aria-label": `Service groups of ${home.name}` });
+  section.append(element("h4", "Service groups"));
+  const all = services(home);
+  for (const group of home.serviceGroups ?? []) {
+    const box = element("fieldset", undefined, { class: "group-item", "data-name": group.name });
+    box.append(element("legend", group.name));
+    const members = element("ul");
+    for (const id of group.serviceIDs ?? []) {
+      const found = all.find((candidate) => candidate.service.id === id);
+      const item = element("li", found?.name ?? "A service that is gone");
+      item.append(" ", button("Take out", () => call("DELETE", `/v1/homes/${home.id}/serviceGroups/${group.id}/services/${id}`),
+        { "aria-label": `Take ${found?.name ?? "the service"} out of ${group.name}` }));
+      members.append(item);
+    }
+    if (!members.childElementCount) members.append(element("li", "No services yet.", { class: "muted" }));
+    const pick = element("select", undefined, { "aria-label": `A service to add to ${group.name}` });
+    for (const { service, name } of all) {
+      if (!group.serviceIDs?.includes(service.id)) pick.append(element("option", name, { value: service.id }));
+    }
+    box.append(members, pick,
+      button("Add", () => pick.value && call("PUT", `/v1/homes/${home.id}/serviceGroups/${group.id}/services/${pick.value}`),
+        { "aria-label": `Add the service to ${group.name}` }),
+      button("Rename", () => rename(`/v1/homes/${home.id}/serviceGroups/${group.id}`, group.name, group.name),
+        { "aria-label": `Rename ${group.name}` }),
+      button("Remove", () => {
+        if (window.confirm(`Remove the group ${group.name}? Its services stay.`)) {
+          call("DELETE", `/v1/homes/${home.id}/serviceGroups/${group.id}`);
+        }
+      }, { "aria-label": `Remove ${group.name}` }));
+    section.append(box);
+  }
+  section.append(nameForm("new-group", "New service group", "Add group",
+    (name) => call("POST", `/v1/homes/${home.id}/serviceGroups`, { name })));
+  return section;
+};
+
+/** Draws the Zones & groups screen into `root`. */
+export function draw(root) {
+  const parts = [element("h2", "Zones & groups")];
+  for (const entry of homes.values()) {
+    if (!canConfigure(entry)) continue;
+    const section = element("section", undefined, { class: "group-home" });
+    section.append(element("h3", entry.home.name), zones(entry.home), groups(entry.home));
+    parts.push(section);
+  }
+  root.replaceChildren(...parts);
+}
+
+"""#,
+            gzipBase64: "H4sIAAAAAAACA61YWW8bNxB+169gCCNdBfIKPdAHGa5hOG4bIE2DRnlpUED0LuVls1dJrmVV0H/vcHgsdyXbOfqkPYYz38x8c6zmc7IsOPmzqbkiz8mtbLpWEZVJzmuSNJuaS0VYnROWV6IWSkumG6mmC8JZVpCiqfg3ivyLxzdCF0QXXEgim6ZSMzwoNOjj8k5kfDKfewuRrHupzkjFcj4jktes4vmMZAWrb3mOWiSvmju4LrjkKXndgGRObraEtW36N6grAO5aSKVJ0/Ka5+lkIqq2kZrsQEbMCC95xWs9Ized1k09I3WjweoMXQCoGauvmnotbjsJD++EEjclf+egkT1Zy6YiNJ1bg/RsMsmaGsxlrCzJOWFqW2ckqbguGoDeMl2AqSbfTsn5T2Q3IUTLLf4SwjZMaIPqmPgZilhwCaV4vwcrGqKdcCkbOXVqnAw+S8EHxW65FZ/sAzwbTACYWBubgkEMsk7CCx2wWVknuRF13mzSFhxudbJ6wzf2zbqR5GRnFOxXvQpjUKxJgiLPn1vRZ+fnvQ0ToYS+vVxe/Uq9qzsrt4fjBivw4tLorywvgE3OpOClzT9zeUsnPdafzQHwLCuZUm/gwYyU7IaXPsdLfg++NvW77qYSY2fX9rCjRULNPcDr6pyvRW3otyOoeEFWGRIDnA+WTAQok4KdokW6sJbRIW9B1G2nYxP4YGzDOLIg1PxQw/1/OiF5vgC6dOBPxe5LXt/qAkR+/IEeNQoxLVnGi6bMuRwCMU6lwFhe5wlan/VobIzoMFg7oretwaMwZhT0RIry/PoOzr6GNgA1JhMvNfP053cxqwjBe2AS/r7ka9aVOnEUt1Xgs2PhpXes7LgTiJ5AFClFauM7yXUnawR1FnHddiEghCnpUboVz7Ro6jgd7tEDSaeo7SDiK9spmzWwwZhJa2SDA+ZU+pAHUwWmDo/SaUQRbJOACTXZm4sL8uEvF3KgdnDMmEQx6yWK+U5gpbCzDihtqkdx/ZiHp0Jzw3uaM81OkYULtJeGAjUWUPeBWyW/hXs4HQ5MnXwE3rhlwKN7HrHHfNPcP1khjpFZwbOPIA+vBdTHCtGf7NC0yPdwaSyYy1WATYyBFE/CuDi3OI3Yq5fqIhV1VnY5V4k7ODVRXbNS8fj0IevtXAIciSGZEyW2z8X2Lgh9+35JCYB/ef36enkNR1bzu2/nOHLmjkAAeI45nffOzDFY88ilafDoeCpUyx5kMuIJpdzrgNf6qhBl7rUB+KhBWMrPMHGYXKMTErvAsIi8V7g/5IgPIPaWhP7BXYPDkLmplHxaMFYRv2KqGTij4rRmiDsbSnN2gMYsEwHNLqTQDDI3/rDnyypZWWGzq9g6jJVfkFew3djCVZptU8iTm3efmfFVyM3+qF+I4bhf7uSo92A23Dpw8NJPz4TWfHNqlJoWYCa9v77Mc3+N0hgoN8l/f7d83K9VNOCnccd2MMLQh8KCrcgtgKTlTVtyuIU04x5gVkeWwf6lGrmFNdOo9AuA3xoH/R6vUn9EhD6Zrkumf2NtkgR1rnRHi170Pq2MvDNjte+81Zkb26uTXThg07KAJDkh20EBAHXaKSbNBGQSdez/b2I5u6dW7eHocjC82S+aYUMdg2FmF2GfF+vSaJDZEeUnmRP9xcI5MtFG0+GpeYbajw4025oGEw1b+0PzrJf3Lc4Cqnh1Yz6IIlBdSQ9nHjRHcNJqcV7CxBm62C+i4Iz5gijLFFzKkwQ+RXIB8H3RuTuvybTec1iwYWCdDTQZz2NopQBXUP1Fz8XLUG4aNnkiFLk1ZR5UGSU+MJSE9TChS/YRlhAcz0nUDZ7oc4Mcwwsbk+iNeYj9bxa68EH7Q9Mnu7ErpiUrX1oGmqV0nzxbb94zl7ywD4Ojg/llmv8zL5SZuXhtI3kFdmGrHZ0fhpm+afqWtOU6pTEzq07zPJrANl+tyD4Oy7uE2huzexSLKH8NfJTn5ufA5wNCjjoXfFFCqCB/PRnR+zFjox2pJx+MOIP8IA5N65qT3xVwdV+QiLajjSGqQRfcGaoez2sYRoF1aNp+FMDXpptI75dfR8Be6eNENFMxYt3R2M++YvV5EOwq7kmD/vQI2rANPYnwy9Yh280H6u1CFAoh7ES9TvKVfaNflDyLnliZjreD0ZQDJn7aroTa/LKk4mHotyZ3g1Y+a3UauPyJK9SLF+SlZBuF+Tj+J56ogaUr2FH1KiUv5hN+j3+Lrbva7hc5nDdfQHoaLR8tk9qMuQ/9+P8ufMIGE3Q6/lIFUVjo3IBXtqRUEgiATSb+py3BA2Zpbmot6o7H/fHzNyC7ARjbNHTBB/eZ70ELmk/DEjS13xcq6Z9PXbUNnjnVGKW07VSROCuBRCagqeT4zwx+Y0HdJ2ma4hHzr9fkP8nfkTB6FQAA"
         ),
         (
             name: "index.html",
@@ -1051,7 +1231,10 @@ showMe().catch(showSignIn);
 <nav id="views" aria-label="Views" hidden>
 <button type="button" data-view="home" aria-pressed="true">Home</button>
 <button type="button" data-view="history" aria-pressed="false">History</button>
-<button type="button" data-view="people" aria-pressed="false" id="people-tab" hidden>People</button>
+<button type="button" data-view="scenes" aria-pressed="false" data-config hidden>Scenes</button>
+<button type="button" data-view="automations" aria-pressed="false" data-config hidden>Automations</button>
+<button type="button" data-view="groups" aria-pressed="false" data-config hidden>Zones &amp; groups</button>
+<button type="button" data-view="people" aria-pressed="false" id="people-tab" data-config hidden>People</button>
 </nav>
 <p id="who" hidden></p>
 <p id="connection" role="status" hidden></p>
@@ -1074,6 +1257,9 @@ showMe().catch(showSignIn);
 <div id="homes" aria-live="polite"></div>
 <div id="history" hidden></div>
 <div id="people" hidden></div>
+<div id="scenes" hidden></div>
+<div id="automations" hidden></div>
+<div id="groups" hidden></div>
 </main>
 <dialog id="detail" aria-labelledby="detail-title">
 <form method="dialog" class="close"><button type="submit" aria-label="Close">Close</button></form>
@@ -1084,7 +1270,512 @@ showMe().catch(showSignIn);
 </html>
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA5VVTZPbIAy976+gnOs6u6ce7L300D12pp3eiVECDQYKcrL59xVge4mbTttDBiw9CenpI9076Qa8emAKR/P80KWDGWGPPQfLkwCEpGMEFGxQIkTAnk94aD7yRWzFCD0/a7h4F5CzwVkES7CLlqh6CWc9QJM/3jNtNWphmjgIA/3jxsngjAukUzBC5cjoo0ImRTglPGo08PwCIqDq2vL10BltTyyA6XnEq4GoACgWFeDQ81Z4n34fhhiThzgE7ZGlxHs+OjkZei2GoUL+IGDXFiBZtDMPeyevMysQ0uVxDYSuD50VZ6ZlYSNyJoIWjRH7FNb3IlJaSrDJ1YTo7BxE+eCUI4omGfdcucRB9uADxAjkFsME/PmFNF1bTP7FkY7ownXr6yBMTM6K9j/8eXDewH13OfkCaFDs13S/ZFH1SEtM0eGzwUW5Fdm1fpVTA1gYUKcAgqN+odoKnOIGPAecLKI+2sZNVPnb8Gf8V1IzUteBrLUchU6Cgwvjmy9tq5LlSjICUCXcKQ3It3R0bVYQQFs/YTYu+rmt548SkhcxXlyQROCEbnAjEYOp96cQqNubN32An5MOILc1idN+1MhLNtpWyfg68AZCcGFhjsaNhnNmrE1J1rlSGKOw8n6us7JBeE2viuu9hG9AS975XoIu91G8GrBHWgv8cbfbceaNGEA5QyUgzBSoPJSmAnbSSGvAsjz78e9kfHa/8bCEJGy8QNi2UJlNfU4lcUYjbMkpTqxDWl+3LNa2VC0S0XUxl7qsgDS/f3qGMDVyGdC1q2/1y8Bt1O3csJL2qTtmpKRVqk29dwzI/XVRNHlZ8qXwtHiVS1bZAe1bQ8kQbcalxXCX5puN9qkA87GSv9KnnqqQlpdp3J6qzGZl2qpvtLQlnnSb121b/p1+AXWlvduuBgAA"
+            gzipBase64: "H4sIAAAAAAACA5VWTY/TMBC9768wPnAiZHdPSCQrIQ7sEQnEgZsbT2tTx2PsSbv994zjpJuWVtBDZcfz5tt+0+aNxo4OAYSh3j3dNXkRTvlNK8HLfABK89IDKdEZFRNQKwdaVx/kfOxVD63cWdgHjCRFh57AM2xvNZlWw852UI0f74T1lqxyVeqUg/bhzEiHDiPLDPSwMOTsxpDQKm4zniw5eHoGFck0dfm6a5z1WxHBtTLRwUEyAByLibBuZa1CyL/3XUrZQuqiDSRy4q3sUQ+OvaXYLZC/GNjUBcga9VSHFerDVBWIefNwDIS3d41XO2F1qUaSQkWrKqdWOawf5chYrcFnUwMR+imI8iE5R1JVVm6lwVyD0UKIkBKwWYoDyKdnljR1UfkfQzYRxsO5rbVyKRsr0hvspQ48pMvmCo4bt7abOdVvI/4GB2og7BVZ9Dd4+fSqdIOrTcQh3ODlJ3Iq4q3qw0dRdG9wFgCDgyvO8q0pgIrU6qLzr6N44bDm68ZLGJX3Bo+3q6nD8ZxteOhyYaSIyI+OH4iiIZ2Bp+CzRrIbX+HAz+c0lbmfLBYsXgZyfBC9svlgjbF/tWX94t6Pz0EwgK8zbjPLfM9LU48CBlgfBhqVi3zihumjhBRUSnuMmovJfe+w58JQJpAhRqaM6lUe4fdgI+jz/qRh1VuSJRvrF8mEZeAVxIhxrhxzFjPcVLE6J7nMlcPoldeXc52EFcFL9qoOlxI+Ac15j/sSdNn36sWB3zC3yof7+3spglMdGHTcAsYMkdvDaRoQW0vMpV6MBJr+XYwv+Fcd5pCUT3uI51eoEJzd5ZagswTnxSlGPBLPgNMqLnW5W3zE21ld28KjmQSvuWHMEjmz3PFWn8rnx3dFPJPaFfEJJV3BzFxyJq6nJ6F57OFmRGqeeNYtx4MDvTrMgmqcaXK+WjwfDWat0QCPRcfl4sY4zPx9sZEng+dzAY7Lsb3HBpnHRUizZ37Qj4vMJmEefq+Fr0s8eTdNxbr8ifgD9/sFR1UIAAA="
+        ),
+        (
+            name: "scenes.js",
+            text: #"""
+// The Scenes screen (owners and administrators): each home's scenes with what they set, run, edit and remove
+// them, and a new scene made by picking accessories and their target values. Loaded by app.js when first opened.
+
+import {
+  api, element, button, notice, homes, canConfigure, short, words, say, label, writable, visibleServices,
+  characteristicIndex, runScene, fahrenheit,
+} from "./app.js";
+
+let editing = null; // { homeID, sceneID (null: a new scene), form } while a scene is being edited
+
+const settable = (characteristic) =>
+  writable(characteristic) && !characteristic.permissions?.includes("hd")
+  && !["tlv8", "data"].includes(characteristic.format);
+
+// The accessories of a home that have something a scene can set, with those characteristics.
+const candidates = (home) => (home.accessories ?? []).map((accessory) => ({
+  accessory,
+  characteristics: visibleServices(accessory).flatMap((service) => service.characteristics ?? []).filter(settable),
+})).filter((candidate) => candidate.characteristics.length);
+
+const isCelsius = (characteristic) => characteristic.metadata?.unit === "celsius";
+
+// The input for a characteristic's target value, in the home's temperature unit; `read()` gives the API's value.
+const valueInput = (homeID, characteristic, value) => {
+  const type = short(characteristic.type);
+  const choices = characteristic.metadata?.validValues ?? (words[type] ? words[type].map((_, index) => index) : null);
+  if (characteristic.format === "bool") {
+    const select = element("select", undefined, { class: "action-value", "aria-label": "Value" });
+    const [yes, no] = type === "25" ? ["On", "Off"] : ["Yes", "No"];
+    select.append(element("option", yes, { value: "true" }), element("option", no, { value: "false" }));
+    select.value = value === false ? "false" : "true";
+    return { node: select, read: () => select.value === "true" };
+  }
+  if (choices && ["uint8", "uint16", "uint32", "int"].includes(characteristic.format)) {
+    const select = element("select", undefined, { class: "action-value", "aria-label": "Value" });
+    for (const choice of choices) select.append(element("option", words[type]?.[choice] ?? String(choice), { value: choice }));
+    if (value !== undefined) select.value = String(value);
+    return { node: select, read: () => Number(select.value) };
+  }
+  if (characteristic.format === "string") {
+    const input = element("input", undefined, { type: "text", class: "action-value", "aria-label": "Value" });
+    input.value = value ?? "";
+    return { node: input, read: () => input.value };
+  }
+  const meta = characteristic.metadata ?? {};
+  const toF = isCelsius(characteristic) && fahrenheit(homeID);
+  const shown = (celsius) => (celsius === undefined ? undefined : toF ? Math.round((celsius * 9 / 5 + 32) * 10) / 10 : celsius);
+  const input = element("input", undefined, {
+    type: "number", class: "action-value", "aria-label": `Value${toF ? " in °F" : meta.unit === "celsius" ? " in °C" : ""}`,
+    min: shown(meta.minValue), max: shown(meta.maxValue), step: toF ? "0.1" : meta.minStep ?? "any",
+  });
+  input.value = String(shown(value ?? characteristic.value ?? meta.minValue ?? 0));
+  const unit = toF ? "°F" : { celsius: "°C", percentage: "%", arcdegrees: "°", lux: "lx", seconds: "s" }[meta.unit];
+  const node = element("span", undefined, { class: "value-with-unit" });
+  node.append(input);
+  if (unit) node.append(element("span", unit, { class: "muted" }));
+  const read = () => {
+    const number = Number(input.value);
+    return toF ? Math.round(((number - 32) * 5 / 9) * 10) / 10 : number;
+  };
+  return { node, read };
+};
+
+// One action of the editor: accessory, characteristic, value.
+const actionRow = (home, action) => {
+  const row = element("li", undefined, { class: "action" });
+  const list = candidates(home);
+  const accessorySelect = element("select", undefined, { class: "action-accessory", "aria-label": "Accessory" });
+  for (const { accessory } of list) accessorySelect.append(element("option", accessory.name, { value: accessory.id }));
+  const characteristicSelect = element("select", undefined, { class: "action-characteristic", "aria-label": "Setting" });
+  const slot = element("span", undefined, { class: "action-slot" });
+  let reader = () => undefined;
+  const current = () => list.find((candidate) => candidate.accessory.id === accessorySelect.value);
+  const fillValue = (value) => {
+    const characteristic = current()?.characteristics.find((c) => c.id === characteristicSelect.value);
+    if (!characteristic) return;
+    const made = valueInput(home.id, characteristic, value);
+    reader = made.read;
+    slot.replaceChildren(made.node);
+  };
+  const fillCharacteristics = (selected, value) => {
+    characteristicSelect.replaceChildren(...(current()?.characteristics ?? []).map((characteristic) =>
+      element("option", label(characteristic), { value: characteristic.id })));
+    if (selected) characteristicSelect.value = selected;
+    fillValue(value);
+  };
+  const indexed = action ? characteristicIndex.get(action.characteristicID) : null;
+  if (indexed) accessorySelect.value = indexed.accessory.id;
+  fillCharacteristics(action?.characteristicID, action?.targetValue);
+  accessorySelect.addEventListener("change", () => fillCharacteristics());
+  characteristicSelect.addEventListener("change", () => fillValue());
+  row.append(accessorySelect, characteristicSelect, slot,
+    button("Remove", () => row.remove(), { class: "remove-action", "aria-label": "Remove this accessory" }));
+  row.read = () => ({ characteristicID: characteristicSelect.value, targetValue: reader() });
+  return row;
+};
+
+const editor = (home, scene) => {
+  const form = element("form", undefined, { class: "config scene-editor", "aria-label": scene ? `Edit ${scene.name}` : "New scene" });
+  const name = element("input", undefined, {
+    name: "name", required: true, maxlength: "64", "aria-label": "Scene name", placeholder: "Scene name",
+  });
+  name.value = scene?.name ?? "";
+  const actions = element("ol", undefined, { class: "actions" });
+  for (const action of scene?.actions ?? []) actions.append(actionRow(home, action));
+  if (!scene) actions.append(actionRow(home));
+  form.append(
+    name, actions,
+    button("Add an accessory", () => actions.append(actionRow(home)), { class: "add-action" }),
+    element("button", "Save", { type: "submit" }),
+    button("Cancel", () => {
+      editing = null;
+      draw(form.closest("#scenes"));
+    }),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = { name: name.value, actions: [...actions.children].map((row) => row.read()) };
+    try {
+      if (scene) await api("PATCH", `/v1/homes/${home.id}/actionSets/${scene.id}`, body);
+      else await api("POST", `/v1/homes/${home.id}/actionSets`, body);
+      notice(`${body.name} saved.`);
+      const root = form.closest("#scenes");
+      editing = null;
+      draw(root);
+    } catch (error) {
+      notice(error.message);
+    }
+  });
+  return form;
+};
+
+// What a scene sets, in words.
+const describe = (scene) => (scene.actions ?? []).map((action) => {
+  const indexed = characteristicIndex.get(action.characteristicID);
+  if (!indexed) return "an accessory that is gone";
+  return `${indexed.accessory.name} ${label(indexed.characteristic)}: ${say({ ...indexed.characteristic, value: action.targetValue })}`;
+}).join("; ") || "Nothing yet";
+
+/** Draws the Scenes screen into `root`, keeping a scene being edited. */
+export function draw(root) {
+  const parts = [element("h2", "Scenes")];
+  for (const entry of homes.values()) {
+    if (!canConfigure(entry)) continue;
+    const { home } = entry;
+    const section = element("section", undefined, { class: "scene-home" });
+    section.append(element("h3", home.name));
+    const list = element("ul", undefined, { class: "scene-list" });
+    for (const scene of home.actionSets ?? []) {
+      const item = element("li", undefined, { class: "scene-item", "data-name": scene.name });
+      item.append(element("strong", scene.name), element("p", describe(scene), { class: "muted scene-actions" }));
+      const tools = element("div", undefined, { class: "controls" });
+      tools.append(
+        button("Run", () => runScene(home.id, scene), { class: "run-scene", "aria-label": `Run ${scene.name}` }),
+        button("Edit", () => {
+          editing = { homeID: home.id, sceneID: scene.id, form: editor(home, scene) };
+          draw(root);
+        }, { class: "config edit-scene", "aria-label": `Edit ${scene.name}` }),
+      );
+      if (scene.kind === "userDefined" || !scene.kind) {
+        tools.append(button("Remove", async () => {
+          if (!window.confirm(`Remove the scene ${scene.name}?`)) return;
+          try {
+            await api("DELETE", `/v1/homes/${home.id}/actionSets/${scene.id}`);
+          } catch (error) {
+            notice(error.message);
+          }
+        }, { class: "config", "aria-label": `Remove ${scene.name}` }));
+      }
+      item.append(tools);
+      if (editing?.homeID === home.id && editing.sceneID === scene.id) item.append(editing.form);
+      list.append(item);
+    }
+    section.append(list);
+    if (editing?.homeID === home.id && editing.sceneID === null) section.append(editing.form);
+    else {
+      section.append(button("New scene", () => {
+        editing = { homeID: home.id, sceneID: null, form: editor(home, null) };
+        draw(root);
+      }, { class: "config new-scene" }));
+    }
+    parts.push(section);
+  }
+  root.replaceChildren(...parts);
+}
+
+"""#,
+            gzipBase64: "H4sIAAAAAAACA70a227cuPXdX8Go6VZKZU0uzaI7hjsI7CwaIJss1kGKwjA6ssTxaKORpqLkC2bnn/oN/bKeC0mRkux489A8rEfk4blfyZ3NxKe1FGeZrKQSKmukrERY31SyUSKtcpHmm6IqVNukbd2oaC5kmq3Fut7IPyE8Hbsp2rW4WaetaNfyTijZxqLpqljIvGgJSyM39bU8mM0QYhMzZlHJG0YhNmkuxeWd2BbZl6K6EmmWSaXqppDMBZwqGtGmzZVsxXVadlIl4n0Np3I8lm63ya/AxxqYXxWNakW9BbR5cnBQbLZ104rdgQCoAlgq5UZWwOBl17Y18FjVbZHJmERSscjS6qSuVsVV18CiWsPhWNzUTQ57Kr2LRZleyhKWmqJNL0uAuS5UAT/OZHMNiFQMlLJ12qRZKxtQXJG9q3J5SxohNcdila4bWYFIbXywF6um3oggmbEQwdHBQQlCoupQE8ei6srySIDqdsTju9OYlfbuVIS4N3c1GQH2utmIPSijKCVssYILJS4l4kO8Mj84yOoK1ASmIimATOgzHYnjv4EkRszR7nffiSf+WrKVzaZQqgDMi6SosrLLpQqDdR5EgAkPnAdtef3XIBZBnrZpcNFDDVChDGkbgS5m7KCuQ9QrEAtVAW4BPrdOr6VQ8NmuyXW0xGBI9kTyznZdKzmwi0q0FgA0L4AjwA16QMwoPf9KXMqLhTi/iJJNug1Ds37HsORgZmnsA2o+9BMHQbIq0/YnRKp4k1Dq38kAkWFiVZSwFhoLRuBKkV0NrUiEyn4NkSWlrK7aNSqaVVGoE1mqolPTHjGQKgGlp2jKRdJVEOrHx8ciyBhB0BuvqLZdi34JxvERQA5xgzoGUIx1k19auQGnSluIRYEEjsSykWkeRktxVVyDQRD2zc/vAJTOG4PSxzuiqg2KUeOTjhmKpELj8cn2bovBQHE/dErcA00Z0Gxdox0B+l6lAIUi/0zpCs0WUh45RzwXYiGcL3apf6H8kCuIJ/1rTvFPZIuVmI4T1vtlXZdBRLIYFhVkuwx1oLNeGPAKRGAH6FcF5MgY8kpWpgo8NADMEL2HpBiM0rQp0kNKeAHskiCB2BMzhsT5HWbNqr4AKqw85OXl6wAEPA8+Vojm42oVXIAk58E/pcKFD3VwwUiYnwRyn6zy0LJZb5ERACXsOzYVsNA2zEEsxqBV7UKu0lIRaOQRom1gVf8FXgkQmDUnDBU+1khwvgrwVnUOaBkL5HLwwrkIdZy6mFF6zSVi2Fu7sbNAFjwPuqJqKQvijxffm1+vXuIv+PH1xPh/NDOGbeh6POZfLU70Vfs5Pr5IzvnYBcbCWdtAttZ6iRzLaSLWcKg91u0T0K2VJxpaVCPkoH608T50m0vKoj2uaGi5eyNOEclBzBU67Vhd0MLQFKgR9DR5i1vfZBjCO3BoUGww7bkE7cvuIrAisxCYwu5PbEhmt+8zYVv/CMC2dEz1Cn3Lo9Oxk0gh2d5UVG/4PBfUzNQh1+oQp/3vORFeiJ/Sdp00NWyE9tQz8YOYidfiz+LVywi+XjyP4PvFczhkqPQMPMpkpFRttoq85rGGW5Lhnu6Y2wBr3H//8yNmGlToROXsoU4oHwX7ZUzkoRWfs7pCOgrfhBviZ5Pe+lvprdlSrdwaXQXPkxeWMhw/gz3ymrS6C5AIe5fvWzq0GLt1tIFz2HWPM1x4Hjm6ZmkNN1oPO2OUOS6dgAah7EMX16ZXqO4/wkLaZLm8gvGEYWCl7EDioLyFn0oC8hx3QHn7c6vWi54uRoGXIbdpdV9+JFEOsW88RCwm5BCFyXSkIFuVESry9sd0oNl3SGw66MJteWIWMTYxDGxLYnknd4Mtna0c6/iZbhwPoT57qOPgNUTBD4OAYBBKAPgfL3FwxsCNPfdzHytsxtHbsQ5g/4UTRd3Mne53utMyzRmf/qW+Mb1ZrJcGrVhDEFaRZfFwOTNW4sMlUMYEZjt7but7AMvt2bcVT3t+nKff2C3NklNCdz1hmNFAg8hoNOTm/npqAZMqRc3ZstlvFLnvVr4xvlFcH8lY5jMYQ7AWekZQZd0+NuY0HTxikOAYjN5Hrs9RYY864nUNVJbWgqBCYQyiYnDPEOTpCjPvUP19aDENmKrKzzoZhv7YMK1ldD3mK4wWo6FLc8dcGR6mzOTFOCaaJ8PSysHqNuR0lXLsjEA8xhb5fQOQySBa0Xg+wS/dN4NB4HNbppk8WRdlDkKFBIPpIbJZo1fUyWBeBZWxi6HBR8qbknpILkmS8H51elP55CUG/huHEvnu8IDXiHr1jcPKsYURKnrAdDhKajDdTRtPchrVvduJwNAnsQroHLuYuktKYGAOGWCgDOir9MRoSpPGGE37OLZtDOAFBSWtsSk1zcWIqMngi4Sn+c9WtlFiy/O312CH93BSVlDLAsBVXWHTxOE7RVZnsyktPwofK5yxQFUx2XXAWzxJIaYI4PaLrwzD4Be6zbQkECVfcIaRm9J47VCXp1HKZCxQQgvVq8m2BIzUaQjC3dAVTucPeF4sHFPMdXgDJk6tusYDES7s7H1cyfuyzDeKflWm20Unp+P3fTk9o4tURnPIyEdq4Mu6hVi+xbvipzv6puK2X2Lv+8HcbPqlBQEe1bEjIHbs8CfAZubfXdFIGIFwRqeumW/AAOT7v0yUNeJOH6aktK5LUORgy/bN+NlHPkIsSJZ+MHN7IOVKUJcPl0Y10U30jZimZfBySjRkeofXnZffdtk29ok2+IPHIsPExuxbPRuMyg+XN3ku0kq4HRO79FfoeDrI88O+z2P8VnVMCK13llJc2vladZcbbuB9lk7SCiYOy8jOFAn/0l2v5k16E5LAWVkrqYDiH/jlIzD1gPE7mhmlJc0JqEjdVZkIJW47xOk72Tb091Su0q6EYucW9ss6vwPOdtqle1ezap+LcyiVRquZLp/6chFi3clWeImqLzpgqoVm1KiAKpt2g5sUn2+2RRj8/ObTyd+B+eXs+sWMXkpmT3e6r9jPmCK0gLjKAQzLy5hYjo5sBVbSw/nx7NMjUA7R8HtNuHy6w2XOFEKB3fNkaYHMBEH95z2mO/q60RGBsTD0j222BsM1Td1EVl+aHVpNQAgFI6s5YtOCTrfIiB2k/oFvF+axQoGgdPlN92VmUsqlyprikrrOPhfzz0GomzeJiTmq7yl+byth84JtIrQggRvO/AoDReyqrvjaVEOBicbNBdvr6Y67L7M/6ML2c6wE6R3UPHDoaaC4n3yIe6fcgdb3S1B0lPxaFxDtRyKIxG+/4b0zvxHdyZaeJ549E6dgZ35H8N9Ai6qtxRIdABzwi5Rb923JfUpLxLPZgbylV8ZVV3FG7r3HMcQ2bVpM+ec2ca3pxvdMO+TFILsDCGgXkjtFB8c6NkPa93gecJ4rQzoA+3AcPLqTbvbgx0Nw42PGe+TdHzPX3lBoupbJksQlHTH295H6yGh2Xb8K+HWVbB95OU2P6Ra2Kx+miPCTV9NsF62rpM8ephLuvMQAdts87m6BySK8ebU8pJKvGxcu7nubSxBwfAXUNjWMxrFzxH3A2MKOifTQPOIObop0D+V0AoNU19Z16bUTeXH9QFsGHJUqcBin815B9xreruq7Xf2M3Y+VY54B5pCbttFdKKAadnmmOLsUsRsclWc/W5vn8LnwOcEVU4T4NXyuO1u/rd0fOWiH6Z7y90Qvi4juE22qg+1l633EVNjkC2Q2vvntlGxO2VIBZqonPUDkiO9ZaTSN6M5ipDJKFDeACio/idFswqWdPqSOHY/xxTLy7xY0fadR4H9OPT99+/7tp7e/t0mIXPz3Fdmvllp9/CHTTbgiq2BkMYtzPxHVZALPltojFwm7IxlUS40vH3o7Mf/PBm4b8SM/YWhIdFlLga6zzKUzADu9xSjl0l1if0HxDYzRW/Mok4/5ol7OWGcAbvyyn9zGcfy4KEZuJiOY2XQCeBy+U8FbyZtDO0t6iqTSnGw7tQ61NJF5EEOsUzdSdASg9gf/Ayam5EJEJQAA"
+        ),
+        (
+            name: "triggers.js",
+            text: #"""
+// The Automations screen (owners and administrators): each home's triggers in words (what fires them, what must
+// hold, what they run), turned on or off, removed, and each one's recent decisions from the hub's explain route
+// ("why did / didn't it fire"); a new trigger of the common kind: an accessory's value, an optional time span,
+// the scenes to run. Loaded by app.js when first opened.
+
+import { api, element, button, notice, homes, canConfigure, short, words, say, label, visibleServices,
+  characteristicIndex } from "./app.js";
+
+const weekdayNames = {
+  monday: "Monday", tuesday: "Tuesday", wednesday: "Wednesday", thursday: "Thursday", friday: "Friday",
+  saturday: "Saturday", sunday: "Sunday",
+};
+
+const list = (items, last = "and") =>
+  items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} ${last} ${items[items.length - 1]}`;
+
+const duration = (seconds) => {
+  const parts = [];
+  for (const [size, unit] of [[86400, "day"], [3600, "hour"], [60, "minute"], [1, "second"]]) {
+    const count = Math.floor(seconds / size);
+    if (count) parts.push(`${count} ${unit}${count === 1 ? "" : "s"}`);
+    seconds -= count * size;
+  }
+  return list(parts) || "0 seconds";
+};
+
+const timePoint = (point) => {
+  const match = /^(sunrise|sunset)(?:([+-])(.+))?$/.exec(point ?? "");
+  if (!match) return point;
+  if (!match[2]) return match[1];
+  const text = match[3].replace(/(\d+)h/, "$1 h ").replace(/(\d+)m/, "$1 min ").replace(/(\d+)s/, "$1 s").trim();
+  return `${text} ${match[2] === "-" ? "before" : "after"} ${match[1]}`;
+};
+
+const what = (id) => {
+  const indexed = characteristicIndex.get(id);
+  return indexed ? `${indexed.accessory.name} ${label(indexed.characteristic).toLowerCase()}` : "a characteristic that is gone";
+};
+
+const valueOf = (id, value) => {
+  const indexed = characteristicIndex.get(id);
+  return indexed ? say({ ...indexed.characteristic, value }) : String(value);
+};
+
+const userName = (home, id) => (home.users ?? []).find((user) => user.id === id)?.name ?? "someone";
+
+const users = (home, scope) => {
+  if (scope === "currentUser") return "its creator";
+  if (scope === "everyUser") return "anyone";
+  return list((scope ?? []).map((id) => userName(home, id)), "or");
+};
+
+const comparisons = { "==": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least" };
+
+/** A condition in words. */
+export const condition = (home, c) => {
+  if (c.all) return list(c.all.map((part) => condition(home, part)));
+  if (c.any) return `either ${list(c.any.map((part) => condition(home, part)), "or")}`;
+  if (c.not) return `not (${condition(home, c.not)})`;
+  if (c.time) {
+    const { after, before } = c.time;
+    if (after && before) return `between ${timePoint(after)} and ${timePoint(before)}`;
+    return after ? `after ${timePoint(after)}` : `before ${timePoint(before)}`;
+  }
+  if (c.characteristic) {
+    const { id, comparison, value } = c.characteristic;
+    return `${what(id)} ${comparisons[comparison] ?? comparison} ${valueOf(id, value)}`;
+  }
+  if (c.presence) {
+    if (c.presence === "anyone") return "someone is home";
+    if (c.presence === "noOne") return "no one is home";
+    if (c.presence.userHome) return `${userName(home, c.presence.userHome)} is home`;
+    if (c.presence.userAway) return `${userName(home, c.presence.userAway)} is away`;
+  }
+  if (c.notFiredWithin) return `it has not fired in the last ${duration(c.notFiredWithin.seconds)}`;
+  return JSON.stringify(c);
+};
+
+const days = (weekdays) => (weekdays?.length ? `on ${list(weekdays.map((day) => weekdayNames[day] ?? day))}` : "every day");
+
+/** An event in words. */
+export const event = (home, e) => {
+  if (e.characteristic) {
+    const { id, value } = e.characteristic;
+    return value === undefined ? `${what(id)} changes` : `${what(id)} becomes ${valueOf(id, value)}`;
+  }
+  if (e.threshold) {
+    const { id, min, max } = e.threshold;
+    if (min !== undefined && max !== undefined) return `${what(id)} goes between ${valueOf(id, min)} and ${valueOf(id, max)}`;
+    return min !== undefined ? `${what(id)} rises to ${valueOf(id, min)} or more` : `${what(id)} falls to ${valueOf(id, max)} or less`;
+  }
+  if (e.calendar) return `at ${e.calendar.time} ${days(e.calendar.weekdays)}`;
+  if (e.significantTime) {
+    const { sun, offsetSeconds } = e.significantTime;
+    if (!offsetSeconds) return `at ${sun}`;
+    return `${duration(Math.abs(offsetSeconds))} ${offsetSeconds < 0 ? "before" : "after"} ${sun}`;
+  }
+  if (e.presence) {
+    const who = users(home, e.presence.users);
+    return {
+      everyEntry: `${who} arrives home`, everyExit: `${who} leaves home`,
+      firstEntry: `the first of ${who} arrives home`, lastExit: `the last of ${who} leaves home`,
+    }[e.presence.change] ?? `${who}: ${e.presence.change}`;
+  }
+  if (e.location) {
+    const { region, transition } = e.location;
+    return `${users(home, e.location.users)} ${transition === "entry" ? "enters" : "leaves"} ${region?.name ?? "a region"}`;
+  }
+  if (e.duration) return `${condition(home, e.duration.condition)} for ${duration(e.duration.seconds)}`;
+  return JSON.stringify(e);
+};
+
+const timer = (t) => {
+  let text = `at ${t.fireDate.replace("T", " ")}`;
+  const r = t.recurrence;
+  if (r?.every) text += `, then every ${r.every.count === 1 ? "" : `${r.every.count} `}${r.every.unit}${r.every.count === 1 ? "" : "s"}`;
+  if (r?.weekdays) text += `, then ${days(r.weekdays)}`;
+  if (r?.daysOfMonth) text += `, then on day ${list(r.daysOfMonth.map(String))} of each month`;
+  return text;
+};
+
+const sceneNames = (home, ids) =>
+  list((ids ?? []).map((id) => (home.actionSets ?? []).find((scene) => scene.id === id)?.name ?? "a scene that is gone"));
+
+/** The lines that say what a trigger does. */
+export const describe = (home, trigger) => {
+  const d = trigger.definition ?? {};
+  const lines = [];
+  if (d.timer) lines.push(["When", timer(d.timer)]);
+  if (d.events?.length) lines.push(["When", list(d.events.map((e) => event(home, e)), "or")]);
+  if (d.condition) lines.push(["Only if", condition(home, d.condition)]);
+  lines.push(["Then", trigger.actionSetIDs?.length ? `run ${sceneNames(home, trigger.actionSetIDs)}` : "nothing (no scene)"]);
+  if (d.end) {
+    const when = [d.end.afterSeconds ? `after ${duration(d.end.afterSeconds)}` : null,
+      d.end.events?.length ? `when ${list(d.end.events.map((e) => event(home, e)), "or")}` : null].filter(Boolean);
+    const then = d.end.actionSetIDs?.length ? `run ${sceneNames(home, d.end.actionSetIDs)}` : "undo its writes";
+    lines.push(["Afterwards", `${list(when, "or")}, ${then}`]);
+  }
+  if (d.executeOnce) lines.push(["Once", "turns itself off after firing"]);
+  return lines;
+};
+
+const outcomes = { fired: "Fired", skipped: "Did not fire", ended: "Ended" };
+
+const when = (at) => {
+  const date = new Date(at);
+  return Number.isNaN(date.getTime()) ? at : date.toLocaleString();
+};
+
+// A trigger's recent decisions, newest first.
+const decisionList = (decisions) => {
+  const node = element("ol", undefined, { class: "decisions", "aria-label": "Recent decisions" });
+  for (const decision of decisions) {
+    const item = element("li", undefined, { class: `decision ${decision.outcome}` });
+    const head = element("p");
+    head.append(element("strong", outcomes[decision.outcome] ?? decision.outcome, { class: "outcome" }),
+      ` ${when(decision.at)}${decision.isCatchUp ? " (late, after a restart)" : ""}: ${decision.cause ?? ""}`);
+    item.append(head);
+    if (decision.reason) item.append(element("p", `Why not: ${decision.reason}`, { class: "reason" }));
+    const checks = element("ul", undefined, { class: "checks" });
+    for (const c of decision.conditions ?? []) {
+      checks.append(element("li", `${c.holds ? "✓" : "✗"} ${c.condition}${c.observed ? ` (saw ${c.observed})` : ""}`));
+    }
+    for (const w of decision.writes ?? []) {
+      checks.append(element("li", `${w.error ? "✗" : "✓"} ${what(w.characteristicID)} → ${valueOf(w.characteristicID, w.value)}${w.error ? `: ${w.error}` : ""}`));
+    }
+    if (checks.childElementCount) item.append(checks);
+    node.append(item);
+  }
+  if (!decisions.length) node.append(element("li", "No decisions yet.", { class: "muted" }));
+  return node;
+};
+
+// The characteristics a trigger can wait for: those that send events.
+const observable = (home) => (home.accessories ?? []).flatMap((accessory) => visibleServices(accessory)
+  .flatMap((service) => service.characteristics ?? [])
+  .filter((c) => c.permissions?.includes("ev") && !["tlv8", "data"].includes(c.format))
+  .map((c) => ({ accessory, characteristic: c })));
+
+const newTrigger = (home) => {
+  const form = element("form", undefined, { class: "config trigger-editor", "aria-label": "New automation" });
+  const name = element("input", undefined, { name: "name", required: true, maxlength: "64", "aria-label": "Automation name",
+    placeholder: "Automation name" });
+  const source = element("select", undefined, { class: "trigger-source", "aria-label": "When" });
+  const choices = observable(home);
+  for (const { accessory, characteristic } of choices) {
+    source.append(element("option", `${accessory.name}: ${label(characteristic)}`, { value: characteristic.id }));
+  }
+  const value = element("select", undefined, { class: "trigger-value", "aria-label": "Becomes" });
+  const fillValues = () => {
+    const characteristic = choices.find((choice) => choice.characteristic.id === source.value)?.characteristic;
+    const options = [element("option", "changes at all", { value: "" })];
+    if (characteristic?.format === "bool") {
+      const [yes, no] = short(characteristic.type) === "25" ? ["On", "Off"] : ["Yes", "No"];
+      options.push(element("option", `becomes ${yes}`, { value: "true" }), element("option", `becomes ${no}`, { value: "false" }));
+    } else {
+      const type = short(characteristic?.type ?? "");
+      const list_ = characteristic?.metadata?.validValues ?? (words[type] ? words[type].map((_, index) => index) : []);
+      for (const choice of list_) options.push(element("option", `becomes ${words[type]?.[choice] ?? choice}`, { value: String(choice) }));
+    }
+    value.replaceChildren(...options);
+  };
+  source.addEventListener("change", fillValues);
+  fillValues();
+  const after = element("input", undefined, { name: "after", "aria-label": "Only after (a time, sunrise or sunset)", placeholder: "only after, e.g. sunset" });
+  const before = element("input", undefined, { name: "before", "aria-label": "Only before (a time, sunrise or sunset)", placeholder: "only before, e.g. 23:00" });
+  const scenes = element("fieldset", undefined, { class: "trigger-scenes" });
+  scenes.append(element("legend", "Then run"));
+  for (const scene of home.actionSets ?? []) {
+    const box = element("input", undefined, { type: "checkbox", value: scene.id, id: `run-${scene.id}` });
+    scenes.append(box, element("label", scene.name, { for: `run-${scene.id}` }));
+  }
+  form.append(name, source, value, after, before, scenes, element("button", "Add automation", { type: "submit" }));
+  form.addEventListener("submit", async (event_) => {
+    event_.preventDefault();
+    const raw = value.value;
+    const chosen = { id: source.value };
+    if (raw !== "") chosen.value = raw === "true" ? true : raw === "false" ? false : Number(raw);
+    const definition = { events: [{ characteristic: chosen }] };
+    if (after.value || before.value) {
+      definition.condition = { time: {} };
+      if (after.value) definition.condition.time.after = after.value.trim();
+      if (before.value) definition.condition.time.before = before.value.trim();
+    }
+    const actionSetIDs = [...scenes.querySelectorAll("input:checked")].map((box) => box.value);
+    try {
+      await api("POST", `/v1/homes/${home.id}/triggers`, { name: name.value, actionSetIDs, definition });
+      notice(`${name.value} added.`);
+      form.reset();
+      fillValues();
+    } catch (error) {
+      notice(error.message);
+    }
+  });
+  return form;
+};
+
+const forms = new Map(); // homeID -> the new-automation form, kept across redraws while someone fills it in
+
+/** Draws the Automations screen into `root`; each trigger's decisions come from the hub's explain route. */
+export async function draw(root) {
+  const parts = [element("h2", "Automations")];
+  const pending = [];
+  for (const entry of homes.values()) {
+    if (!canConfigure(entry)) continue;
+    const { home } = entry;
+    const section = element("section", undefined, { class: "trigger-home" });
+    section.append(element("h3", home.name));
+    for (const trigger of home.triggers ?? []) {
+      const card = element("article", undefined, { class: "trigger", "data-name": trigger.name, "aria-label": trigger.name });
+      const head = element("div", undefined, { class: "room-heading" });
+      head.append(element("h4", trigger.name));
+      const enabled = element("input", undefined, { type: "checkbox", class: "config", "aria-label": `${trigger.name} is on` });
+      enabled.checked = trigger.isEnabled !== false;
+      enabled.addEventListener("change", async () => {
+        try {
+          await api("PATCH", `/v1/homes/${home.id}/triggers/${trigger.id}`, { isEnabled: enabled.checked });
+        } catch (error) {
+          notice(error.message);
+          enabled.checked = !enabled.checked;
+        }
+      });
+      const toggle = element("label", undefined, { class: "muted" });
+      toggle.append(enabled, " On");
+      head.append(toggle, button("Remove", async () => {
+        if (!window.confirm(`Remove the automation ${trigger.name}?`)) return;
+        try {
+          await api("DELETE", `/v1/homes/${home.id}/triggers/${trigger.id}`);
+        } catch (error) {
+          notice(error.message);
+        }
+      }, { class: "config", "aria-label": `Remove ${trigger.name}` }));
+      card.append(head);
+      const facts = element("dl", undefined, { class: "trigger-definition" });
+      for (const [term, text] of describe(home, trigger)) facts.append(element("dt", term), element("dd", text));
+      if (trigger.note) facts.append(element("dt", "Note"), element("dd", trigger.note));
+      card.append(facts);
+      const decisions = element("div", undefined, { class: "decision-box" });
+      decisions.append(element("h5", "Why did or didn't it fire?"),
+        decisionList([...(trigger.state?.decisions ?? [])].reverse()));
+      const refresh = async () => {
+        try {
+          const answer = await api("GET", `/v1/homes/${home.id}/triggers/${trigger.id}/decisions`);
+          decisions.replaceChildren(decisions.firstChild, decisionList(answer.decisions ?? []),
+            button("Refresh", refresh, { class: "refresh-decisions", "aria-label": `Refresh the decisions of ${trigger.name}` }));
+        } catch (error) {
+          notice(error.message);
+        }
+      };
+      decisions.append(button("Refresh", refresh, { class: "refresh-decisions", "aria-label": `Refresh the decisions of ${trigger.name}` }));
+      pending.push(refresh);
+      card.append(decisions);
+      section.append(card);
+    }
+    if (!(home.triggers ?? []).length) section.append(element("p", "No automations yet.", { class: "muted" }));
+    const kept = forms.get(home.id);
+    if (!kept || !(kept.contains(document.activeElement) || kept.querySelector("[name=name]").value)) {
+      forms.set(home.id, newTrigger(home));
+    }
+    section.append(element("h4", "New automation"), forms.get(home.id));
+    parts.push(section);
+  }
+  root.replaceChildren(...parts);
+  // Newest decisions from the explain route, one request per trigger, when the screen is drawn.
+  await Promise.all(pending.map((refresh) => refresh()));
+}
+
+"""#,
+            gzipBase64: "H4sIAAAAAAACA8Vb3ZLctpW+n6fAsFQJaXPYku24UiOPuxRpsvGWPXJllFVt9fa6OSR6mhGb7BDs6ekd9e0+QHKRmzydnyTnBwABki2NUq7KhUYkcXBwcHDwnR+gJxPxZiXFi21br9O2qCslVNZIWYmw3lWyUSKtcpHm66IqVNukbd2o6FzINFuJVb2Wv1aibYrbW6QsKrGrm1yJcLdKW7EsGgmtK7mOBX1Yb1V7MplAvzLXn6B1L5ptFcWi3TaVzEVdiboR9XIZi0au6zsJpCgCjVhXOGAjM1m1IpdZoUjiZVOvkZVYbW+gXd5vyhSEaeptK3HAMNit9iIvcjHBv9WvW1GwfEH0XKSikjszCxiZOGX1eg2ivCuq/BzGF2mWSaXqZg/879JyK1EqUW9QZWkp2mIthdqkVYzjIQMFMuL0a5xeIr6v0xxmd7MX6WaT/FnB9EHHIIJqgQuQ5snJSbHe1E0rHoCmiIUs5RrmGYubbdvWVSyqui0yGBj1rmKRpdXLuloWt9sGPqoVdI15AeAt3ceiTG9kGYs70NJNKa9lcwfdVXwiRLZKmzRrZQNrWmTfVbm8FwdWY5BMWMLg+clJBtptxU7Kd3m6v0phWHEhHoAB6Aa+nIvgB3oIcPmk4k9v+Am+7WRema9vzTPSrraNIdaP8HXZFPzt9/QQoKAqBbPgr9f6ESjVVo9+veXRTw5W2BKmBEKGRSvXCnVArwGYUBCJi2+BJ7Ukpaxu25X45kI8E1P97c91UYUB0J2LxZMH/qZKUFr4NBZnzyJNEIsgOognD8gb/yfCmcf2TDybHxZWqHzb0OZCwZSEb7lCYUiVTLFJmxaVO5s/h29L2AIhN8xU8X+wvNuqaOdonLPZb7/+6inIE+DM57GYffk1va7qbUPvX+Mb7Fcwfnp/Bq88aDCfRzSmGTWrtxWq54e0XSXLsq4bIx7sFBw4ek7UxRLFAdqIBU02W7UKQUf0EXWA8h30u7i4YK0GAWgyUMFhofkY5mcXeujPaBRsPMC/RiII0BKGNE4k3r8XwVPTD0yyW2jccj/CetBqb/Chp1LAM4CMCzH53xAMBkxdvof/lWyjcHoezj4/m0dh8nkUTZ9MEnkvM2Yipig3yYuzPiUukRGNSPy22Rdz28wfntEaainlPQrIDV/Ok0YCNoFBTcL/yT+PVhNYmyfPxAosqte01k2wkMNGpRsVtABwrUOSVwsBy4Kj4qoYAWlFgrMA1+RGgnVJWpl0CRAQdIRss52KCaJxL+U91RaIGABnF2NIktzKFrs4Ihn6Ke0rfkkspCYVIAtvKACs0LT7rGGi9ff1TjYvUyXD6LCgCfTGB2QBiQslbsFTeNZCmP16ybOJ+fUXmxSgbfggkiQZF10PJw4ILNewXtVtyAK4Em6VbBBiUURE+FhotdNbgs0KjXM2j5IlDBSG+Iko8CEB74arDJ2mpFAyZAVdWRXOKKobQmXgfKwe0KjpC9tLtm0acEB/gi6BNfGgAJyCCAEjgeD5sJO8k82+1yWt9iyEv8V1Nz2ndboJjaUZXXSKgAAhgAE9jYGPBpQoFIYA4JZEcHERgFEUChH6VD+j18T3b/QrWFi9ow+GACOTWhHRt+bTDQQe9MEhKiXgfSBw/Mlnn4kXaDZ5QbBuIp9EfDY5gfADvbiR0dBYnWeevrMkLcvI0wt9Yn0gChK55aOZUENkYQq6VHvLZSELCEEa3FGaX7V/FD+tZEQBwxfU1/GFFxEiyvudmeoQOd0QnX1fA1ENwg2EMwRAEG/ARiO6zscQhfjVrzRNN/CNbHcYlAK0GdhnYnDEGB2633VfnoS1OGYNAMQPI4wQURZauKP8DnaGPXjqzRVBprNPiwA0Z7+nJyXAI4Iu7gMERMfCZ93zHLdM94qEGt4cbOuLu4FgXFaZXRT/K+9dvU+7javhAxEVVzp4frRrVb/2ela1+FhHgrQ/1GtnmSGO8Hf+GPXBcF0c5fpil+4fz5WoiWsKTz29gWX/HhKF/C1sqaLqmEICsUoJXSiRyBEDMO6ngPPJg4n4BhwSE//xAml2/3n9+ipR5BqK5T7MPJyDQI8gW8fhHDrat6mJOcG268rsedPK2z5HdUAnN5KfwQNZEjZqf0rgjR8QaBnlKgEfq/YDEMftFt58dyIfsU+6vSE/tDeYDK0Non4JLtAEFN2Ogd7VrVQLDuC77zegc0xePr5RZNKuwDYwRR0TFaIx+JPea2ktbWeJGK+dejICnGEP72M0uuFva4kOykCdKyuwtVDnfU/v+0g3lKCnJQyFKTMdGwIyjzXA3UCFS/BJY51wfOxUQizX02SWgmXmadNNNsWt0TUQ+iN8oaU6HRJr6Z0nkokqbqtiWUDa274Z8S4Q28dYN4AA/1qnGbxIvX7dUp161D0pgV1PrwtnV1PClN6o0GdBoO3L8I14ejTqtmN0OuvDtAnEa5gKxW5ml/kQpiJPVO4rBO3ny6pt9no1a7ChpinupEbQWJPcF21HAYFOR6A5UaXCcEKc06WLpRhnizCouVpU7IiHIxxmzox4GxM4aZnOyW56BH3dlXVGq9O3jEbeFuiD2yatFAdjbBmmQ3+ZfUUbKq1oXDiHEwe9qBjKruAJiGideZK00CyBE5enWqigPwdjYS5A9MOtjiqxTbhD68Z1PA7VY1yOn4zgxmwQ07ukupQ2m+Ud0ibo+F6lrbTZafAGg2ZhIkjmhXxaIOF0IpNmRzfThIwvYrafA18sDcmKbRLVxgTJSFVh0Ws9iMWh+6SrER/oT1UJR5LOt/aF0eg0CkrQEb+8Xv5QV+1q2BfsA9qNT25cYnLMnAwibMDeoArnGtvcZUKW7spQXdGU4mx+pHRti/MqeB/LqjiRBO8KNnEt2142SYyJjp7G88mUG/08OzLBAlaSy4LKntgOaTGXEFJbXc3Bww0jiFyqrClunNRX0/cydMzNdUtCvo23IAj2cOjsjSUwpTRcppwcDXCjJi5ezYK3sEJYjMQmSzKPuk4U2Nj4arw3KdyQsrZZifTFhkQms3LZd3vX5/y6KvdAEsSDJM3tw5y8jm/0hLSG7EJ/98oLEpstGnVnR77KvW46LIQIFiLXWxFCVM9mEnh6qvK+u5KY786oKSF/Z9yhk4BZpBqS8bjVtiyN/2Eaf0WQ2Y63qFmG6vFLYYeYwwYoYezwd3UNmF1pV6qBkKeiRfw0jQ47aX1CZFYLrKPsmqKVSmdH3lq+QG3sUgi4YUUXJqgHYYz0MSIwvB8WvBSHbjnuAWpb+ZqiiJ5lZVTVQGBRKIAslxgy6eQY4BxWWS+tLUhAfxd/6m3LsTRWXCjzwYo9/o+F+XfFZkNfXgF8mNwIGkAR9PkS/+caimcqYdqv3ubgV6ABj2bQxSCBI9bVdn2DNS91lV6FSIr1OYzuwiiCFQHMOScOVDTEsFKX3bSTm0zEC2PwIwdKMQ4rVctBTmLSMN38vT5hsOQ9yas6R8n18U0Y1GUQd8F4DGrLIBxSoA3LARcFkvn0jCqgWHL6Y08k0FnUOxkwbeg7HFncjYhnEq4oZXFElIVlBvtSPyZ6qcFmD96eWMk0d7luAt2MDUkKFgD+xLZCiFGDVcXWcmb9ATgL7X109aQ/oQ4MHiwolJSVXYUEDOTgCF+ol1jT/tMGPb4ISzCGWNs5Bl+qxYIXRQIBRZe2Y5ZCnMenAPbcAvVoJoaTdI5FbL9Gpgqx3KV1VAS7+O1qj3vCG417HRbudPkbztZTe7aS2TvlKn571LKYNrAL55hN5tpL51BMNGBzB2YxmAmZEAalCea9COjBz//4Gyny53/8naLdrOOKR0JJfQOB8x3noSJU6U64Xw/RgldhYaZ76Iu880Rm0PxEcXeJbJq6YXH/rsX9G4lLOe6uV3n47hUEZT///1+ddHdIEotdoosI7ggLXGH9ehifHNWWWOJsVZT5Jcv7ks/YXBNiKt0ZocU0IJGH/KcWBGzE4tL7KgmuaucAfS/bJHDtZw0OJLcWqEEXuVn8xFjP14dy4jxItsUuxUP2ujkHJ1orHTNC/pYL7aKNRyFDSG9KG/950SofEhWyC1dhL/+A3t0eIBF975jbaYUZdJ0Ut3Ogy89Jfx48EHXjyCDkmn2WbGSzLhQpbZoUVVZuIXYNA3kXRFjnOZ0FbXn324BOZ9s0mHc0WQKqWANIEV+KTphp+NBdLoh7Kj2H3XqgMr/WFfilN1rFrq4654ODuBCB70dBgm4PmDU7k7BlIbQYuKIrcMGpvR9iMEXLwwdWdrii2mzb/nhIhFEk/BfgrY6/bDlsaBu8RrFO79lcgeTrr4bDd1dTBHOgnUD5JiKQbEZoPBlVvW0yT0qIe2TWHlOL0Qf3GwpEkb83Qraq0eRgiM6WeXF6LvsDSy0oB9ScDKyxCIMdzNdOGNh6p6jn9hi1V3dlF0Nodd4bGlM9vdMPdk662vqpSqNuQ539jguwvtpgc5X/hfSUylpD7rTq6efCKEfnq/zG+5Iek+GsMIHVOmScno4WmDUObdgPQuIy1HSgS8sYWqZlGTjKDHBWc+cswhthqvc9F4puIMUIHKfFVzz2eJ2nqucwNF3j6bFI2j0d0iKDL36DZSYM5VGo18tlMAcHMwv+WypG9UBLIsx8OPgfsZ2uKA7je+YR4M6kaEt8sF9V+92WaamkE7ccoDsAvz9bnMyRiU5pps4NjK4X5j8/DY7mp8latilC7RQXuMi1OQGHkE4rZsgQ4kvhvDH4/hTzAT4ZkH46R9g347ohE9kX7k8SI/oE1TrjTpMZM+LzO3r09KdzFGPYBz9kICJTaXuJQUMD4W+SJFoY3r/4x6BGnl+io8V8BTLTJtQ2jFet7M5jhLKvobM9OVh+JLhzUXuw76mWwYzClEotdHsLTyDw0EDfx4F+Pp7XthtWO28TTejDhz6qfaSAugA/LqFm9ckicj8t4xdfnj992nM9fAnQ9ceFhKhZftz5UE/Djd+GkZy8hXecE5Z+8KJhEPVdDtfrwHTHi38e4t7U9x9VJ5qySTCAPoiN9ZqqIZYjz6kmcqZrIvDRySH9uQALB2R4VWLNC1cOh6QYcoyhdVkIsYYj9+I9ENu7mu7VA81fOQPzFUvU5Is8d6MdZ8pqe7MuWgtvPOZgj2kqGFLtq0yEFOv+5Dg3/oBnGfjwSi7TbdmGXqbXQIp0oTc8/fXTQAimKyq/oKJd98bbX5emgQeeAuJ1Ru6SGJdO7LGJYX5KgRiAn/2ucXwq6AFauNyCPD05nRosisNhPYDowzCMZaEPc1dEWhQt1fv3enG0o7ZOoxsjce/SPNBOPRcPB8NxwDMa7Ut13sRgm0PuXKQzzHyJjnOzSOR28PgdHK25BUEMNgDC9Z74y1Y2+2uKs+rmRVnqLXhOmw3ysUj7Ltg0ZFDwf2IukiH/ttlbvaWUfqWbIgx+fH2N5zKLyd2zCd0dnjx5IDSAbTQxt7cXHVbi38RsHEfY2F3wg9UUX0vG26Bdx4OAnSHzZOG603WC53dtp+O+38GIIaNbmyElz50V6DHoK/h8pdJb6aj24KapOJJbscR3pUuJmAJGzwVdQl/L716Js2/p1ga0nXW7nrrE4p3c4Go1tcISYQ7Wj9e2C8hTzb0YnAAWUiGA4BOQV0TUjt+oL6q2Bhyr63bxnE97uhJkl4tj5PDBG+3u+QmDzHJb0TIJlDHEAaKxq8UW7VZfENJ1EgaRc2UVURSr/SOXkemc0zgTxUutsOTa3Sk6da+lh9QB2qF7W1Q+kD0QFz6KRTK3TclMb3Qn/8g0In/Qca7qLv8Ths/Ac66+DPgePTmZaFglc34OQGT2Rw79shNjctp4FVHQeJGV8iOymjLBGeWs5/YEhj2YH6e4bc7eGy/I5sXdsaHBONZnSI+VfofRaOl29ZVznOQqygwsK0x1838haPBrEIOwDO8wO+PS5ay6WjgC66ETjY3OyWChLrVY6P/IhfU7fSA01m7bcdh9ZO2j64s3L//wUXiddBPC4AWVYuU8H0ymm+ZxSPwILB7T0mnvkzOQfupbV1vf3pZenG3CtFELs6VDw4X7W+Pi4fGaAOSwo/bHHczvXsLgj/Q7oKNrQ6izgxSu3iVkTs06XHAfglAH13tWNV1E5p7F88cs9avL7y/fXH7qWv8ya2lXZ1jBG+4ePfvedBddSikIskaONGxtBhy/l7jk5ceQtwsO3NV3f8oCsRa4VbzRMOeKPh/79878Ix58gEY5wgqycMsSeR4wx8iL3Oy861Z+kF9wBRTBkKPbf1RnxLOntM6JPw6MDf0ZYqKjs66QP0Dk36DMb/Wv2UC1/s/ZpoE9IBPeeWWIUabVimrTVk6TTlx2avjrlDuwXzxE7c2skUu86YgR86PwUUe6ldpxmN3tof+4fPOJG2hi5Vx42NZpqV8U6VroAJe+x74+WLSBCmKHv3AAiGZPxWt68k/r6NPZ8cPche5PaNSNSNfhjm/QXwYtjprUv3VuOsTk+pkeZHSXdefaprUX0SHx4GTtNByL2eyp2LGgcKPPxVIndP/IyZixdEoVLjjVoJ8KaZt2DopPiQby3NMQn9BVtRDTqzCvsy0KQMWZO6mPAumnb0ToZYVhMEN1XuCfeRDp9K+zDZZAdRLEzpkRn0l46joaINNJTO/oB2ByOEPNzvldoOZpqzOYkIwVLvknfkgF+dgV37gY+VGvl/zE9LMCPEOSlKo0BqpjvkrCP73ldEtRPlQlJ8aJ/wgsCyXx5zWhMUFKqI0JIqjpZ8bAw8k/AWDL4I4hPQAA"
         ),
     ]
 }
