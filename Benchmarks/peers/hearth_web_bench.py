@@ -365,7 +365,9 @@ class Run:
             result.update({
                 "requests": len(http), "enc": sum(r["enc"] for r in http), "dec": sum(r["dec"] for r in http),
                 "failed": [r["url"] for r in http if r.get("failed")],
-                "by_url": [(r["url"].replace(args.url, ""), r.get("status"), r["enc"], r["dec"]) for r in http],
+                "by_url": [(r["url"].replace(args.url, ""), r.get("status"), r["enc"], r["dec"],
+                            round((r["t0"] - t0) * 1000, 1) if t0 else None,
+                            round((r.get("t1", r["t0"]) - t0) * 1000, 1) if t0 else None) for r in http],
                 "load_ms": round(navigation["loadEventStart"], 1),
                 "fcp_ms": firsts.get("firstContentfulPaint"),
                 "tiles_first_ms": round(bench["first"], 1) if bench and bench.get("first") is not None else None,
@@ -644,7 +646,8 @@ def report(args):
     for key in ("api", "accessory"):
         print(f"\n{key}: misses {live(last, key, 'misses')}; DOM {json.dumps(live(last, key, 'dom_ms'))}")
     print(f"frames: {json.dumps(last.get('frames'))}")
-    print("Hearth's requests:", ", ".join(f"{u} {s} {e} B" for u, s, e, _ in last.get("by_url", [])))
+    print("Hearth's requests (last run; status, bytes, start-end ms):",
+          ", ".join(f"{r[0][:24]} {r[1]} {r[2]} B {r[4]}-{r[5]}" for r in last.get("by_url", [])))
 
 
 def main():

@@ -1222,6 +1222,7 @@ export function draw(root) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Hearth</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/app/app.css">
 <script type="module" src="/app/app.js"></script>
 </head>
@@ -1270,7 +1271,7 @@ export function draw(root) {
 </html>
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA5VWTY/TMBC9768wPnAiZHdPSCQrIQ7sEQnEgZsbT2tTx2PsSbv994zjpJuWVtBDZcfz5tt+0+aNxo4OAYSh3j3dNXkRTvlNK8HLfABK89IDKdEZFRNQKwdaVx/kfOxVD63cWdgHjCRFh57AM2xvNZlWw852UI0f74T1lqxyVeqUg/bhzEiHDiPLDPSwMOTsxpDQKm4zniw5eHoGFck0dfm6a5z1WxHBtTLRwUEyAByLibBuZa1CyL/3XUrZQuqiDSRy4q3sUQ+OvaXYLZC/GNjUBcga9VSHFerDVBWIefNwDIS3d41XO2F1qUaSQkWrKqdWOawf5chYrcFnUwMR+imI8iE5R1JVVm6lwVyD0UKIkBKwWYoDyKdnljR1UfkfQzYRxsO5rbVyKRsr0hvspQ48pMvmCo4bt7abOdVvI/4GB2og7BVZ9Dd4+fSqdIOrTcQh3ODlJ3Iq4q3qw0dRdG9wFgCDgyvO8q0pgIrU6qLzr6N44bDm68ZLGJX3Bo+3q6nD8ZxteOhyYaSIyI+OH4iiIZ2Bp+CzRrIbX+HAz+c0lbmfLBYsXgZyfBC9svlgjbF/tWX94t6Pz0EwgK8zbjPLfM9LU48CBlgfBhqVi3zihumjhBRUSnuMmovJfe+w58JQJpAhRqaM6lUe4fdgI+jz/qRh1VuSJRvrF8mEZeAVxIhxrhxzFjPcVLE6J7nMlcPoldeXc52EFcFL9qoOlxI+Ac15j/sSdNn36sWB3zC3yof7+3spglMdGHTcAsYMkdvDaRoQW0vMpV6MBJr+XYwv+Fcd5pCUT3uI51eoEJzd5ZagswTnxSlGPBLPgNMqLnW5W3zE21ld28KjmQSvuWHMEjmz3PFWn8rnx3dFPJPaFfEJJV3BzFxyJq6nJ6F57OFmRGqeeNYtx4MDvTrMgmqcaXK+WjwfDWat0QCPRcfl4sY4zPx9sZEng+dzAY7Lsb3HBpnHRUizZ37Qj4vMJmEefq+Fr0s8eTdNxbr8ifgD9/sFR1UIAAA="
+            gzipBase64: "H4sIAAAAAAACA5VWTY/TMBC9768wPnDakN09IUhWQhzYIxKIAzc3ntamjm3sSbv994zjuE1DK+ihsuN5822/afNGug4PHpjC3jzfNWlhRthNy8HydABC0tIDCtYpESJgywdcV+95Obaih5bvNOy9C8hZ5yyCJdheS1SthJ3uoBo/7pm2GrUwVeyEgfZxYaRzxgWSKehhZsjojUImRdgmPGo08PwCIqBq6vx11xhttyyAabkmPc5UgHXLpUDx4Z6fySMeDEQFgAVVC+/T710XY8LGLmiPLBWm5b2Tg6FoYuhmyF8EbOoMJI16qtPKycNUNQhp83gMlLZ3jRU7pmWuVuRMBC0qI1YprB/5SGkpwSZTA6KzUxD5g7OUT5WUW65cqtFowQeIEcgshgH48wtJmjqr/I8hHdGFw9LWWpiYjGXpDfZiBxbiZXMZRw1a601J9duIv8GBGND1ArWzN3j5dFK6wdUmuMHf4OWno1TYW9H7jyzr3uDMg/MGrjhLtyYDKhSri86/juKZw5quGy1+VN4rd7xdTe2P52TDQpcKw1lw9CjpgQgc4gI8BZ80ot7Yyg30fM5TKf0kMSPxPJDjg+iFTgdrF/qTLW1n9358DowAdJ3dNrHQ97Q09SgggLZ+wFE5yyfumD5ySF7EuHdBUjGp753rqTCYCGYIgSilOskD/B50ALnsTxxWvUaes9F2loyfB15BCC6UyhGnEQNOFatTkvNcKYxeWHk510lYIbwmr+JwKeEzUMl73Oeg874XrwbshriXPz48PHDmjehAOUMtIMwQqD2UpgK21Uhca9lIsPHfxfji/qpDCUnYuIewvEKZ4PQutcQZjbAsTjZiHdKMOK/iXJe6RUe0LepSZx5NJHjNDWHmyMJyx1t9Li+P74q4kNoV8RklXcEULlmI6+lJSBqLbjMiJU1EbebjwYBcHYqgGmceL1eL5qdySWs0QGPTULmoMcYl/r7YyLPB8zkDx+XY3mOD1NMspOKZHvTTLLNJmIbfqfB1jiftpqlY5z8ZfwDj1ldLdQgAAA=="
         ),
         (
             name: "scenes.js",
