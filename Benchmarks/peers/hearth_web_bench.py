@@ -280,6 +280,7 @@ class Run:
         self.load = None
         self.page = None
         self.ws_frames = 0
+        self.frames_rx = []  # (arrival on this process's monotonic clock, payload start) of the page's WebSocket
 
     def on_event(self, message):
         method = message.get("method")
@@ -309,6 +310,7 @@ class Run:
                 entry.update(t1=params["timestamp"], failed=params.get("errorText"), done=True)
         elif method == "Network.webSocketFrameReceived":
             self.ws_frames += 1
+            self.frames_rx.append((message["_rx"], params["response"]["payloadData"][:600]))
         elif method == "Page.lifecycleEvent":
             self.lifecycle.append((params["name"], params["timestamp"]))
         elif method == "Page.loadEventFired":
@@ -409,6 +411,13 @@ class Run:
         time.sleep(0.15)  # the observer is in place before the change
         return thread, box
 
+    def frame_after(self, start, index, characteristic_id):
+        """Milliseconds from `start` (monotonic) to the first WebSocket frame naming the characteristic."""
+        for arrived, payload in self.frames_rx[index:]:
+            if characteristic_id in payload:
+                return (arrived - start) * 1000
+        return None
+
     def api_updates(self, cdp, sid):
         lamp = self.lamps()[0]
         home = self.setup["home"]
@@ -418,18 +427,20 @@ class Run:
         for i in range(self.args.updates):
             want = not state
             thread, box = self.wait_async(cdp, sid, lamp["accessoryID"], want)
-            sent = time.time() * 1000
+            index = len(self.frames_rx)
+            sent, start = time.time() * 1000, time.monotonic()
             status, _ = self.hub.call("PUT", f"/v1/homes/{home}/characteristics/{lamp['on']}", {"value": want})
             thread.join(35)
             answer = box.get("v", {})
             if status != 200 or "seen" not in answer:
                 misses += 1
             else:
-                samples.append({"dom": answer["seen"] - sent, "frame": answer["frame"] - sent})
+                samples.append({"dom": answer["seen"] - sent, "frame": answer["frame"] - sent,
+                                "ws": self.frame_after(start, index, lamp["on"])})
             state = want
             time.sleep(0.3 + (i % 3) * 0.1)
         return {"dom_ms": summary([s["dom"] for s in samples]), "frame_ms": summary([s["frame"] for s in samples]),
-                "misses": misses}
+                "ws_frame_ms": summary([s["ws"] for s in samples if s["ws"] is not None]), "misses": misses}
 
     def accessory_updates(self, cdp, sid):
         control = Control(self.args.control)
@@ -442,6 +453,7 @@ class Run:
                                           ".classList.contains('on')" % lamp["accessoryID"])
                 want = not state
                 thread, box = self.wait_async(cdp, sid, lamp["accessoryID"], want)
+                index = len(self.frames_rx)
                 changed_ns = control.set(lamp["aid"], lamp["onIID"], want)
                 # The accessory's CLOCK_MONOTONIC moment of the change, on the epoch clock.
                 changed = time.time() * 1000 - (time.monotonic_ns() - changed_ns) / 1e6
@@ -450,12 +462,13 @@ class Run:
                 if "seen" not in answer:
                     misses += 1
                 else:
-                    samples.append({"dom": answer["seen"] - changed, "frame": answer["frame"] - changed})
+                    samples.append({"dom": answer["seen"] - changed, "frame": answer["frame"] - changed,
+                                    "ws": self.frame_after(changed_ns / 1e9, index, lamp["on"])})
                 time.sleep(0.05)
         finally:
             control.close()
         return {"dom_ms": summary([s["dom"] for s in samples]), "frame_ms": summary([s["frame"] for s in samples]),
-                "misses": misses}
+                "ws_frame_ms": summary([s["ws"] for s in samples if s["ws"] is not None]), "misses": misses}
 
     def frames(self, cdp, sid):
         """RATE value changes a second at the accessories for SECONDS s, round robin over the lamps."""
@@ -628,8 +641,13 @@ def report(args):
          live(ha_live, "post_to_dom_ms_epoch", "p95"), "< 3", "{:.2f}"),
         ("API change -> next frame, p95 (ms)", live(last, "api", "frame_ms", "p95"),
          live(ha_live, "post_to_raf_ms_epoch", "p95"), "", "{:.2f}"),
+        ("API change -> WebSocket frame at the page, p50 (ms)", live(last, "api", "ws_frame_ms", "p50"),
+         live(ha_live, "post_to_wsframe_cdp_ms", "p50"), "", "{:.2f}"),
         ("accessory change -> page, p50 (ms)", live(last, "accessory", "dom_ms", "p50"), None, "", "{:.2f}"),
+        ("accessory change -> page, p95 (ms)", live(last, "accessory", "dom_ms", "p95"), None, "", "{:.2f}"),
         ("accessory change -> page, p99 (ms)", live(last, "accessory", "dom_ms", "p99"), None, "< 10", "{:.2f}"),
+        ("accessory change -> WebSocket frame, p50 (ms)", live(last, "accessory", "ws_frame_ms", "p50"), None, "",
+         "{:.2f}"),
         ("longest frame, 100 changes/s (ms)", live(last, "frames", "maxGap"), None, "<= 50", "{:.1f}"),
         ("frames over 50 ms, 100 changes/s", live(last, "frames", "over50"), None, "0", "{:.0f}"),
         ("long animation frames (over 50 ms) reported", live(last, "frames", "loafOver50"), None, "0", "{:.0f}"),
