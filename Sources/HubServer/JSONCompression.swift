@@ -3,9 +3,10 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Compresses the API's larger JSON answers with gzip for a client that accepts it (a home of 150 accessories is
-/// some 300 kB of JSON and a sixth of that compressed), so the web page's first load stays small. Small answers,
-/// answers with an encoding already and anything but JSON pass unchanged.
+/// Compresses the API's larger JSON answers with gzip for a client that accepts it.
+///
+/// A home of 150 accessories is some 300 kB of JSON and a sixth of that compressed, so the web page's first load
+/// stays small. Small answers, answers with an encoding already and anything but JSON pass unchanged.
 struct JSONCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Answers shorter than this are sent as they are (compressing them saves little).
     var minimumBytes = 2048
