@@ -280,7 +280,7 @@ class Run:
         self.load = None
         self.page = None
         self.ws_frames = 0
-        self.frames_rx = []  # (arrival on this process's monotonic clock, payload start) of the page's WebSocket
+        self.frames_rx = []  # (Chromium's arrival time, payload start) of the page's WebSocket frames
 
     def on_event(self, message):
         method = message.get("method")
@@ -310,7 +310,8 @@ class Run:
                 entry.update(t1=params["timestamp"], failed=params.get("errorText"), done=True)
         elif method == "Network.webSocketFrameReceived":
             self.ws_frames += 1
-            self.frames_rx.append((message["_rx"], params["response"]["payloadData"][:600]))
+            # Chromium's timestamp is CLOCK_MONOTONIC seconds, the clock of time.monotonic() here.
+            self.frames_rx.append((params["timestamp"], params["response"]["payloadData"][:600]))
         elif method == "Page.lifecycleEvent":
             self.lifecycle.append((params["name"], params["timestamp"]))
         elif method == "Page.loadEventFired":
