@@ -43,7 +43,7 @@ struct WebPageBrowserTests {
         "sign in", "rooms as sections", "states in words", "toggle a light", "keyboard on a slider",
         "a change made with hearth appears within a second", "run a scene", "the command box", "detail view",
         "create a room and move an accessory", "history", "invite with a QR code", "change a user's role",
-        "create a scene from the page", "a trigger's decisions shown",
+        "create a scene from the page", "a trigger's decisions shown", "temperatures in the home's unit",
         "a shared user sees no configuration controls", "a forged request is refused",
         "the page recovers after hearthd restarts",
     ]

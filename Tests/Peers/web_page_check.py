@@ -375,6 +375,14 @@ def main():
         screenshots(driver, args.screenshots, "automations")
         driver.find_element(By.CSS_SELECTOR, '#views button[data-view="home"]').click()
 
+        # A home that says temperatures in °F: the page converts (the API keeps Celsius).
+        unit_set, _ = owner.call("PATCH", f"/v1/homes/{home_id}", {"temperatureUnit": "fahrenheit"})
+        in_f = wait(driver, lambda d: (tile_state(d, "Thermostat") or "").startswith("68 °F, set to 69.8 °F"), 5)
+        shown_f = tile_state(driver, "Thermostat")
+        owner.call("PATCH", f"/v1/homes/{home_id}", {"temperatureUnit": "celsius"})
+        in_c = wait(driver, lambda d: (tile_state(d, "Thermostat") or "").startswith("20 °C, set to 21 °C"), 5)
+        check("temperatures in the home's unit", unit_set == 200 and in_f and in_c, f"{unit_set}: {shown_f}")
+
         # The shared user: no configuration controls; the hub refuses a forged request and a configuration one.
         driver.find_element(By.ID, "sign-out").click()
         shared_token = joined["token"]["token"]
