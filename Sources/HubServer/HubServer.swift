@@ -132,6 +132,7 @@ public struct HubServer: Sendable {
     /// The HTTP router with every route of the API.
     public func makeRouter() -> Router<HubRequestContext> {
         let router = Router(context: HubRequestContext.self)
+        router.add(middleware: JSONCompressionMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: WebPageMiddleware())
         registerRoutes(on: router)

@@ -42,7 +42,8 @@ struct WebPageBrowserTests {
     static let checks = [
         "sign in", "rooms as sections", "states in words", "toggle a light", "keyboard on a slider",
         "a change made with hearth appears within a second", "run a scene", "the command box", "detail view",
-        "create a room and move an accessory", "history", "invite with a QR code",
+        "create a room and move an accessory", "history", "invite with a QR code", "change a user's role",
+        "create a scene from the page", "a trigger's decisions shown", "temperatures in the home's unit",
         "a shared user sees no configuration controls", "a forged request is refused",
         "the page recovers after hearthd restarts",
     ]
@@ -106,7 +107,7 @@ struct WebPageBrowserTests {
             let report = reports[name]
             #expect(report?.ok == true, "\(name): \(report?.detail ?? "not reported")")
         }
-        for view in ["home", "detail", "history", "people"] {
+        for view in ["home", "detail", "history", "people", "scenes", "automations"] {
             for variant in ["desktop-light", "desktop-dark", "phone-light", "phone-dark"] {
                 let path = "\(screenshots)/\(view)-\(variant).png"
                 #expect(FileManager.default.fileExists(atPath: path), "\(path)")

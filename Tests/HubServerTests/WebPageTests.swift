@@ -318,6 +318,42 @@ import Testing
         }
     }
 
+    @Test func largeJSONAnswersAreGzippedWhenAccepted() async throws {
+        let fixture = try await Fixture()
+        let token = fixture.owner.token
+        let home = fixture.home.id.uuidString
+        try await fixture.withServer { api in
+            for index in 1...40 {
+                let made = try await api.call(
+                    .post,
+                    "/v1/homes/{homeID}/rooms",
+                    ["homeID": home],
+                    token: token,
+                    body: #"{"name": "Room number \#(index)"}"#
+                )
+                #expect(made.status == 201)
+            }
+            let bearer: [HTTPField.Name: String] = [.authorization: "Bearer \(token)"]
+            let plain = try await Self.raw(api, .get, "/v1/homes/\(home)", headers: bearer)
+            #expect(plain.status == 200 && plain.headers[.contentEncoding] == nil, "no gzip unless asked")
+            #expect(plain.body.count > 2048)
+            var asking = bearer
+            asking[.acceptEncoding] = "gzip, deflate, br"
+            let zipped = try await Self.raw(api, .get, "/v1/homes/\(home)", headers: asking)
+            #expect(zipped.status == 200 && zipped.headers[.contentEncoding] == "gzip")
+            #expect(zipped.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(zipped.headers[values: .vary].contains("Accept-Encoding"))
+            #expect(zipped.body.count * 2 < plain.body.count, "\(zipped.body.count) of \(plain.body.count) bytes")
+            let unzipped = try gunzip(zipped.body)
+            let same =
+                (try? JSONSerialization.jsonObject(with: Data(unzipped))) as? NSDictionary
+                == (try? JSONSerialization.jsonObject(with: Data(plain.body))) as? NSDictionary
+            #expect(same)
+            let small = try await Self.raw(api, .get, "/v1/me", headers: asking)
+            #expect(small.status == 200 && small.headers[.contentEncoding] == nil, "a small answer is sent as it is")
+        }
+    }
+
     @Test func aForgedOrGarbageCookieIsNoCaller() async throws {
         let fixture = try await Fixture()
         try await fixture.withServer { api in

@@ -289,7 +289,99 @@ def main():
         status, joined = owner.call("POST", "/v1/invites/redeem", {"code": code, "name": "Sam"}, token=False)
         check("invite with a QR code", code and qr and status == 201, f"{code} {qr} {status}")
         screenshots(driver, args.screenshots, "people")
+
+        # Change a user's role from the page (and back, for the shared user's checks below).
+        def sam_role():
+            users = owner.call("GET", f"/v1/homes/{home_id}/users")[1]["users"]
+            return next((u["role"] for u in users if u["name"] == "Sam"), None)
+
+        def pick_role(role):
+            # The People view is redrawn after each change: a select read while it is replaced is tried again.
+            for _ in range(5):
+                try:
+                    select = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, '#people select[aria-label="Role of Sam"]'))
+                    Select(select).select_by_value(role)
+                    break
+                except StaleElementReferenceException:
+                    time.sleep(0.2)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and sam_role() != role:
+                time.sleep(0.1)
+            return sam_role()
+
+        promoted = pick_role("administrator")
+        demoted = pick_role("shared")
+        check("change a user's role", promoted == "administrator" and demoted == "shared", f"{promoted}, {demoted}")
+
+        # A scene made on the page: two accessories and their target values; saved, then run from the page.
+        driver.find_element(By.CSS_SELECTOR, '#views button[data-view="scenes"]').click()
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#scenes button.new-scene")).click()
+        editor = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#scenes form.scene-editor"))
+        editor.find_element(By.NAME, "name").send_keys("Reading")
+
+        def fill(row, accessory, setting, value):
+            Select(row.find_element(By.CSS_SELECTOR, "select.action-accessory")).select_by_visible_text(accessory)
+            Select(row.find_element(By.CSS_SELECTOR, "select.action-characteristic")).select_by_visible_text(setting)
+            field = row.find_element(By.CSS_SELECTOR, ".action-value")
+            if field.tag_name == "select":
+                Select(field).select_by_visible_text(value)
+            else:
+                field.clear()
+                field.send_keys(value)
+
+        fill(editor.find_elements(By.CSS_SELECTOR, "li.action")[0], "Living Room Lamp", "Brightness", "30")
+        editor.find_element(By.CSS_SELECTOR, "button.add-action").click()
+        fill(editor.find_elements(By.CSS_SELECTOR, "li.action")[1], "Bedroom Lamp", "On", "On")
+        editor.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        listed = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, '#scenes li.scene-item[data-name="Reading"]'))
+        stored = [a for a in owner.call("GET", f"/v1/homes/{home_id}/actionSets")[1]["actionSets"] if a["name"] == "Reading"]
+        actions = sorted((a["characteristicID"], a["targetValue"]) for a in (stored[0]["actions"] if stored else []))
+        wanted = sorted([(brightness, 30), (bedroom_on, True)])
+        screenshots(driver, args.screenshots, "scenes")
+        listed.find_element(By.CSS_SELECTOR, "button.run-scene").click()
+        ran = wait(driver, lambda d: d.find_element(By.ID, "notice").text == "Reading ran.", 10)
+        check("create a scene from the page",
+              listed and actions == wanted and ran and value(brightness) == 30 and value(bedroom_on) is True,
+              f"stored {actions}, wanted {wanted}, notice {driver.find_element(By.ID, 'notice').text!r}")
+
+        # An automation made on the page; after its event the page shows its decision and why it did not fire.
+        driver.find_element(By.CSS_SELECTOR, '#views button[data-view="automations"]').click()
+        form = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#automations form.trigger-editor"))
+        form.find_element(By.NAME, "name").send_keys("Outlet at midnight")
+        Select(form.find_element(By.CSS_SELECTOR, "select.trigger-source")).select_by_visible_text("Outlet: On")
+        Select(form.find_element(By.CSS_SELECTOR, "select.trigger-value")).select_by_visible_text("becomes On")
+        form.find_element(By.NAME, "after").send_keys("23:59")
+        form.find_element(By.NAME, "before").send_keys("23:59:01")
+        form.find_element(By.CSS_SELECTOR, "fieldset.trigger-scenes label").click()
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        card = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, '#automations article.trigger[data-name="Outlet at midnight"]'))
+        described = card.find_element(By.CSS_SELECTOR, ".trigger-definition").text if card else ""
+        owner.call("PUT", f"/v1/homes/{home_id}/characteristics/{outlet_on}", {"value": False})
+        owner.call("PUT", f"/v1/homes/{home_id}/characteristics/{outlet_on}", {"value": True})
+
+        def decision(d):
+            found = d.find_element(By.CSS_SELECTOR, '#automations article.trigger[data-name="Outlet at midnight"]')
+            items = found.find_elements(By.CSS_SELECTOR, "li.decision")
+            if not items:
+                found.find_element(By.CSS_SELECTOR, "button.refresh-decisions").click()
+                return None
+            return items[0].text
+
+        shown = wait(driver, decision, 10, 0.3) or ""
+        check("a trigger's decisions shown",
+              "Outlet on becomes On" in described and "between 23:59 and 23:59:01" in described
+              and shown.startswith("Did not fire") and "Why not:" in shown and "Outlet On became true" in shown,
+              f"definition {described!r}; decision {shown!r}")
+        screenshots(driver, args.screenshots, "automations")
         driver.find_element(By.CSS_SELECTOR, '#views button[data-view="home"]').click()
+
+        # A home that says temperatures in °F: the page converts (the API keeps Celsius).
+        unit_set, _ = owner.call("PATCH", f"/v1/homes/{home_id}", {"temperatureUnit": "fahrenheit"})
+        in_f = wait(driver, lambda d: (tile_state(d, "Thermostat") or "").startswith("68 °F, set to 69.8 °F"), 5)
+        shown_f = tile_state(driver, "Thermostat")
+        owner.call("PATCH", f"/v1/homes/{home_id}", {"temperatureUnit": "celsius"})
+        in_c = wait(driver, lambda d: (tile_state(d, "Thermostat") or "").startswith("20 °C, set to 21 °C"), 5)
+        check("temperatures in the home's unit", unit_set == 200 and in_f and in_c, f"{unit_set}: {shown_f}")
 
         # The shared user: no configuration controls; the hub refuses a forged request and a configuration one.
         driver.find_element(By.ID, "sign-out").click()
@@ -297,14 +389,15 @@ def main():
         signed_in = sign_in(driver, shared_token)
         controls = driver.find_elements(By.CSS_SELECTOR, ".config, form.new-room, button.rename-room")
         people_tab = driver.find_element(By.ID, "people-tab").is_displayed()
+        config_tabs = [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#views [data-config]") if t.is_displayed()]
         tile(driver, "Outlet").find_element(By.CSS_SELECTOR, "button.name").click()
         wait(driver, lambda d: d.find_element(By.ID, "detail").is_displayed())
         in_detail = driver.find_elements(By.CSS_SELECTOR, "#detail select.move-room, #detail .accessory-config")
         driver.find_element(By.CSS_SELECTOR, "#detail .close button").click()
         check("a shared user sees no configuration controls",
-              signed_in and not controls and not people_tab and not in_detail
+              signed_in and not controls and not people_tab and not config_tabs and not in_detail
               and driver.find_element(By.ID, "who").text == "Signed in as Sam",
-              f"{len(controls)} controls, people tab {people_tab}, {len(in_detail)} in the detail view")
+              f"{len(controls)} controls, people tab {people_tab}, tabs {config_tabs}, {len(in_detail)} in the detail view")
         rooms_before = room_names()
         fetch = """
             const done = arguments[arguments.length - 1];

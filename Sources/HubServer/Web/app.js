@@ -88,6 +88,9 @@ const words = {
 
 const units = { celsius: " °C", percentage: "%", arcdegrees: "°", lux: " lx", seconds: " s" };
 
+// Whether a home says temperatures in degrees Fahrenheit (values stay in Celsius in the API).
+const fahrenheit = (homeID) => homes.get(homeID)?.home.temperatureUnit === "fahrenheit";
+
 const round = (value, step) => {
   if (typeof value !== "number") return value;
   const digits = step && step < 1 ? Math.min(2, Math.ceil(-Math.log10(step))) : 0;
@@ -107,6 +110,10 @@ const say = (characteristic) => {
     return value ? "Yes" : "No";
   }
   const unit = units[characteristic.metadata?.unit] ?? "";
+  if (typeof value === "number" && characteristic.metadata?.unit === "celsius"
+      && fahrenheit(characteristicIndex.get(characteristic.id)?.homeID)) {
+    return `${round(value * 9 / 5 + 32, 0.1)} °F`;
+  }
   if (typeof value === "number") return `${round(value, characteristic.metadata?.minStep)}${unit}`;
   return String(value);
 };
@@ -452,7 +459,7 @@ const drawHomes = async (homeIDs) => {
   const entries = await Promise.all(homeIDs.map(loadHome));
   for (const id of [...homes.keys()]) if (!homeIDs.includes(id)) homes.delete(id);
   $("homes").replaceChildren(...entries.map(drawHome));
-  $("people-tab").hidden = !entries.some(canConfigure);
+  showConfigTabs();
   pairing.homesChanged();
   if (detail) drawDetail();
   if (view !== "home") showView(view);
@@ -475,11 +482,12 @@ const redraw = (homeID) => {
         const fresh = drawHome(entry);
         if (old?.isConnected) old.replaceWith(fresh);
         else $("homes").append(fresh);
-        $("people-tab").hidden = ![...homes.values()].some(canConfigure);
+        showConfigTabs();
         pairing.homesChanged();
         if (detail?.homeID === id) drawDetail();
         if (view === "history") drawHistory();
         if (view === "people") drawPeople();
+        if (screens[view]) drawScreen(view);
       } catch (error) {
         if (error.status === 403 || error.status === 404) {
           homes.delete(id);
@@ -709,6 +717,24 @@ const drawPeople = async () => {
     for (const user of home.users ?? []) {
       const item = element("li", `${user.name} (${user.role})`);
       if (user.role !== "owner") {
+        const roles = element("select", undefined, { class: "role", "aria-label": `Role of ${user.name}` });
+        const choices = [["shared", "Shared user"], ["administrator", "Administrator"]];
+        if (entry.role === "owner") choices.push(["owner", "Owner"]);
+        for (const [value, text] of choices) {
+          const option = element("option", text, { value });
+          option.selected = value === user.role;
+          roles.append(option);
+        }
+        roles.addEventListener("change", async () => {
+          try {
+            await api("PATCH", `/v1/homes/${home.id}/users/${user.id}`, { role: roles.value });
+            notice("");
+          } catch (error) {
+            notice(error.message);
+            roles.value = user.role;
+          }
+        });
+        item.append(" ", roles);
         item.append(" ", button("Remove", async () => {
           if (!window.confirm(`Remove ${user.name} from ${home.name}?`)) return;
           try {
@@ -753,17 +779,29 @@ const pairing = startPairing({ api, element, button, notice, homes, canConfigure
 
 // ---- Views ----
 
+// The configuration screens, each in its own module, loaded when first opened: view name -> module.
+const screens = { scenes: "./scenes.js", automations: "./triggers.js", groups: "./groups.js" };
+
+function drawScreen(name) {
+  import(screens[name]).then((module) => module.draw($(name))).catch((error) => notice(error.message));
+}
+
+// The tabs of configuration views show only for someone who may configure a home.
+function showConfigTabs() {
+  const may = [...homes.values()].some(canConfigure);
+  for (const tab of document.querySelectorAll("#views [data-config]")) tab.hidden = !may;
+}
+
 function showView(name) {
   view = name;
   for (const tab of document.querySelectorAll("#views button")) {
     tab.setAttribute("aria-pressed", tab.dataset.view === name ? "true" : "false");
+    $(tab.dataset.view === "home" ? "homes" : tab.dataset.view).hidden = tab.dataset.view !== name;
   }
-  $("homes").hidden = name !== "home";
-  $("history").hidden = name !== "history";
-  $("people").hidden = name !== "people";
   pairing.show(name === "add");
   if (name === "history") drawHistory();
   if (name === "people") drawPeople();
+  if (screens[name]) drawScreen(name);
 }
 
 for (const tab of document.querySelectorAll("#views button")) {
@@ -792,6 +830,7 @@ const showSignIn = () => {
   $("homes").replaceChildren();
   $("history").replaceChildren();
   $("people").replaceChildren();
+  for (const name of Object.keys(screens)) $(name).replaceChildren();
   if ($("detail").open) $("detail").close();
   showView("home");
   homes.clear();
@@ -956,3 +995,7 @@ $("sign-out").addEventListener("click", async () => {
 });
 
 showMe().catch(showSignIn);
+
+// What the configuration modules (scenes.js, triggers.js, groups.js) use of this one.
+export { api, element, button, notice, homes, canConfigure, short, T, words, say, label, writable, visibleServices };
+export { characteristicIndex, runScene, fahrenheit };
