@@ -41,7 +41,9 @@ struct Options {
         while let name = rest.popFirst() {
             guard let value = rest.popFirst() else { fail("\(name) needs a value.") }
             func number() -> Int {
-                guard let number = Int(value), number >= 0 else { fail("\(name) must be a whole number; got \(value).") }
+                guard let number = Int(value), number >= 0 else {
+                    fail("\(name) must be a whole number; got \(value).")
+                }
                 return number
             }
             switch name {
@@ -192,19 +194,39 @@ func startRelay(path: String, maxStreams: Int) throws -> (Process, Int) {
 
 /// A ping-pong on a blocking socket (its own thread): `warmup` + `count` round trips of `size` bytes to `port`,
 /// stopping at `deadline`; the durations of the last `count`.
-func blockingPingPong(port: Int, count: Int, warmup: Int, size: Int, deadline: ContinuousClock.Instant) async
+func blockingPingPong(
+    port: Int,
+    count: Int,
+    warmup: Int,
+    size: Int,
+    deadline: ContinuousClock.Instant
+) async
     -> [Duration]
 {
     await withCheckedContinuation { continuation in
         let thread = Thread {
-            continuation.resume(returning: pingPongOnThisThread(port: port, count: count, warmup: warmup, size: size, deadline: deadline))
+            continuation.resume(
+                returning: pingPongOnThisThread(
+                    port: port,
+                    count: count,
+                    warmup: warmup,
+                    size: size,
+                    deadline: deadline
+                )
+            )
         }
         thread.start()
     }
 }
 
 /// The body of ``blockingPingPong(port:count:warmup:size:deadline:)``.
-func pingPongOnThisThread(port: Int, count: Int, warmup: Int, size: Int, deadline: ContinuousClock.Instant)
+func pingPongOnThisThread(
+    port: Int,
+    count: Int,
+    warmup: Int,
+    size: Int,
+    deadline: ContinuousClock.Instant
+)
     -> [Duration]
 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -390,14 +412,20 @@ guard let firstLink = firstLinks.first, firstLink.isConnected else { fail("The f
 let firstPort = try await startForwarder(relayURL: relayURL, route: firstLink.route)
 let direct = Summary(
     await blockingPingPong(
-        port: echoPort, count: options.pings, warmup: options.warmup, size: options.payload,
+        port: echoPort,
+        count: options.pings,
+        warmup: options.warmup,
+        size: options.payload,
         deadline: clock.now + .seconds(60)
     )
 )
 let cpuBefore = cpuNanoseconds(pid)
 let relayed = Summary(
     await blockingPingPong(
-        port: firstPort, count: options.pings, warmup: options.warmup, size: options.payload,
+        port: firstPort,
+        count: options.pings,
+        warmup: options.warmup,
+        size: options.payload,
         deadline: clock.now + .seconds(120)
     )
 )
@@ -407,8 +435,14 @@ rows += [
     ("Ping-pong \(options.payload) B direct on loopback (the floor)", "\(direct)"),
     ("Same through ClientForwarder → relay → HubLink", "\(relayed)"),
     ("Added latency", String(format: "p50 %.1f µs, p99 %.1f µs", relayed.p50 - direct.p50, relayed.p99 - direct.p99)),
-    ("Relay CPU per forwarded frame", String(format: "%.1f µs (both directions; %d frames)", cpuPerFrame,
-        2 * (relayed.count + options.warmup))),
+    (
+        "Relay CPU per forwarded frame",
+        String(
+            format: "%.1f µs (both directions; %d frames)",
+            cpuPerFrame,
+            2 * (relayed.count + options.warmup)
+        )
+    ),
 ]
 json["direct"] = ["p50_us": direct.p50, "p99_us": direct.p99, "n": direct.count]
 json["relayed"] = ["p50_us": relayed.p50, "p99_us": relayed.p99, "n": relayed.count]
@@ -421,7 +455,10 @@ let threadsBefore = threadCount(pid)
 let selfBefore = statusKiB(getpid(), "VmRSS")
 let idleStart = clock.now
 let (idleLinks, _) = await connectLinks(
-    count: options.homes, batch: options.batch, relayURL: relayURL, targetPort: echoPort
+    count: options.homes,
+    batch: options.batch,
+    relayURL: relayURL,
+    targetPort: echoPort
 )
 let connectTime = clock.now - idleStart
 let idleConnected = idleLinks.filter(\.isConnected).count
@@ -449,39 +486,78 @@ json["relay_bytes_per_idle_home"] = perHome
 // 3. Active clients, the idle homes still connected.
 if options.clients > 0 {
     let (direct3, directCount, directFailed) = await activeLoad(
-        ports: [echoPort], clients: options.clients, size: options.payload, rate: options.rate,
+        ports: [echoPort],
+        clients: options.clients,
+        size: options.payload,
+        rate: options.rate,
         seconds: options.seconds
     )
     note("active direct: \(direct3), failed \(directFailed)")
     let (activeLinks, _) = await connectLinks(
-        count: options.activeHomes, batch: options.activeHomes, relayURL: relayURL, targetPort: echoPort
+        count: options.activeHomes,
+        batch: options.activeHomes,
+        relayURL: relayURL,
+        targetPort: echoPort
     )
     var forwarderPorts: [Int] = []
     for link in activeLinks { forwarderPorts.append(try await startForwarder(relayURL: relayURL, route: link.route)) }
     let activeCPUBefore = cpuNanoseconds(pid)
+    let selfCPUBefore = cpuNanoseconds(getpid())
     let activeStart = clock.now
     let (relayed3, relayedCount, relayedFailed) = await activeLoad(
-        ports: forwarderPorts, clients: options.clients, size: options.payload, rate: options.rate,
+        ports: forwarderPorts,
+        clients: options.clients,
+        size: options.payload,
+        rate: options.rate,
         seconds: options.seconds
     )
     let activeWall = clock.now - activeStart
     let activeCPU = Double(cpuNanoseconds(pid) - activeCPUBefore)
+    let selfCPU = Double(cpuNanoseconds(getpid()) - selfCPUBefore)
     let wallSeconds = Double(activeWall.components.seconds) + Double(activeWall.components.attoseconds) / 1e18
     note("active relayed: \(relayed3), failed \(relayedFailed)")
     rows += [
-        ("Active clients, direct (the floor)", "\(options.clients) clients × \(options.rate)/s for \(options.seconds) s: "
-            + "\(direct3), \(directCount) answered (\(String(format: "%.0f", Double(directCount) / options.seconds))/s), "
-            + "\(directFailed) failed"),
-        ("Active clients through the relay", "over \(options.activeHomes) homes: \(relayed3), \(relayedCount) answered "
-            + "(\(String(format: "%.0f", Double(relayedCount) / options.seconds))/s), \(relayedFailed) failed"),
-        ("Added latency under load", String(format: "p50 %.1f µs, p99 %.1f µs (target p99 < 1,000 µs)",
-            relayed3.p50 - direct3.p50, relayed3.p99 - direct3.p99)),
-        ("Relay CPU under load", String(format: "%.1f %% of one core over %.1f s (incl. connecting); %.1f µs per frame",
-            activeCPU / (wallSeconds * 1e9) * 100, wallSeconds, activeCPU / Double(max(2 * relayedCount, 1)) / 1000)),
+        (
+            "Active clients, direct (the floor)",
+            "\(options.clients) clients × \(options.rate)/s for \(options.seconds) s: "
+                + "\(direct3), \(directCount) answered (\(String(format: "%.0f", Double(directCount) / options.seconds))/s), "
+                + "\(directFailed) failed"
+        ),
+        (
+            "Active clients through the relay",
+            "over \(options.activeHomes) homes: \(relayed3), \(relayedCount) answered "
+                + "(\(String(format: "%.0f", Double(relayedCount) / options.seconds))/s), \(relayedFailed) failed"
+        ),
+        (
+            "Added latency under load",
+            String(
+                format: "p50 %.1f µs, p99 %.1f µs (target p99 < 1,000 µs)",
+                relayed3.p50 - direct3.p50,
+                relayed3.p99 - direct3.p99
+            )
+        ),
+        (
+            "Relay CPU under load",
+            String(
+                format: "%.1f %% of one core over %.1f s (incl. connecting); %.1f µs per frame",
+                activeCPU / (wallSeconds * 1e9) * 100,
+                wallSeconds,
+                activeCPU / Double(max(2 * relayedCount, 1)) / 1000
+            )
+        ),
+        (
+            "This process (clients, forwarders, hub links, echo) under load",
+            String(
+                format: "%.1f %% of one core",
+                selfCPU / (wallSeconds * 1e9) * 100
+            )
+        ),
         ("Relay RSS after the load", "\(statusKiB(pid, "VmRSS")) KiB (peak \(statusKiB(pid, "VmHWM")) KiB)"),
     ]
     json["active_direct"] = ["p50_us": direct3.p50, "p99_us": direct3.p99, "n": directCount, "failed": directFailed]
-    json["active_relayed"] = ["p50_us": relayed3.p50, "p99_us": relayed3.p99, "n": relayedCount, "failed": relayedFailed]
+    json["active_relayed"] = [
+        "p50_us": relayed3.p50, "p99_us": relayed3.p99, "n": relayedCount, "failed": relayedFailed,
+    ]
     json["active_added_p99_us"] = relayed3.p99 - direct3.p99
     json["active_relay_cpu_percent"] = activeCPU / (wallSeconds * 1e9) * 100
 }
