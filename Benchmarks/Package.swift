@@ -114,6 +114,20 @@ let package = Package(
             ] + inProcessHub,
             path: "SceneBench"
         ),
+        // Issue 19's relay benchmark (build with -c release, and `--product hearth-relay`): a `hearth-relay` child
+        // process on loopback, with HubLinks, ClientForwarders and an echo target in this process; added latency,
+        // relay CPU per forwarded frame, relay RSS per idle home, and many active clients (scripts/bench-relay.sh).
+        .executableTarget(
+            name: "hearth-relay-bench",
+            dependencies: [
+                .product(name: "Relay", package: "Hearth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "RelayBench"
+        ),
         // Issue 18's plain-language benchmark (build with -c release): a 500-accessory home from four hearth-sim
         // bridges, imported without sockets; the name index's build, each sentence's latency, sentences per second.
         .executableTarget(
