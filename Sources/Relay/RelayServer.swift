@@ -147,15 +147,22 @@ public final class RelayServer: Sendable {
                 }
                 proven.withLock { $0 = true }
                 group.cancelAll()
-                try await outbound.write(.binary(RelayFrame.accepted.encoded()))
             } catch {
                 group.cancelAll()
                 return
             }
+            // The home is listed before the hub hears it is accepted, so a client the hub sends at once finds it.
             let home = Home(route: route, hub: outbound)
             if let older = homes.attach(home) {
                 older.shutDown()
                 Task { try? await older.hub.close(RelayClose.replaced.code, reason: RelayClose.replaced.reason) }
+            }
+            do {
+                try await outbound.write(.binary(RelayFrame.accepted.encoded()))
+            } catch {
+                homes.detach(home)
+                home.shutDown()
+                return
             }
             logger.info("home connected", metadata: ["route": "\(route)"])
             await relayFromHub(home: home, messages: &messages, outbound: outbound)
