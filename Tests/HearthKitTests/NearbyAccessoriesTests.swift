@@ -25,23 +25,27 @@ struct NearbyAccessoriesTests {
             let updates = await manager.nearbyAccessories()
             try await manager.start()
             #expect(await manager.waitUntilConnected())
-            let simulator = try network.start(
-                inAccessoryNamespace: true,
-                BuiltProducts.path("hearth-sim"),
-                [
-                    "serve", "--state", simState, "--port", "51826", "--setup-code", "031-45-154",
-                    "--interface", network.accessoryAddress, "--json", "--name", "Garden Lock",
-                    "--preset", "door-lock",
-                ]
-            )
-            _ = try simulator.receive()
+            // Started and read off the cooperative pool: its output is read with blocking calls.
+            let simulator = try await offThePool {
+                let process = try network.start(
+                    inAccessoryNamespace: true,
+                    BuiltProducts.path("hearth-sim"),
+                    [
+                        "serve", "--state", simState, "--port", "51826", "--setup-code", "031-45-154",
+                        "--interface", network.accessoryAddress, "--json", "--name", "Garden Lock",
+                        "--preset", "door-lock",
+                    ]
+                )
+                _ = try process.receive()
+                return process
+            }
             var iterator = updates.makeAsyncIterator()
             guard case .found(let accessory)? = await iterator.next() else {
                 Issue.record("no found")
                 return
             }
             #expect(accessory.name.hasPrefix("Garden Lock") && accessory.isPairable && accessory.category == 6)
-            #expect(simulator.terminate() == 0)
+            #expect(await offThePool { simulator.terminate() } == 0)
             #expect(await iterator.next() == .removed(deviceID: accessory.deviceID))
             await manager.stop()
         }

@@ -37,20 +37,23 @@ struct NearbyEventTests {
             }
 
             // An accessory starts advertising: owners and administrators hear of it, pairable, with its category.
-            func startSimulator() throws -> ChildProcess {
-                let process = try network.start(
-                    inAccessoryNamespace: true,
-                    BuiltProducts.path("hearth-sim"),
-                    [
-                        "serve", "--state", simState, "--port", "51826", "--setup-code", Self.setupCode,
-                        "--interface", network.accessoryAddress, "--json", "--name", "Porch Lamp",
-                        "--preset", "lightbulb",
-                    ]
-                )
-                _ = try process.receive()
-                return process
+            // Started and read off the cooperative pool: the process's output is read with blocking calls.
+            func startSimulator() async throws -> ChildProcess {
+                try await offThePool {
+                    let process = try network.start(
+                        inAccessoryNamespace: true,
+                        BuiltProducts.path("hearth-sim"),
+                        [
+                            "serve", "--state", simState, "--port", "51826", "--setup-code", Self.setupCode,
+                            "--interface", network.accessoryAddress, "--json", "--name", "Porch Lamp",
+                            "--preset", "lightbulb",
+                        ]
+                    )
+                    _ = try process.receive()
+                    return process
+                }
             }
-            var simulator: ChildProcess? = try startSimulator()
+            var simulator: ChildProcess? = try await startSimulator()
             defer { _ = simulator?.terminate() }
             func found(_ client: EventClient, pairable: Bool) async throws -> [String: Any]? {
                 try await client.first(timeout: .seconds(30)) { message in
@@ -64,7 +67,8 @@ struct NearbyEventTests {
             #expect(try await found(admin, pairable: true)?["deviceID"] as? String == deviceID)
 
             // It stops advertising (goodbye on SIGTERM): they hear it is gone.
-            #expect(simulator?.terminate() == 0)
+            let stopping = simulator
+            #expect(await offThePool { stopping?.terminate() } == 0)
             simulator = nil
             for client in [owner, admin] {
                 let removed = try await client.first(timeout: .seconds(30)) { $0["removed"] != nil }
@@ -73,7 +77,7 @@ struct NearbyEventTests {
 
             // It comes back, and pairing it (through the API) tells them it is no longer pairable.
             let heardSoFar = owner.received.count
-            simulator = try startSimulator()
+            simulator = try await startSimulator()
             let again = try await owner.first(timeout: .seconds(30)) { _ in
                 owner.received.dropFirst(heardSoFar).contains { EventClient.parse($0.text)["found"] != nil }
             }
@@ -92,6 +96,9 @@ struct NearbyEventTests {
             #expect(guest.events.contains { ($0["change"] as? [String: Any])?["type"] as? String == "accessoryAdded" })
             let kinds = guest.received.compactMap { EventClient.parse($0.text).keys.first }
             #expect(!kinds.contains("found") && !kinds.contains("removed"), "\(kinds)")
+            let last = simulator
+            simulator = nil
+            _ = await offThePool { last?.terminate() }
         }
         try await group.shutdownGracefully()
     }
