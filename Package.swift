@@ -293,6 +293,7 @@ let package = Package(
             name: "HearthKit",
             dependencies: [
                 "Commands",
+                "Relay",
                 "HAP",
                 "HearthAPI",
                 "HomeGraph",
@@ -318,6 +319,7 @@ let package = Package(
             name: "hearthd",
             dependencies: [
                 "Automation",
+                "Relay",
                 "DNSSD",
                 "HearthAPI",
                 "Hub",
@@ -404,7 +406,8 @@ let package = Package(
             name: "HearthKitTests",
             dependencies: [
                 "TestFixtures", "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "HAPTypes",
-                "TestSupport",
+                "TestSupport", "Relay",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
