@@ -295,6 +295,7 @@ let package = Package(
             name: "HearthKit",
             dependencies: [
                 "Commands",
+                "Relay",
                 "HAP",
                 "HearthAPI",
                 "HomeGraph",
@@ -320,6 +321,7 @@ let package = Package(
             name: "hearthd",
             dependencies: [
                 "Automation",
+                "Relay",
                 "DNSSD",
                 "HearthAPI",
                 "Hub",
@@ -406,7 +408,8 @@ let package = Package(
             name: "HearthKitTests",
             dependencies: [
                 "TestFixtures", "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "HAPTypes",
-                "TestSupport", "DNSSD",
+                "TestSupport", "DNSSD", "Relay",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -13,13 +13,22 @@ public struct HubIdentityInfo: Codable, Sendable, Equatable {
     public var routingID: String
     /// The secure listener's address (`host:port`), when it serves.
     public var secureAddress: String?
+    /// The relay the hub keeps its link to (`hearthd --relay`), when it has one.
+    public var relay: String?
 
     /// Makes the answer.
-    public init(publicKey: String, fingerprint: String, routingID: String, secureAddress: String?) {
+    public init(
+        publicKey: String,
+        fingerprint: String,
+        routingID: String,
+        secureAddress: String?,
+        relay: String? = nil
+    ) {
         self.publicKey = publicKey
         self.fingerprint = fingerprint
         self.routingID = routingID
         self.secureAddress = secureAddress
+        self.relay = relay
     }
 }
 
@@ -107,6 +116,10 @@ public struct SecureClientConfiguration: Codable, Sendable, Equatable {
     public var clientID: String
     /// This client's long-term Ed25519 private key, base64; as secret as a token.
     public var clientKey: String
+    /// The relay that reaches the hub from anywhere (`ws://` or `wss://` URL), when it has one (docs/relay.md).
+    public var relay: String?
+    /// The hub's routing id at the relay (learned at pairing: its pairing identifier).
+    public var route: String?
 
     /// Makes the configuration.
     public init(address: String, hubPublicKey: String, clientID: String, clientKey: String) {
@@ -114,6 +127,12 @@ public struct SecureClientConfiguration: Codable, Sendable, Equatable {
         self.hubPublicKey = hubPublicKey
         self.clientID = clientID
         self.clientKey = clientKey
+    }
+
+    /// The relay and the routing id, when both are known.
+    public var relayRoute: (relay: String, route: String)? {
+        guard let relay, !relay.isEmpty, let route, !route.isEmpty else { return nil }
+        return (relay, route)
     }
 
     /// The host and port of `address`, or `nil` when it is not `host:port`.

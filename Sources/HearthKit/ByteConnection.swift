@@ -21,10 +21,10 @@ final class ByteConnection: Sendable {
     }
 
     /// Connects to `host:port`.
-    static func connect(host: String, port: Int) async throws -> ByteConnection {
+    static func connect(host: String, port: Int, timeout: TimeAmount = .seconds(10)) async throws -> ByteConnection {
         try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.seconds(10))
+            .connectTimeout(timeout)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture { try ByteConnection.wrap(channel) }
             }

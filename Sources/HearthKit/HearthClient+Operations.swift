@@ -13,6 +13,11 @@ extension HearthClient {
         try await request(Endpoints.getMe)
     }
 
+    /// `GET /v1/hub/identity`: the hub's public key, fingerprint, routing id, secure address and relay.
+    public func hubIdentity() async throws(HearthError) -> HubIdentityInfo {
+        try await request(Endpoints.hubIdentity)
+    }
+
     /// `GET /v1/me/tokens`: the caller's tokens (never the tokens themselves).
     public func tokens() async throws(HearthError) -> [TokenInfo] {
         try await request(Endpoints.listTokens).tokens

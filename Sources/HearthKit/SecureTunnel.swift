@@ -4,6 +4,7 @@ import HAP
 import HearthAPI
 import NIOCore
 import NIOPosix
+import Relay
 
 /// Pairing with a hub and opening verified sessions to its secure listener (docs/remote-access.md).
 public enum SecureHub {
@@ -11,6 +12,19 @@ public enum SecureHub {
     /// with `name` for the new account, the owner's setup code, or a pairing code); returns what to store.
     public static func pair(
         address: String,
+        code: String,
+        name: String? = nil
+    ) async throws(HearthError) -> SecureClientConfiguration {
+        try await pair(address: address, relay: nil, route: nil, code: code, name: name)
+    }
+
+    /// Pairs like ``pair(address:code:name:)``, at the secure `address` or, when `relay` (a `ws://` or `wss://` URL)
+    /// and the home's `route` are given, through that relay (then `address` may be empty); the stored
+    /// configuration keeps the relay and the routing id, so later sessions can take either way.
+    public static func pair(
+        address: String,
+        relay: String?,
+        route: String?,
         code: String,
         name: String? = nil
     ) async throws(HearthError) -> SecureClientConfiguration {
@@ -22,24 +36,24 @@ public enum SecureHub {
             clientID: clientID,
             clientKey: key.rawRepresentation.base64EncodedString()
         )
-        guard let (host, port) = secure.hostAndPort else {
+        secure.relay = relay
+        secure.route = route
+        if relay == nil, secure.hostAndPort == nil {
             throw .invalidRequest("the hub's secure address '\(address)' is not host:port")
         }
-        let connection: ByteConnection
-        do {
-            connection = try await ByteConnection.connect(host: host, port: port)
-        } catch {
-            throw .unreachable(address, HearthClient.describe(error))
+        if relay != nil, secure.hostAndPort == nil, route.flatMap(RouteID.init) == nil {
+            throw .invalidRequest("the routing id '\(route ?? "")' is not 32 lowercase hexadecimal digits")
         }
-        defer { connection.close() }
+        let connection = try await connect(secure, directOnly: false, quick: relay != nil)
         var exchange = Exchange(connection: connection)
         var machine = PairSetupController(
             setupCode: HubPairingTLV.normalized(code),
-            identity: ControllerIdentity(pairingID: clientID, signingKey: key)
+            identity: ControllerIdentity(pairingID: clientID, signingKey: key),
+            // An invite's account name goes inside the encrypted M5 sub-TLV, out of a relay's sight.
+            additionalM5Items: name.map { [TLV8.Item(TLV8.Tag(rawValue: HubPairingTLV.name), Array($0.utf8))] } ?? []
         )
         var request = machine.start()
         request.append(TLV8.Tag(rawValue: HubPairingTLV.codeID), Array(HubPairingTLV.codeID(of: code).utf8))
-        if let name { request.append(TLV8.Tag(rawValue: HubPairingTLV.name), Array(name.utf8)) }
         while true {
             let reply = try await exchange.send("/pair-setup", request, address: address)
             do {
@@ -51,7 +65,11 @@ public enum SecureHub {
                     guard hub.deviceID == routingID(of: hub.publicKey) else {
                         throw HearthError.pairingFailed("the hub's identity does not match its key")
                     }
+                    guard secure.route == nil || secure.route == hub.deviceID else {
+                        throw HearthError.pairingFailed("the hub's identity does not match the routing id")
+                    }
                     secure.hubPublicKey = hex(hub.publicKey)
+                    secure.route = hub.deviceID
                     return secure
                 case .transient:
                     throw HearthError.pairingFailed("the hub answered with a transient session")
@@ -71,21 +89,30 @@ public enum SecureHub {
     static func openSession(
         _ secure: SecureClientConfiguration
     ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
-        guard let (host, port) = secure.hostAndPort else {
-            throw .invalidRequest("the hub's secure address '\(secure.address)' is not host:port")
-        }
         guard let keyData = Data(base64Encoded: secure.clientKey),
             let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: keyData),
             let hubKey = bytes(hex: secure.hubPublicKey), hubKey.count == 32
         else {
             throw .invalidRequest("the client configuration's secure keys could not be read")
         }
-        let connection: ByteConnection
-        do {
-            connection = try await ByteConnection.connect(host: host, port: port)
-        } catch {
-            throw .unreachable(secure.address, HearthClient.describe(error))
+        // The direct way first when there is one; a relay when it does not answer (or drops the handshake).
+        if secure.hostAndPort != nil {
+            do throws(HearthError) {
+                let connection = try await connect(secure, directOnly: true, quick: secure.relayRoute != nil)
+                return try await verify(secure, over: connection, key: key, hubKey: hubKey)
+            } catch  where error.code == "unreachable" && secure.relayRoute != nil {}
         }
+        let connection = try await connect(secure, directOnly: false, quick: false, skipDirect: true)
+        return try await verify(secure, over: connection, key: key, hubKey: hubKey)
+    }
+
+    /// Runs pair-verify over `connection` (closed when it fails).
+    static func verify(
+        _ secure: SecureClientConfiguration,
+        over connection: ByteConnection,
+        key: Curve25519.Signing.PrivateKey,
+        hubKey: [UInt8]
+    ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
         var exchange = Exchange(connection: connection)
         var machine = PairVerifyController(
             identity: ControllerIdentity(pairingID: secure.clientID, signingKey: key),
@@ -110,6 +137,41 @@ public enum SecureHub {
         }
     }
 
+    /// How long a direct connection to the secure address may take before the relay is tried.
+    static let directConnectTimeout: TimeAmount = .milliseconds(800)
+
+    /// A byte stream to the hub's secure listener: directly when the address answers within
+    /// ``directConnectTimeout``, else through the configured relay (a local ``ClientForwarder`` stream).
+    static func connect(
+        _ secure: SecureClientConfiguration,
+        directOnly: Bool,
+        quick: Bool,
+        skipDirect: Bool = false
+    ) async throws(HearthError) -> ByteConnection {
+        var directFailure: String?
+        if !skipDirect, let (host, port) = secure.hostAndPort {
+            do {
+                return try await ByteConnection.connect(
+                    host: host,
+                    port: port,
+                    timeout: quick ? directConnectTimeout : .seconds(10)
+                )
+            } catch {
+                directFailure = HearthClient.describe(error)
+            }
+        }
+        guard !directOnly, let (relay, route) = secure.relayRoute, let routeID = RouteID(route) else {
+            if let directFailure { throw .unreachable(secure.address, directFailure) }
+            throw .invalidRequest("the hub's secure address '\(secure.address)' is not host:port")
+        }
+        do {
+            let port = try await RelayForwarders.shared.port(relay: relay, route: routeID)
+            return try await ByteConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        } catch {
+            throw .unreachable(relay, "the relay could not be reached (\(HearthClient.describe(error)))")
+        }
+    }
+
     /// A sentence for a failed pair-setup or pair-verify.
     static func sentence(for failure: PairingFailure, setup: Bool) -> String {
         switch failure {
@@ -120,7 +182,7 @@ public enum SecureHub {
             return "the hub refused the code: it is wrong, expired or used"
         case .accessoryRefused(.authentication, _):
             return "the hub does not know this client (its pairing was removed); pair again with a new code"
-        case .accessoryRefused(.unknown, 2) where setup:
+        case .accessoryRefused(.unknown, 6) where setup:
             return "the hub refused the pairing: an invite code needs a valid name for the new account"
         case .invalidSignature, .unexpectedAccessory, .invalidAccessoryProof, .decryptionFailed:
             return "the hub could not prove its identity (not the hub paired with, or a wrong code)"
@@ -197,6 +259,23 @@ public enum SecureHub {
             bytes.append(byte)
         }
         return bytes
+    }
+}
+
+/// The relay forwarders of this process, one per relay and home, started when first needed and kept running.
+actor RelayForwarders {
+    /// The process's forwarders.
+    static let shared = RelayForwarders()
+    private var running: [String: ClientForwarder] = [:]
+
+    /// The local port whose connections become streams to `route` through `relay`.
+    func port(relay: String, route: RouteID) async throws -> Int {
+        let key = relay + " " + route.hex
+        if let forwarder = running[key] { return forwarder.port }
+        let forwarder = try await ClientForwarder(configuration: .init(relayURL: relay, route: route))
+        running[key] = forwarder
+        Task { try? await forwarder.run() }
+        return forwarder.port
     }
 }
 

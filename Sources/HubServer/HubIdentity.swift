@@ -58,12 +58,13 @@ public struct HubIdentity: Sendable {
     }
 
     /// The answer of `GET /v1/hub/identity`.
-    public func info(secureAddress: String?) -> HubIdentityInfo {
+    public func info(secureAddress: String?, relay: String? = nil) -> HubIdentityInfo {
         HubIdentityInfo(
             publicKey: Self.hex(publicKey),
             fingerprint: fingerprint,
             routingID: routingID,
-            secureAddress: secureAddress
+            secureAddress: secureAddress,
+            relay: relay
         )
     }
 

@@ -60,6 +60,8 @@ public struct HubServer: Sendable {
         public var secureHost: String? = nil
         /// The secure listener's TCP port; 0 picks a free one.
         public var securePort: Int = 7879
+        /// The relay the hub keeps its link to (`hearthd --relay`), told to clients in `GET /v1/hub/identity`.
+        public var relayURL: String? = nil
         /// How long a connection to the secure listener may take to finish pair-verify before it is closed.
         public var handshakeTimeout: Duration = .seconds(10)
         /// Wrong pairing codes after which pair-setup answers MaxTries until the owner resets the count (HAP's 100).

@@ -11,7 +11,10 @@ extension Routes {
                 throw APIError(.notFound, code: "notFound", message: "this hub serves no secure listener")
             }
             let configuration = call.server.configuration
-            return identity.info(secureAddress: configuration.secureHost.map { "\($0):\(configuration.securePort)" })
+            return identity.info(
+                secureAddress: configuration.secureHost.map { "\($0):\(configuration.securePort)" },
+                relay: configuration.relayURL
+            )
         }
         add(Endpoints.resetPairingAttempts) { call, _ in
             guard CurrentSecureConnection.connection == nil else {

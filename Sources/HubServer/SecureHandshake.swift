@@ -55,13 +55,6 @@ actor SecureHandshake {
                 try? await credentials.recordFailedPairingAttempt()
                 return Self.failure(.authentication, state: 2)
             }
-            name =
-                request[TLV8.Tag(rawValue: HubPairingTLV.name)].map {
-                    Names.normalized(String(decoding: $0, as: UTF8.self))
-                } ?? ""
-            if case .invite = pending, name.isEmpty || Names.problem(with: name) != nil {
-                return Self.failure(.unknown, state: 2)
-            }
             code = pending
             setup = PairSetupAccessory(
                 identity: identity.accessoryIdentity,
@@ -81,6 +74,14 @@ actor SecureHandshake {
             case .failed:
                 close = true
             case .paired(let pairing):
+                // An invite's new account name travels inside the encrypted M5 sub-TLV, never in clear.
+                name =
+                    machine.controllerItems[TLV8.Tag(rawValue: HubPairingTLV.name)].map {
+                        Names.normalized(String(decoding: $0, as: UTF8.self))
+                    } ?? ""
+                if case .invite? = code, name.isEmpty || Names.problem(with: name) != nil {
+                    return Self.failure(.unknown, state: 6)
+                }
                 guard await complete(pairing) else { return Self.failure(.authentication, state: 6) }
                 close = true
             case .started, .correctSetupCode, .transientSessionEstablished:

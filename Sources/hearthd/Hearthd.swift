@@ -47,6 +47,14 @@ struct Hearthd: AsyncParsableCommand {
     @Option(help: "The secure listener's TCP port (0 picks a free one).")
     var remotePort = 7879
 
+    @Option(
+        help: """
+            A relay (ws:// or wss:// URL, docs/relay.md) to keep an outbound link to, so paired clients reach the \
+            secure listener from anywhere by the hub's routing id; starts the secure listener on 127.0.0.1 if none.
+            """
+    )
+    var relay: String?
+
     @Option(help: .hidden)
     var maximumFailedPairingAttempts = 100
 
@@ -74,6 +82,9 @@ struct Hearthd: AsyncParsableCommand {
     var interfaces: [String] = []
 
     func validate() throws {
+        if let relay, !(relay.hasPrefix("ws://") || relay.hasPrefix("wss://")) {
+            throw ValidationError("--relay \(relay) must be a ws:// or wss:// URL, such as wss://relay.example.org.")
+        }
         for text in interfaces where IPv4Address(text) == nil {
             throw ValidationError("--interface \(text) is not an IPv4 address.")
         }
@@ -136,10 +147,12 @@ struct Hearthd: AsyncParsableCommand {
         let ownerSetupCode = try await folder.ensureOwnerSetupCode(in: credentials, owner: owner.userID)
         // Plain HTTP with tokens only on loopback; any other address serves the secure listener instead.
         let plainHost = Self.isLoopback(address) ? address : "127.0.0.1"
-        let secureHost = remoteAddress ?? (Self.isLoopback(address) ? (demo ? "127.0.0.1" : nil) : address)
+        let secureHost =
+            remoteAddress ?? (Self.isLoopback(address) ? (demo || relay != nil ? "127.0.0.1" : nil) : address)
         var configuration = HubServer.Configuration(host: plainHost, port: port)
         configuration.secureHost = secureHost
         configuration.securePort = remotePort
+        configuration.relayURL = relay
         configuration.maximumFailedPairingAttempts = maximumFailedPairingAttempts
         let server = HubServer(
             hub: hub,
@@ -190,11 +203,13 @@ struct Hearthd: AsyncParsableCommand {
         }
         // Stopped in the reverse order: the API, then the hub (its store closes with a snapshot), then the bridge.
         // The demo's own secure listener is a convenience: when its port is taken the demo serves without it.
-        let secureIsOptional = demo && remoteAddress == nil && Self.isLoopback(address)
+        let secureIsOptional = demo && remoteAddress == nil && relay == nil && Self.isLoopback(address)
+        let relayLink = relay.map { RelayLinkService(relayURL: $0, identity: identity, logger: logger) }
         let secureAPI = APIService(server: server, ready: secureReady, isSecure: true, isOptional: secureIsOptional) {
             channel in
             let port = channel.localAddress?.port ?? 0
             let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
+            relayLink?.start(targetHost: host, targetPort: port)
             print(
                 "hearthd: secure listener (paired clients only) on \(host.contains(":") ? "[\(host)]" : host):\(port)"
                     + (ownerSetupCode.map { "; the owner's setup code is in \($0) (mode 0600)" } ?? "")
@@ -203,7 +218,7 @@ struct Hearthd: AsyncParsableCommand {
         }
         let services: [any ServiceLifecycle.Service] =
             (bridge.map { [DemoBridgeService(bridge: $0)] } ?? []) + [hubService, api]
-            + (secureHost == nil ? [] : [secureAPI])
+            + (secureHost == nil ? [] : [secureAPI]) + (relayLink.map { [$0] } ?? [])
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map {

@@ -1,7 +1,10 @@
+import Foundation
 import Hub
 import HubServer
 import Hummingbird
+import Logging
 import NIOCore
+import Relay
 import ServiceLifecycle
 import Synchronization
 
@@ -140,5 +143,53 @@ final class ReadyGate: Sendable {
             for await ready in self.stream { return ready }
             return false
         }
+    }
+}
+
+/// The hub's link to its relay (`--relay`) as a service: starts once the secure listener serves (its address is the
+/// link's target), keeps the link up with backoff until the graceful shutdown.
+final class RelayLinkService: Service, CustomStringConvertible {
+    /// The name ServiceLifecycle logs.
+    var description: String { "relay link" }
+    private let relayURL: String
+    private let identity: HubIdentity
+    private let logger: Logger
+    private let target: AsyncStream<(host: String, port: Int)>
+    private let continuation: AsyncStream<(host: String, port: Int)>.Continuation
+
+    init(relayURL: String, identity: HubIdentity, logger: Logger) {
+        self.relayURL = relayURL
+        self.identity = identity
+        self.logger = logger
+        (target, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Says where the secure listener serves; an unspecified address is reached on loopback.
+    func start(targetHost: String, targetPort: Int) {
+        let host = ["0.0.0.0", "::", "[::]"].contains(targetHost) ? "127.0.0.1" : targetHost
+        continuation.yield((host, targetPort))
+        continuation.finish()
+    }
+
+    /// Waits for the secure listener, then runs the link until the graceful shutdown.
+    func run() async {
+        let link: HubLink? = await cancelWhenGracefulShutdown {
+            for await (host, port) in self.target {
+                return HubLink(
+                    configuration: .init(
+                        relayURL: self.relayURL,
+                        identity: self.identity.signingKey,
+                        targetHost: host,
+                        targetPort: port
+                    ),
+                    logger: self.logger
+                )
+            }
+            return nil
+        }
+        guard let link else { return }
+        print("hearthd: relay link to \(relayURL) for routing id \(link.route) (reconnects by itself)")
+        fflush(nil)
+        await cancelWhenGracefulShutdown { await link.run() }
     }
 }

@@ -195,6 +195,10 @@ public struct PairSetupAccessory: Sendable {
         return Step(reply: reply, events: [.correctSetupCode])
     }
 
+    /// The controller's encrypted M5 sub-TLV once pair-setup succeeded (empty before): the identifier, key and
+    /// signature, and any extra items a controller sent there out of a relay's sight.
+    public private(set) var controllerItems = TLV8()
+
     private mutating func handleM5(_ request: TLV8, sessionKey: SymmetricKey) -> Step {
         guard let encrypted = request[.encryptedData] else { return fail(.authentication, atState: 6) }
         let encryptionKey = HAPKeyDerivation.pairSetupEncryptionKey(srpSessionKey: sessionKey)
@@ -232,6 +236,7 @@ public struct PairSetupAccessory: Sendable {
             return fail(.unknown, atState: 6)
         }
         state = .finished
+        controllerItems = subTLV
         var reply = TLV8()
         reply.append(.state, byte: 6)
         reply.append(.encryptedData, sealed)

@@ -28,6 +28,8 @@ public struct PairSetupController: Sendable {
     private var client: SRPClient
     private let isTransient: Bool
     private let hasFixedPrivateKey: Bool
+    /// Extra items sent inside the encrypted M5 sub-TLV (after the identifier, key and signature).
+    private let additionalM5Items: [TLV8.Item]
     /// Fresh private keys tried at M2 before one whose S and K have no leading zero byte is given up on.
     static let maximumKeyDraws = 16
 
@@ -44,12 +46,15 @@ public struct PairSetupController: Sendable {
     ///   - setupCode: the accessory's setup code with dashes (`XXX-XX-XXX`), the SRP password.
     ///   - identity: this controller's long-term identity, sent in M5.
     ///   - srpPrivateKey: SRP's `a`, fixed by tests; `nil` draws a fresh random one.
+    ///   - additionalM5Items: extra items for the encrypted M5 sub-TLV (a hub's invite name), unseen on the way.
     public init(
         setupCode: String,
         identity: ControllerIdentity,
         isTransient: Bool = false,
-        srpPrivateKey: [UInt8]? = nil
+        srpPrivateKey: [UInt8]? = nil,
+        additionalM5Items: [TLV8.Item] = []
     ) {
+        self.additionalM5Items = additionalM5Items
         self.setupCode = setupCode
         self.identity = identity
         self.isTransient = isTransient
@@ -174,6 +179,7 @@ public struct PairSetupController: Sendable {
         inner.append(.identifier, pairingID)
         inner.append(.publicKey, publicKey)
         inner.append(.signature, Array(signature))
+        for item in additionalM5Items { inner.append(item.tag, item.value) }
         guard let sealed = try? PairingAEAD.seal(inner.encoded(), using: encryptionKey, nonce: .pairSetupM5) else {
             throw .decryptionFailed
         }

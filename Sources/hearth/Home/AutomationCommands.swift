@@ -200,13 +200,27 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "Your name (needed for a new account).") var name: String?
         @Option(help: "The hub's secure address, HOST:PORT: pair this client with the code (docs/remote-access.md).")
         var hub: String?
+        @Option(help: "A relay (ws:// or wss:// URL) to pair through, with --route (docs/relay.md).")
+        var relay: String?
+        @Option(help: "With --relay: the hub's routing id.") var route: String?
 
         func run() async throws {
-            if let hub {
+            if hub != nil || relay != nil {
                 guard let name else {
                     options.fail("give --name NAME for the new account", code: HomeExit.usage, kind: "usage")
                 }
-                let (me, path) = await SecurePairing.pair(options: options, address: hub, code: code, name: name)
+                guard (relay == nil) == (route == nil) else {
+                    options.fail("give --relay URL and --route ID together", code: HomeExit.usage, kind: "usage")
+                }
+                let (me, path) = await SecurePairing.pair(
+                    options: options,
+                    address: hub,
+                    relay: relay,
+                    route: route,
+                    code: code,
+                    name: name
+                )
+                let hub = hub ?? relay ?? ""
                 struct Paired: Encodable {
                     var homeID: UUID?
                     var role: UserRole?

@@ -19,8 +19,14 @@ struct Login: AsyncParsableCommand {
     @Option(help: "The hub's secure address, HOST:PORT, to pair with (with CODE).")
     var hub: String?
 
-    @Argument(help: "With --hub: the one-time pairing code.")
+    @Argument(help: "With --hub or --relay: the one-time pairing code.")
     var code: String?
+
+    @Option(help: "A relay (ws:// or wss:// URL) to pair through, with --route and CODE (docs/relay.md).")
+    var relay: String?
+
+    @Option(help: "With --relay: the hub's routing id (hearthd prints it at start).")
+    var route: String?
 
     @OptionGroup var options: HubOptions
 
@@ -37,11 +43,13 @@ struct Login: AsyncParsableCommand {
     var tokenStdin = false
 
     func validate() throws {
-        if hub != nil {
-            if code == nil { throw ValidationError("give the one-time pairing CODE with --hub") }
+        if relay != nil, route == nil { throw ValidationError("give the hub's routing id with --route ID") }
+        if route != nil, relay == nil { throw ValidationError("--route goes with --relay URL") }
+        if hub != nil || relay != nil {
+            if code == nil { throw ValidationError("give the one-time pairing CODE with --hub or --relay") }
             return
         }
-        if code != nil { throw ValidationError("a pairing CODE goes with --hub HOST:PORT") }
+        if code != nil { throw ValidationError("a pairing CODE goes with --hub HOST:PORT or --relay URL --route ID") }
         if from == nil && url == nil {
             throw ValidationError("give --from FILE, --url URL with the token, or --hub HOST:PORT CODE")
         }
@@ -51,8 +59,16 @@ struct Login: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let hub, let code {
-            let (me, path) = await SecurePairing.pair(options: options, address: hub, code: code, name: nil)
+        if hub != nil || relay != nil, let code {
+            let (me, path) = await SecurePairing.pair(
+                options: options,
+                address: hub,
+                relay: relay,
+                route: route,
+                code: code,
+                name: nil
+            )
+            let hub = hub ?? "\(relay ?? "") (routing id \(route ?? ""))"
             struct Reply: Encodable {
                 var hub: String
                 var userID: UUID
@@ -412,9 +428,16 @@ struct ZoneCommand: AsyncParsableCommand {
 enum SecurePairing {
     /// Pairs with `code` (and `name` for an invite), checks the session with `GET /v1/me` and writes the
     /// configuration; returns the caller and the configuration's path. Exits with a sentence on failure.
-    static func pair(options: HubOptions, address: String, code: String, name: String?) async -> (MeResponse, String) {
-        let secure = await options.attempt { () throws(HearthError) in
-            try await SecureHub.pair(address: address, code: code, name: name)
+    static func pair(
+        options: HubOptions,
+        address: String?,
+        relay: String? = nil,
+        route: String? = nil,
+        code: String,
+        name: String?
+    ) async -> (MeResponse, String) {
+        var secure = await options.attempt { () throws(HearthError) in
+            try await SecureHub.pair(address: address ?? "", relay: relay, route: route, code: code, name: name)
         }
         let tunnel: SecureTunnel
         do {
@@ -424,9 +447,11 @@ enum SecurePairing {
         }
         let client = HearthClient(tunnel: tunnel)
         let me = await options.attempt { () throws(HearthError) in try await client.me() }
+        // The hub's relay, learned now, so the client reaches it from anywhere later.
+        if secure.relay == nil, let relay = try? await client.hubIdentity().relay { secure.relay = relay }
         await tunnel.stop()
         let configuration = ClientConfiguration(
-            url: "hap://" + address,
+            url: "hap://" + (address ?? "relay/" + (secure.route ?? "")),
             token: "",
             userID: me.user.id,
             stateFolder: "",
