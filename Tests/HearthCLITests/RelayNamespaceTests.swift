@@ -4,8 +4,9 @@ import Testing
 
 /// Issue 19's demonstration: `hearthd --demo --relay` in one network namespace, `hearth-relay` in another, `hearth`
 /// in a third; the hub's and the client's namespaces reach only the relay's (a veth pair each, no forwarding), so
-/// every byte between `hearth` and the hub goes through the relay.
-@Suite(.serialized) struct RelayNamespaceTests {
+/// every byte between `hearth` and the hub goes through the relay. In HomeCommandTests' serialized suite: these tests
+/// block a thread of the cooperative pool while they run the programs, so one at a time takes one thread at most.
+extension HomeCommandTests {
     /// Three namespaces: hub ↔ relay on 198.18.93.0/24, relay ↔ client on 198.18.94.0/24.
     struct Namespaces {
         let hub: String

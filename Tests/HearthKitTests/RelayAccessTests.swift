@@ -248,7 +248,8 @@ import Testing
         let fixture = try await KitFixture()
         try await SecureChannelTests().withServers(fixture) { url, address, server in
             let haproxyPath = try #require(Self.haproxy)
-            let relays = [try Self.startRelayProcess(), try Self.startRelayProcess()]
+            // Started off the cooperative pool: each reads its port from the program's output with a blocking call.
+            let relays = try await offThePool { [try Self.startRelayProcess(), try Self.startRelayProcess()] }
             defer { for relay in relays { _ = relay.process.terminate() } }
             let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .bind(host: "127.0.0.1", port: 0).get()
