@@ -290,13 +290,43 @@ public struct CreateTokenBody: Codable, Sendable, Equatable {
     public init(label: String? = nil) { self.label = label }
 }
 
-/// The body of `POST /v1/session`: the token a browser signs in with (it is not kept in the cookie).
+/// The body of `POST /v1/session`: what a browser signs in with (none of it is kept in the cookie): a token, a
+/// name and password, or the secret of a sign-in link; exactly one of the three.
 public struct SignInBody: Codable, Sendable, Equatable {
     /// A bearer token of the account.
-    public var token: String
+    public var token: String?
+    /// The account's name (with `password`).
+    public var name: String?
+    /// The account's password (with `name`).
+    public var password: String?
+    /// The secret of a sign-in link (`#signin=` in its URL).
+    public var link: String?
+
+    /// Makes the body that signs in with a token.
+    public init(token: String) { self.token = token }
+
+    /// Makes the body that signs in with a name and password.
+    public init(name: String, password: String) {
+        self.name = name
+        self.password = password
+    }
+
+    /// Makes the body that signs in with a sign-in link's secret.
+    public init(link: String) { self.link = link }
+}
+
+/// The body of `PUT /v1/account/password`: the new password, and the current one when the account has one.
+public struct SetPasswordBody: Codable, Sendable, Equatable {
+    /// The new password (8 to 256 characters).
+    public var password: String
+    /// The current password; required when the account already has one.
+    public var currentPassword: String?
 
     /// Makes the body.
-    public init(token: String) { self.token = token }
+    public init(password: String, currentPassword: String? = nil) {
+        self.password = password
+        self.currentPassword = currentPassword
+    }
 }
 
 /// One characteristic write of a batch.

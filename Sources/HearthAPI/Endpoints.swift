@@ -87,7 +87,7 @@ public enum Endpoints {
         .post("/v1/session"),
         .noToken,
         status: 201,
-        "Sign a browser in with a token: answers the caller and sets the session cookie."
+        "Sign a browser in with a token, a name and password, or a sign-in link: answers the caller and sets the session cookie."
     )
     /// `DELETE /v1/session`.
     public static let deleteSession = Endpoint<NoBody, NoContent>(
@@ -95,6 +95,20 @@ public enum Endpoints {
         .signedIn,
         status: 204,
         "Sign the browser out: the session is revoked on the hub and its cookie cleared."
+    )
+    /// `PUT /v1/account/password`.
+    public static let setPassword = Endpoint<SetPasswordBody, NoContent>(
+        .put("/v1/account/password"),
+        .signedIn,
+        status: 204,
+        "Set the caller's password (the current one is required when one is set); the hub keeps only a scrypt hash."
+    )
+    /// `POST /v1/account/sign-in-links`.
+    public static let createSignInLink = Endpoint<NoBody, NewSignInLink>(
+        .post("/v1/account/sign-in-links"),
+        .signedIn,
+        status: 201,
+        "Make a one-time link that signs a browser in to the caller's account for 10 minutes (shown once)."
     )
 
     // MARK: Homes
@@ -497,6 +511,8 @@ public enum Endpoints {
         redeemInvite,
         createSession,
         deleteSession,
+        setPassword,
+        createSignInLink,
         listHomes,
         createHome,
         importHome,

@@ -55,6 +55,20 @@ public struct NewPairingCode: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /v1/account/sign-in-links`: a one-time link that signs a browser in to the caller's account.
+public struct NewSignInLink: Codable, Sendable, Equatable {
+    /// The page's address with the secret in its fragment (`http://HOST:PORT/#signin=SECRET`), shown once.
+    public var url: String
+    /// When it stops working.
+    public var expiresAt: Date
+
+    /// Makes the answer.
+    public init(url: String, expiresAt: Date) {
+        self.url = url
+        self.expiresAt = expiresAt
+    }
+}
+
 /// One client device paired with an account.
 public struct PairingInfo: Codable, Sendable, Equatable {
     /// The pairing's id.

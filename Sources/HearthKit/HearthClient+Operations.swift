@@ -28,6 +28,19 @@ extension HearthClient {
         try await request(Endpoints.createToken, body: CreateTokenBody(label: label))
     }
 
+    /// `POST /v1/account/sign-in-links`: a one-time link that signs a browser in to the caller's account.
+    public func createSignInLink() async throws(HearthError) -> NewSignInLink {
+        try await request(Endpoints.createSignInLink)
+    }
+
+    /// `PUT /v1/account/password`: sets the caller's password (`current` is required when one is set).
+    public func setPassword(_ password: String, current: String? = nil) async throws(HearthError) {
+        _ = try await request(
+            Endpoints.setPassword,
+            body: SetPasswordBody(password: password, currentPassword: current)
+        )
+    }
+
     /// `DELETE /v1/me/tokens/{tokenID}`: revokes one of the caller's tokens.
     public func revokeToken(_ tokenID: UUID) async throws(HearthError) {
         _ = try await request(Endpoints.revokeToken, tokenID)

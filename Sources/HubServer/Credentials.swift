@@ -12,6 +12,8 @@ public struct Account: Sendable, Codable, Equatable {
     public var name: String
     /// Their tokens, each only as a SHA-256 hash.
     public var tokens: [StoredToken]
+    /// Their password's scrypt hash, or `nil` when they have set none (`PUT /v1/account/password`).
+    public var password: StoredPassword? = nil
 }
 
 /// One bearer token of an account, kept only as the hex SHA-256 of the token.
@@ -88,11 +90,15 @@ public actor CredentialStore {
         var pairingCodes: [StoredPairingCode]? = nil
         /// Wrong pairing codes proved so far (HAP's counter); pair-setup is refused from the limit on.
         var failedPairingAttempts: Int? = nil
+        /// Pending one-time sign-in links; absent in files written before them.
+        var signInLinks: [StoredSignInLink]? = nil
     }
 
     /// Where the file lives.
     public nonisolated let path: String
     var file: File
+    /// When each account name (lowercased) was last given a wrong password; kept in memory only.
+    var passwordFailures: [String: [Date]] = [:]
 
     /// Opens the file at `path`, or starts empty when there is none.
     public init(path: String) throws {

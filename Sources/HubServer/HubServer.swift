@@ -68,6 +68,12 @@ public struct HubServer: Sendable {
         public var maximumFailedPairingAttempts = 100
         /// How long a code from `POST /v1/account/pairing-codes` works.
         public var pairingCodeLifetime: TimeInterval = 3600
+        /// How long a link from `POST /v1/account/sign-in-links` works.
+        public var signInLinkLifetime: TimeInterval = 600
+        /// Wrong passwords an account may be tried with in `passwordWindow` before sign-in answers 429.
+        public var passwordTries = 5
+        /// The window `passwordTries` counts over.
+        public var passwordWindow: TimeInterval = 60
 
         /// Makes a configuration; by default `127.0.0.1:7878`, invites for 7 days, 10 s for a first request head,
         /// 75 s idle, connections capped below the open-file limit, 4,096 queued events per event connection,

@@ -37,6 +37,40 @@ extension Routes {
         add(Endpoints.events) { _, _ in
             throw APIError.invalidRequest("GET /v1/events is a WebSocket: send 'Upgrade: websocket'")
         }
+        add(Endpoints.setPassword) { call, body in
+            let server = call.server
+            if let problem = PasswordHash.problem(with: body.password) { throw APIError.invalidRequest(problem) }
+            guard let account = await server.credentials.account(call.principal.userID) else {
+                throw APIError.unauthorized
+            }
+            if account.password != nil {
+                guard let current = body.currentPassword else {
+                    throw APIError.invalidRequest(
+                        "field 'currentPassword' is required: the account has a password already"
+                    )
+                }
+                guard try await server.checkPassword(current, name: account.name) == account.id else {
+                    throw APIError(
+                        .forbidden,
+                        code: "notPermitted",
+                        message: "field 'currentPassword': this is not the account's current password"
+                    )
+                }
+            }
+            try await server.credentials.setPassword(try PasswordHash.make(body.password), of: account.id)
+            return NoContent()
+        }
+        add(Endpoints.createSignInLink) { call, _ in
+            let server = call.server
+            let (link, secret) = try await server.credentials.createSignInLink(
+                for: call.principal.userID,
+                lifetime: server.configuration.signInLinkLifetime
+            )
+            let authority =
+                call.request.head.authority ?? "\(server.configuration.host):\(server.configuration.port)"
+            let scheme = server.configuration.servesTLS ? "https" : "http"
+            return NewSignInLink(url: "\(scheme)://\(authority)/#signin=\(secret)", expiresAt: link.expiresAt)
+        }
         // Redeeming needs no token (the code is the credential); with one, the caller's own account joins.
         addOpen(Endpoints.redeemInvite) { [server] principal, body in
             try await server.redeem(body, by: principal)

@@ -102,15 +102,14 @@ enum SessionCookie {
 }
 
 extension Routes {
-    /// Signing a browser in with a token (the cookie is set) and out (the session is revoked, the cookie cleared).
+    /// Signing a browser in with a token, a password or a sign-in link (the cookie is set) and out (the session is
+    /// revoked, the cookie cleared).
     func addSessionRoutes() {
         let server = server
         addResponding(Endpoints.createSession) { request, context, body in
             // Checked even without a cookie, so another site cannot sign a browser in to its own account.
             try SessionCookie.checkSameSite(request, servesTLS: server.configuration.servesTLS)
-            guard let signedIn = await server.credentials.authenticate(token: body.token) else {
-                throw APIError(.unauthorized, code: "unauthorized", message: "field 'token': no account has this token")
-            }
+            let signedIn = try await server.signIn(with: body)
             let (session, secret) = try await server.credentials.createSession(
                 for: signedIn,
                 lifetime: server.configuration.sessionLifetime
@@ -149,5 +148,75 @@ extension Routes {
             response.headers[.setCookie] = SessionCookie.clearing(servesTLS: server.configuration.servesTLS)
             return response
         }
+    }
+}
+
+extension HubServer {
+    /// The account a sign-in body names: by a token, a name and password, or a sign-in link (exactly one).
+    ///
+    /// A wrong password answers the same sentence whether the name exists or not, after the same scrypt work; an
+    /// account name given `passwordTries` wrong passwords within `passwordWindow` is refused (429) until the window
+    /// has passed. A session made with a password or a link belongs to no token: its `tokenID` is its own.
+    func signIn(with body: SignInBody) async throws -> Principal {
+        let ways = [body.token != nil, body.name != nil || body.password != nil, body.link != nil].filter { $0 }
+        guard ways.count == 1 else {
+            throw APIError.invalidRequest(
+                "sign in with exactly one of: field 'token'; fields 'name' and 'password'; field 'link'"
+            )
+        }
+        if let token = body.token {
+            guard let principal = await credentials.authenticate(token: token) else {
+                throw APIError(.unauthorized, code: "unauthorized", message: "field 'token': no account has this token")
+            }
+            return principal
+        }
+        if let link = body.link {
+            guard let accountID = try await credentials.takeSignInLink(secret: link),
+                await credentials.account(accountID) != nil
+            else {
+                throw APIError(
+                    .unauthorized,
+                    code: "unauthorized",
+                    message: "field 'link': this sign-in link does not work: it was used already, has expired, or "
+                        + "was never made; ask for a new one with 'hearth user sign-in-link'"
+                )
+            }
+            return Principal(userID: accountID, tokenID: UUID())
+        }
+        guard let name = body.name, let password = body.password else {
+            throw APIError.invalidRequest("fields 'name' and 'password' are both required to sign in with a password")
+        }
+        guard let accountID = try await checkPassword(password, name: name) else {
+            throw APIError(
+                .unauthorized,
+                code: "unauthorized",
+                message: "fields 'name' and 'password': no account has this name and password"
+            )
+        }
+        return Principal(userID: accountID, tokenID: UUID())
+    }
+
+    /// The account named `name` whose password is `password`, or `nil` (counted as a wrong try); 429 while the
+    /// name has had too many wrong tries.
+    func checkPassword(_ password: String, name: String) async throws -> UUID? {
+        if await credentials.passwordLimited(
+            name: name,
+            limit: configuration.passwordTries,
+            window: configuration.passwordWindow
+        ) {
+            throw APIError(
+                .tooManyRequests,
+                code: "tooManyAttempts",
+                message: "too many wrong passwords for this account: try again in a minute"
+            )
+        }
+        let candidates = await credentials.passwords(named: name)
+        var found: UUID?
+        for candidate in candidates where PasswordHash.verify(password, against: candidate.password) {
+            found = candidate.accountID
+        }
+        if candidates.isEmpty { PasswordHash.verifyNothing(password) }
+        if found == nil { await credentials.recordPasswordFailure(name: name) }
+        return found
     }
 }

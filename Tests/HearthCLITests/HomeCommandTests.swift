@@ -296,6 +296,10 @@ import Testing
         #expect(result.status == 4, "\(result)")
         result = try Self.hearth(["user", "list"] + config)
         #expect(result.output.contains("Guest") && result.output.contains("shared"), "\(result)")
+
+        // A sign-in link for the caller's own account: the page's address with the secret in the fragment.
+        result = try Self.hearth(["user", "sign-in-link"] + guest)
+        #expect(result.status == 0 && result.output.contains(url + "/#signin="), "\(result)")
     }
 
     @Test func watchSeesAChangeAsItHappens() throws {

@@ -11,7 +11,7 @@ import Testing
         let served = Set(fixture.server().makeRouter().routes.map { "\($0.method.rawValue) \($0.path)" })
         await fixture.stop()
         let described = Set(Endpoints.all.map(\.route.description))
-        #expect(Endpoints.all.count == 71 && described.count == 71, "each endpoint once")
+        #expect(Endpoints.all.count == 73 && described.count == 73, "each endpoint once")
         #expect(served.subtracting(described).isEmpty, "served but not in Endpoints")
         #expect(described.subtracting(served).isEmpty, "in Endpoints but not served")
         let documented = Set(try documentedOperations().keys)
@@ -89,6 +89,11 @@ import Testing
                 headers: WebPageTests.page.merging([.cookie: cookie]) { $1 }
             )
             #expect(signedOut.status == 204)
+            // A password and a sign-in link (SignInTests signs in with them).
+            reply = try await api.call(.put, "/v1/account/password", token: o, body: #"{"password": "correct horse"}"#)
+            #expect(reply.status == 204)
+            reply = try await api.call(.post, "/v1/account/sign-in-links", token: o)
+            #expect(reply.status == 201 && (reply["url"] as? String)?.contains("/#signin=") == true)
             #expect(try await api.call(.get, "/v1/me", token: laptop).status == 401)
             reply = try await api.call(.get, "/v1/events", token: o)
             #expect(reply.status == 400 && reply.errorCode == "invalidRequest")

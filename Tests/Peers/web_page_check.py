@@ -135,10 +135,11 @@ def screenshots(driver, folder, view):
 
 def sign_in(driver, token):
     wait(driver, lambda d: d.find_element(By.ID, "sign-in").is_displayed())
+    driver.execute_script("document.getElementById('token').closest('details').open = true")
     field = driver.find_element(By.ID, "token")
     field.clear()
     field.send_keys(token)
-    driver.find_element(By.CSS_SELECTOR, "#sign-in button[type=submit]").click()
+    driver.find_element(By.CSS_SELECTOR, "#token-sign-in button[type=submit]").click()
     return wait(driver, lambda d: tile(d, "Living Room Lamp") is not None and d.find_element(By.ID, "who").text)
 
 
@@ -176,6 +177,40 @@ def main():
         signed_in = sign_in(driver, owner_token)
         who = driver.find_element(By.ID, "who").text
         check("sign in", signed_in and who == "Signed in as Owner", who)
+
+        # A password set on the page signs in with the name; a link that `hearth` prints signs in once.
+        driver.find_element(By.CSS_SELECTOR, "#account summary").click()
+        driver.find_element(By.ID, "new-password").send_keys("correct horse")
+        driver.find_element(By.CSS_SELECTOR, "#set-password button[type=submit]").click()
+        set_ok = wait(driver, lambda d: d.find_element(By.ID, "set-password-answer").text == "Your password is set.", 10)
+        driver.find_element(By.ID, "sign-out").click()
+        wait(driver, lambda d: d.find_element(By.ID, "sign-in").is_displayed())
+        driver.find_element(By.ID, "sign-in-name").send_keys("owner")
+        driver.find_element(By.ID, "sign-in-password").send_keys("correct horse")
+        driver.find_element(By.CSS_SELECTOR, "#password-sign-in button[type=submit]").click()
+        by_password = wait(driver, lambda d: tile(d, "Living Room Lamp") is not None
+                           and d.find_element(By.ID, "who").text == "Signed in as Owner")
+        check("sign in with a password", set_ok and by_password, driver.find_element(By.ID, "sign-in-error").text)
+
+        driver.find_element(By.ID, "sign-out").click()
+        wait(driver, lambda d: d.find_element(By.ID, "sign-in").is_displayed())
+        result = subprocess.run(
+            [args.hearth, "user", "sign-in-link", "--config", os.path.join(args.state, "client.json")],
+            capture_output=True, text=True, timeout=60,
+        )
+        link = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+        driver.get("about:blank")
+        driver.get(link)
+        by_link = wait(driver, lambda d: tile(d, "Living Room Lamp") is not None
+                       and d.find_element(By.ID, "who").text == "Signed in as Owner")
+        fragment = driver.execute_script("return location.hash")
+        driver.get("about:blank")
+        driver.get(link)
+        refused = wait(driver, lambda d: "used already" in d.find_element(By.ID, "sign-in-error").text, 10)
+        check("sign in with a link that hearth prints, once",
+              result.returncode == 0 and "#signin=" in link and by_link and fragment == "" and refused,
+              f"hearth exit {result.returncode} {result.stderr.strip()}; link {link[:40]}, fragment {fragment!r}")
+        sign_in(driver, owner_token)
         rooms_shown = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "section.room h3")]
         check("rooms as sections", {"Living Room", "Kitchen", "Bedroom", "Hallway", "Garage"} <= set(rooms_shown),
               rooms_shown)

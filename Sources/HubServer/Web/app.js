@@ -1,4 +1,5 @@
-// Hearth's page: signs in with a token (the hub answers with an HttpOnly session cookie; nothing is kept in
+// Hearth's page: signs in with a name and password, a token, a sign-in link (#signin=… in the address) or an
+// invite code (the hub answers with an HttpOnly session cookie; nothing is kept in
 // storage here), shows each home's rooms with a tile per accessory, controls them, and keeps them up to date by
 // the event WebSocket (resuming by sequence after a dropped connection or a hub restart). Owners and
 // administrators also get the configuration controls; shared users never see them (and the hub refuses them).
@@ -826,7 +827,7 @@ $("command").addEventListener("submit", async (event) => {
 const showSignIn = () => {
   stopLive();
   $("sign-in").hidden = false;
-  for (const id of ["sign-out", "who", "views", "command", "connection"]) $(id).hidden = true;
+  for (const id of ["sign-out", "who", "views", "command", "connection", "account"]) $(id).hidden = true;
   $("homes").replaceChildren();
   $("history").replaceChildren();
   $("people").replaceChildren();
@@ -840,7 +841,7 @@ const showSignIn = () => {
 const showMe = async () => {
   const me = await api("GET", "/v1/me");
   $("sign-in").hidden = true;
-  for (const id of ["sign-out", "who", "views", "command"]) $(id).hidden = false;
+  for (const id of ["sign-out", "who", "views", "command", "account"]) $(id).hidden = false;
   $("who").textContent = `Signed in as ${me.user.name}`;
   startLive();
 };
@@ -973,15 +974,42 @@ window.addEventListener("online", () => {
   }
 });
 
-$("sign-in").addEventListener("submit", async (event) => {
+// Each sign-in form: what it sends to the hub, then the fields it clears.
+const signInWith = (id, body, fields) => {
+  $(id).addEventListener("submit", async (event) => {
+    event.preventDefault();
+    $("sign-in-error").textContent = "";
+    try {
+      await body();
+      for (const field of fields) $(field).value = "";
+      await showMe();
+    } catch (error) {
+      $("sign-in-error").textContent = error.message;
+    }
+  });
+};
+signInWith("password-sign-in", () => api("POST", "/v1/session", {
+  name: $("sign-in-name").value, password: $("sign-in-password").value,
+}), ["sign-in-password"]);
+signInWith("token-sign-in", () => api("POST", "/v1/session", { token: $("token").value }), ["token"]);
+// An invite code makes a new account and joins the home; its token signs in once and is not kept.
+signInWith("invite-sign-in", async () => {
+  const joined = await api("POST", "/v1/invites/redeem", { code: $("invite-code").value, name: $("invite-name").value });
+  await api("POST", "/v1/session", { token: joined.token.token });
+}, ["invite-code", "invite-name"]);
+
+$("set-password").addEventListener("submit", async (event) => {
   event.preventDefault();
-  $("sign-in-error").textContent = "";
+  $("set-password-answer").textContent = "…";
+  const body = { password: $("new-password").value };
+  if ($("current-password").value) body.currentPassword = $("current-password").value;
   try {
-    await api("POST", "/v1/session", { token: $("token").value });
-    $("token").value = "";
-    await showMe();
+    await api("PUT", "/v1/account/password", body);
+    $("set-password-answer").textContent = "Your password is set.";
+    $("current-password").value = "";
+    $("new-password").value = "";
   } catch (error) {
-    $("sign-in-error").textContent = error.message;
+    $("set-password-answer").textContent = error.message;
   }
 });
 
@@ -994,7 +1022,23 @@ $("sign-out").addEventListener("click", async () => {
   }
 });
 
-showMe().catch(showSignIn);
+// A sign-in link (`hearth user sign-in-link`) carries its secret in the fragment, which never reaches the hub's
+// logs; it is taken out of the address at once, then traded for a session cookie.
+const start = async () => {
+  const link = new URLSearchParams(location.hash.slice(1)).get("signin");
+  if (link) {
+    history.replaceState(null, "", location.pathname + location.search);
+    try {
+      await api("POST", "/v1/session", { link });
+    } catch (error) {
+      showSignIn();
+      $("sign-in-error").textContent = error.message;
+      return;
+    }
+  }
+  await showMe();
+};
+start().catch(showSignIn);
 
 // What the configuration modules (scenes.js, triggers.js, groups.js) use of this one.
 export { api, element, button, notice, homes, canConfigure, short, T, words, say, label, writable, visibleServices };

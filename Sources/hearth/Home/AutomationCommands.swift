@@ -85,8 +85,10 @@ struct GroupCommand: AsyncParsableCommand {
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "List users, change roles, remove users; invite people and join with an invite.",
-        subcommands: [List.self, Role.self, Remove.self, Invite.self, Invites.self, Uninvite.self, Join.self],
+        abstract: "List users, change roles, remove users; invite people and join with an invite; sign in a browser.",
+        subcommands: [
+            List.self, Role.self, Remove.self, Invite.self, Invites.self, Uninvite.self, Join.self, SignInLink.self,
+        ],
         defaultSubcommand: List.self
     )
 
@@ -152,6 +154,22 @@ struct UserCommand: AsyncParsableCommand {
             options.show(invite) {
                 "Invite code for \(session.home.name) as \(newRole.rawValue): \(invite.code)\n"
                     + "The invitee runs: hearth user join \(invite.code) --url \(session.client.baseURL) --name NAME"
+            }
+        }
+    }
+
+    struct SignInLink: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sign-in-link",
+            abstract: "Print a one-time link that signs a browser in to your account (for 10 minutes)."
+        )
+        @OptionGroup var options: HubOptions
+
+        func run() async throws {
+            let client = await options.client()
+            let link = await options.attempt { () throws(HearthError) in try await client.createSignInLink() }
+            options.show(link) {
+                "Open this in a browser within 10 minutes; it works once:\n\(link.url)"
             }
         }
     }
