@@ -330,7 +330,7 @@ public final class SecureTunnel: Sendable {
             guard head.count <= 16 * 1024, let bytes = await localIterator.next() else { return }
             head.append(contentsOf: bytes.readableBytesView)
         }
-        guard let shown = headerValue(in: head, named: header), constantTimeEqual(shown, secret) else { return }
+        guard let shown = headerValue(in: head, named: header), ConstantTime.equal(shown, secret) else { return }
         guard let (remote, keys) = try? await SecureHub.openSession(secure) else { return }
         defer { remote.close() }
         var sealer = SessionCipher(keys: keys, role: .controller)
@@ -375,15 +375,6 @@ public final class SecureTunnel: Sendable {
         return nil
     }
 
-    /// Whether two strings are equal, in a time that depends only on their lengths.
-    static func constantTimeEqual(_ left: String, _ right: String) -> Bool {
-        let a = Array(left.utf8)
-        let b = Array(right.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
-    }
 }
 
 extension HearthError {

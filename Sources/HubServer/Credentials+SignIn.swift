@@ -1,5 +1,6 @@
 import CryptoExtras
 import Foundation
+import HAP
 import HearthAPI
 
 /// A password kept only as its scrypt hash, with the salt and the parameters it was made with.
@@ -74,10 +75,7 @@ enum PasswordHash {
                 parallelism: stored.parallelism
             )
         else { return false }
-        guard key.count == expected.count else { return false }
-        var difference: UInt8 = 0
-        for (a, b) in zip(key, expected) { difference |= a ^ b }
-        return difference == 0
+        return ConstantTime.equal(key, expected)
     }
 
     /// Does the work of a verification for a name without a password, so its answer takes as long.
@@ -190,7 +188,7 @@ extension CredentialStore {
         let presented = Self.hash(secret)
         let now = Date()
         var match: Int?
-        for (index, link) in (file.signInLinks ?? []).enumerated() where Self.constantTimeEqual(link.hash, presented) {
+        for (index, link) in (file.signInLinks ?? []).enumerated() where ConstantTime.equal(link.hash, presented) {
             match = index
         }
         guard let index = match, let link = file.signInLinks?.remove(at: index) else { return nil }

@@ -1,6 +1,7 @@
 import AtomicFiles
 import Crypto
 import Foundation
+import HAP
 import HearthAPI
 import HomeGraph
 
@@ -122,7 +123,7 @@ public actor CredentialStore {
         let presented = Self.hash(token)
         var found: Principal?
         for account in file.accounts {
-            for stored in account.tokens where Self.constantTimeEqual(stored.hash, presented) {
+            for stored in account.tokens where ConstantTime.equal(stored.hash, presented) {
                 found = Principal(userID: account.id, tokenID: stored.id)
             }
         }
@@ -193,7 +194,7 @@ public actor CredentialStore {
         let presented = Self.hash(secret)
         let now = Date()
         var found: Principal?
-        for session in file.sessions ?? [] where Self.constantTimeEqual(session.hash, presented) {
+        for session in file.sessions ?? [] where ConstantTime.equal(session.hash, presented) {
             if session.expiresAt > now {
                 found = Principal(userID: session.accountID, tokenID: session.tokenID, sessionID: session.id)
             }
@@ -257,7 +258,7 @@ public actor CredentialStore {
         let now = Date()
         var match: Int?
         for (index, invite) in file.invites.enumerated()
-        where Self.constantTimeEqual(invite.codeHash, presented) && invite.expiresAt >= now {
+        where ConstantTime.equal(invite.codeHash, presented) && invite.expiresAt >= now {
             match = index
         }
         guard let index = match else { return nil }
@@ -287,16 +288,6 @@ public actor CredentialStore {
             hex.append(digits[Int(byte & 0x0f)])
         }
         return String(decoding: hex, as: UTF8.self)
-    }
-
-    /// Whether two strings are equal, in a time that depends only on their lengths.
-    static func constantTimeEqual(_ left: String, _ right: String) -> Bool {
-        let a = Array(left.utf8)
-        let b = Array(right.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 
     /// `bytes` random bytes as unpadded base64url.

@@ -258,31 +258,7 @@ import Testing
             let folder = NSTemporaryDirectory() + "relay-haproxy-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let servers = relays.enumerated().map { "    server relay\($0.offset + 1) 127.0.0.1:\($0.element.port)" }
-            let configuration = """
-                defaults
-                    mode http
-                    timeout connect 2s
-                    timeout client 30s
-                    timeout server 30s
-                    timeout tunnel 1h
-                    timeout client-fin 1s
-                    timeout server-fin 1s
-
-                frontend relay
-                    bind 127.0.0.1:\(frontend)
-                    default_backend relays
-
-                backend relays
-                    balance url_param route
-                    hash-type consistent
-                    option httpchk
-                    http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host relay
-                    http-check expect status 200
-                    default-server check inter 200ms fall 1 rise 2
-                \(servers.joined(separator: "\n"))
-
-                """
+            let configuration = HAProxyConfiguration.relays(frontend: frontend, relays: relays.map(\.port))
             try configuration.write(toFile: folder + "/haproxy.cfg", atomically: true, encoding: .utf8)
             let proxy = try ChildProcess(haproxyPath, ["-db", "-f", folder + "/haproxy.cfg"], timeout: 300)
             defer { _ = proxy.terminate() }

@@ -108,6 +108,28 @@ import Testing
         }
     }
 
+    @Test func anInvalidInviteNameIsRefusedAtM6AndTheCodeStaysUnused() async throws {
+        let fixture = try await KitFixture()
+        try await withServers(fixture) { _, address, _ in
+            let (_, code) = try await fixture.credentials.createInvite(
+                home: fixture.homeID,
+                role: .shared,
+                invitedBy: fixture.owner.id,
+                lifetime: 3600
+            )
+            for name in ["", "Eve\u{7}", String(repeating: "e", count: 65)] {
+                await #expect(throws: HearthError.self, "the name \(name.debugDescription)") {
+                    try await SecureHub.pair(address: address, code: code, name: name)
+                }
+            }
+            let users = await fixture.hub.graph.home(withID: fixture.homeID)?.users.map(\.name) ?? []
+            #expect(!users.contains { $0.hasPrefix("Eve") || $0.isEmpty }, "\(users)")
+            // The code was not used up by the refusals.
+            _ = try await SecureHub.pair(address: address, code: code, name: "Eve")
+            #expect(await fixture.hub.graph.home(withID: fixture.homeID)?.users.contains { $0.name == "Eve" } == true)
+        }
+    }
+
     @Test func aPairingCodePairsAnotherDeviceOfTheSameAccount() async throws {
         let fixture = try await KitFixture()
         try await withServers(fixture) { url, address, _ in

@@ -43,34 +43,6 @@ import Testing
         return port
     }
 
-    /// The configuration docs/relay.md describes, on loopback ports.
-    static func configuration(frontend: Int, relays: [Int]) -> String {
-        """
-        defaults
-            mode http
-            timeout connect 2s
-            timeout client 30s
-            timeout server 30s
-            timeout tunnel 1h
-            timeout client-fin 1s
-            timeout server-fin 1s
-
-        frontend relay
-            bind 127.0.0.1:\(frontend)
-            default_backend relays
-
-        backend relays
-            balance url_param route
-            hash-type consistent
-            option httpchk
-            http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host relay
-            http-check expect status 200
-            default-server check inter 200ms fall 1 rise 2
-        \(relays.enumerated().map { "    server relay\($0.offset + 1) 127.0.0.1:\($0.element)" }.joined(separator: "\n"))
-
-        """
-    }
-
     @Test(
         .enabled(
             if: haproxy != nil || required,
@@ -86,7 +58,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let configPath = folder.appendingPathComponent("haproxy.cfg").path
-        try Self.configuration(frontend: frontend, relays: relays.map(\.port))
+        try HAProxyConfiguration.relays(frontend: frontend, relays: relays.map(\.port))
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         let proxy = try ChildProcess(haproxyPath, ["-db", "-f", configPath], timeout: 300)
         defer { proxy.terminate() }
