@@ -1,3 +1,4 @@
+import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -42,23 +43,28 @@ public struct ForwardedPayload: Sendable {
     public let bytes: ByteBuffer
 }
 
+/// What the relay's side of one client stream receives from the home.
+enum StreamEvent: Sendable {
+    /// Bytes from the hub.
+    case data(ByteBuffer)
+    /// The end, with the close code and reason the client is told.
+    case close(WebSocketErrorCode, String)
+}
+
 /// One connected home: its hub's link and the client streams on it.
 final class Home: Sendable {
     let route: RouteID
-    /// The hub's WebSocket.
-    let hub: SocketPeer
+    let hub: WebSocketOutboundWriter
 
     private struct State {
-        var streams: [UInt32: SocketPeer] = [:]
+        var streams: [UInt32: AsyncStream<StreamEvent>.Continuation] = [:]
         var next: UInt32 = 1
         var closed = false
     }
 
     private let state = Mutex(State())
-    /// Whether the hub's channel takes writes now; while it does not, the streams stop reading their clients.
-    private let hubWritable = Atomic(true)
 
-    init(route: RouteID, hub: SocketPeer) {
+    init(route: RouteID, hub: WebSocketOutboundWriter) {
         self.route = route
         self.hub = hub
     }
@@ -66,32 +72,46 @@ final class Home: Sendable {
     /// Why a stream could not open.
     enum Refusal: Error { case offline, full }
 
-    /// Registers `client` as a new stream; its number. Throws when the home is closed or full.
-    func openStream(_ client: SocketPeer, limit: Int) throws(Refusal) -> UInt32 {
-        try state.withLock { (state) throws(Refusal) -> UInt32 in
+    /// A new stream's number and the events it will receive; throws when the home is closed or full.
+    func openStream(limit: Int, queueLength: Int) throws(Refusal) -> (UInt32, AsyncStream<StreamEvent>) {
+        let (events, continuation) = AsyncStream.makeStream(
+            of: StreamEvent.self,
+            bufferingPolicy: .bufferingOldest(queueLength)
+        )
+        let number: UInt32 = try state.withLock { (state) throws(Refusal) -> UInt32 in
             guard !state.closed else { throw .offline }
             guard state.streams.count < limit else { throw .full }
             while state.streams[state.next] != nil || state.next == 0 { state.next &+= 1 }
             let number = state.next
             state.next &+= 1
-            state.streams[number] = client
+            state.streams[number] = continuation
             return number
         }
+        return (number, events)
     }
 
-    /// Hands bytes to stream `number` (on its event loop); `false` when the stream is unknown.
+    /// Queues bytes for stream `number`; `false` when the stream is unknown or its queue is full (then it is
+    /// ended as too slow).
     func deliver(_ payload: ByteBuffer, to number: UInt32) -> Bool {
-        guard let client = state.withLock({ $0.streams[number] }) else { return false }
-        client.deliver(payload)
-        return true
+        state.withLock { state in
+            guard let continuation = state.streams[number] else { return false }
+            if case .enqueued = continuation.yield(.data(payload)) { return true }
+            state.streams[number] = nil
+            // The queue is full: the close event cannot queue behind it, so the stream's task sees `finish`.
+            continuation.finish()
+            return false
+        }
     }
 
     /// Ends stream `number` with `code` and `reason`; whether it was open.
     @discardableResult
     func endStream(_ number: UInt32, code: WebSocketErrorCode, reason: String) -> Bool {
-        guard let client = state.withLock({ $0.streams.removeValue(forKey: number) }) else { return false }
-        client.close(code, reason: reason)
-        return true
+        state.withLock { state in
+            guard let continuation = state.streams.removeValue(forKey: number) else { return false }
+            continuation.yield(.close(code, reason))
+            continuation.finish()
+            return true
+        }
     }
 
     /// Forgets stream `number` (its client left); whether it was open.
@@ -106,19 +126,10 @@ final class Home: Sendable {
             defer { state.streams = [:] }
             return state.streams
         }
-        for client in streams.values {
-            client.close(RelayClose.homeOffline.code, reason: RelayClose.homeOffline.reason)
+        for continuation in streams.values {
+            continuation.yield(.close(RelayClose.homeOffline.code, RelayClose.homeOffline.reason))
+            continuation.finish()
         }
-    }
-
-    /// Whether the hub's channel takes writes now.
-    var isHubWritable: Bool { hubWritable.load(ordering: .relaxed) }
-
-    /// Records the hub channel's writability; when it returns, the streams read their clients again.
-    func hubWritabilityChanged(_ writable: Bool) {
-        hubWritable.store(writable, ordering: .relaxed)
-        guard writable else { return }
-        for client in state.withLock({ Array($0.streams.values) }) { client.resumeReading() }
     }
 
     /// The number of open streams.
