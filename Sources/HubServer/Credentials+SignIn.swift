@@ -78,6 +78,14 @@ enum PasswordHash {
         return ConstantTime.equal(key, expected)
     }
 
+    /// Runs scrypt's work on a thread of its own, so a sign-in never holds a thread of Swift's cooperative pool
+    /// (two on a two-core hub) for the tenth of a second scrypt takes; sign-ins are rare and rate limited.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
     /// Does the work of a verification for a name without a password, so its answer takes as long.
     static func verifyNothing(_ password: String) {
         _ = try? derive(

@@ -57,7 +57,10 @@ extension Routes {
                     )
                 }
             }
-            try await server.credentials.setPassword(try PasswordHash.make(body.password), of: account.id)
+            try await server.credentials.setPassword(
+                try await PasswordHash.offThePool { [password = body.password] in try PasswordHash.make(password) },
+                of: account.id
+            )
             return NoContent()
         }
         add(Endpoints.createSignInLink) { call, _ in

@@ -211,11 +211,14 @@ extension HubServer {
             )
         }
         let candidates = await credentials.passwords(named: name)
-        var found: UUID?
-        for candidate in candidates where PasswordHash.verify(password, against: candidate.password) {
-            found = candidate.accountID
+        let found = try await PasswordHash.offThePool { () -> UUID? in
+            var found: UUID?
+            for candidate in candidates where PasswordHash.verify(password, against: candidate.password) {
+                found = candidate.accountID
+            }
+            if candidates.isEmpty { PasswordHash.verifyNothing(password) }
+            return found
         }
-        if candidates.isEmpty { PasswordHash.verifyNothing(password) }
         if found == nil { await credentials.recordPasswordFailure(name: name) }
         return found
     }
