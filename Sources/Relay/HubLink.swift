@@ -29,6 +29,8 @@ public final class HubLink: Sendable {
         public var maximumBackoff: Duration = .seconds(30)
         /// How often the link pings the relay; a relay that does not answer in that time is left.
         public var pingInterval: Duration = .seconds(30)
+        /// Payloads from the relay queued toward one stream's target before that stream is ended as too slow.
+        public var streamQueueLength: Int = 256
         /// TLS settings for a `wss://` relay (`nil`: the system's defaults).
         public var tls: TLSConfiguration?
 
@@ -120,6 +122,9 @@ public final class HubLink: Sendable {
     }
 
     /// The relay's frames: opens, data and closes of streams, each stream spliced to a TCP connection.
+    ///
+    /// The loop never waits for one stream: data goes to the stream's own queue, so a slow target holds up only
+    /// its stream (whose queue, when full, ends it) and the link keeps reading, pings and pongs included.
     private func serveStreams(
         messages: inout WebSocketInboundMessageStream.AsyncIterator,
         outbound: WebSocketOutboundWriter
@@ -132,26 +137,19 @@ public final class HubLink: Sendable {
                 guard case .binary(let bytes) = message, let frame = RelayFrame(decoding: bytes) else { continue }
                 switch frame {
                 case .open(let stream):
-                    let ready = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: TargetConnection.self)
-                    guard streams.add(stream, ready: ready.futureResult) else {
-                        ready.fail(ChannelError.alreadyClosed)
+                    guard let inbox = streams.add(stream, queueLength: configuration.streamQueueLength) else {
                         continue
                     }
                     group.addTask {
-                        await self.splice(stream: stream, ready: ready, streams: streams, outbound: outbound)
+                        await self.splice(stream: stream, inbox: inbox, streams: streams, outbound: outbound)
                     }
                 case .data(let stream, let payload):
-                    guard let ready = streams.connection(stream) else { continue }
-                    do {
-                        // Waiting for the write is the backpressure: the relay's link waits while the target does.
-                        try await ready.get().writer.write(payload)
-                    } catch {
-                        if streams.remove(stream) != nil {
-                            try await outbound.write(.binary(RelayFrame.close(stream: stream).encoded()))
-                        }
+                    if streams.deliver(payload, to: stream) == .overflowed {
+                        logger.debug("stream's target reads too slowly", metadata: ["stream": "\(stream)"])
+                        try await outbound.write(.binary(RelayFrame.close(stream: stream).encoded()))
                     }
                 case .close(let stream):
-                    streams.remove(stream)?.whenSuccess { $0.channel.close(promise: nil) }
+                    streams.remove(stream)
                 case .challenge, .proof, .accepted:
                     continue
                 }
@@ -159,10 +157,11 @@ public final class HubLink: Sendable {
         }
     }
 
-    /// One stream: connects to the target, then forwards what the target sends until either side ends it.
+    /// One stream: connects to the target, then carries the stream's queue to it and what it sends back to the
+    /// relay, until either side ends.
     private func splice(
         stream: UInt32,
-        ready: EventLoopPromise<TargetConnection>,
+        inbox: AsyncStream<ByteBuffer>,
         streams: TargetStreams,
         outbound: WebSocketOutboundWriter
     ) async {
@@ -176,58 +175,91 @@ public final class HubLink: Sendable {
                     }
                 }
             try await channel.executeThenClose { inbound, writer in
-                ready.succeed(TargetConnection(channel: channel.channel, writer: writer))
-                for try await var chunk in inbound {
-                    while chunk.readableBytes > 0,
-                        let piece = chunk.readSlice(length: min(chunk.readableBytes, maximumPayload))
-                    {
-                        try await outbound.write(.binary(RelayFrame.data(stream: stream, payload: piece).encoded()))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // The relay's bytes to the target; the queue finishes when the stream is closed.
+                    group.addTask {
+                        for await payload in inbox { try await writer.write(payload) }
                     }
+                    // The target's bytes to the relay.
+                    group.addTask {
+                        for try await var chunk in inbound {
+                            while chunk.readableBytes > 0,
+                                let piece = chunk.readSlice(length: min(chunk.readableBytes, maximumPayload))
+                            {
+                                try await outbound.write(
+                                    .binary(RelayFrame.data(stream: stream, payload: piece).encoded())
+                                )
+                            }
+                        }
+                    }
+                    // Either way ending ends the stream.
+                    _ = try await group.next()
+                    group.cancelAll()
                 }
             }
         } catch {
-            ready.fail(error)
             logger.debug("stream to the target ended", metadata: ["stream": "\(stream)", "error": "\(error)"])
         }
-        if streams.remove(stream) != nil {
+        if streams.remove(stream) {
             try? await outbound.write(.binary(RelayFrame.close(stream: stream).encoded()))
         }
     }
 }
 
-/// A stream's TCP connection to the target: the channel (to close it) and its writer.
-struct TargetConnection: Sendable {
-    let channel: any Channel
-    let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
-}
-
-/// The open streams of one link, each with its connection once made.
+/// The open streams of one link, each with the queue of bytes the relay sent toward its target.
 final class TargetStreams: Sendable {
-    private let streams = Mutex<[UInt32: EventLoopFuture<TargetConnection>]>([:])
+    private let streams = Mutex<[UInt32: AsyncStream<ByteBuffer>.Continuation]>([:])
 
-    /// Registers stream `number`; `false` when it is already open.
-    func add(_ number: UInt32, ready: EventLoopFuture<TargetConnection>) -> Bool {
-        streams.withLock { streams in
+    /// What became of bytes given to ``deliver(_:to:)``.
+    enum Delivery: Equatable {
+        /// Queued for the target.
+        case queued
+        /// The stream is not open (closed already, or never opened): dropped.
+        case unknown
+        /// The queue was full: the stream is ended, and the relay must be told.
+        case overflowed
+    }
+
+    /// Registers stream `number` with a queue of at most `queueLength` payloads; the queue, or `nil` when the
+    /// stream is already open.
+    func add(_ number: UInt32, queueLength: Int) -> AsyncStream<ByteBuffer>? {
+        let (inbox, continuation) = AsyncStream.makeStream(
+            of: ByteBuffer.self,
+            bufferingPolicy: .bufferingOldest(queueLength)
+        )
+        let added = streams.withLock { streams in
             guard streams[number] == nil else { return false }
-            streams[number] = ready
+            streams[number] = continuation
             return true
+        }
+        return added ? inbox : nil
+    }
+
+    /// Queues `payload` for stream `number`'s target.
+    func deliver(_ payload: ByteBuffer, to number: UInt32) -> Delivery {
+        streams.withLock { streams in
+            guard let continuation = streams[number] else { return .unknown }
+            if case .enqueued = continuation.yield(payload) { return .queued }
+            streams[number] = nil
+            continuation.finish()
+            return .overflowed
         }
     }
 
-    /// The connection of stream `number`, when open.
-    func connection(_ number: UInt32) -> EventLoopFuture<TargetConnection>? { streams.withLock { $0[number] } }
-
-    /// Forgets stream `number`; its connection, when it was open.
-    func remove(_ number: UInt32) -> EventLoopFuture<TargetConnection>? {
-        streams.withLock { $0.removeValue(forKey: number) }
+    /// Ends stream `number`: its queue finishes, which closes its connection; whether it was open.
+    @discardableResult
+    func remove(_ number: UInt32) -> Bool {
+        guard let continuation = streams.withLock({ $0.removeValue(forKey: number) }) else { return false }
+        continuation.finish()
+        return true
     }
 
-    /// Closes every stream's connection (the link went away).
+    /// Ends every stream (the link went away).
     func closeAll() {
         let all = streams.withLock { streams in
             defer { streams = [:] }
             return streams
         }
-        for ready in all.values { ready.whenSuccess { $0.channel.close(promise: nil) } }
+        for continuation in all.values { continuation.finish() }
     }
 }

@@ -78,10 +78,14 @@ public final class RelayServer: Sendable {
             let route = context.request.uri.queryParameters["route"].flatMap { RouteID($0) }
             await relay.serveHub(route: route, inbound: inbound, outbound: outbound)
         }
-        router.ws("/v1/client") { inbound, outbound, context in
-            let route = context.request.uri.queryParameters["route"].flatMap { RouteID($0) }
-            await relay.serveClient(route: route, inbound: inbound, outbound: outbound)
-        }
+        router.ws(
+            "/v1/client",
+            shouldUpgrade: { request, _ in relay.admitClient(request) },
+            onUpgrade: { inbound, outbound, context in
+                let route = context.request.uri.queryParameters["route"].flatMap { RouteID($0) }
+                await relay.serveClient(route: route, inbound: inbound, outbound: outbound)
+            }
+        )
         return router
     }
 
@@ -207,7 +211,26 @@ public final class RelayServer: Sendable {
 
     // MARK: Clients
 
-    /// One client stream: refused with "home offline" unless its home is connected, then spliced to the home.
+    /// Refuses a client before its upgrade when its home is offline or already has its maximum of streams: the
+    /// client hears 400 whichever it is (so nothing tells which homes exist), the relay's log says why.
+    ///
+    /// Refused before the upgrade rather than with a WebSocket closed the moment it opens: a client that receives
+    /// the upgrade and the close in one read may never see the close (swift-websocket's client then waits forever).
+    func admitClient(_ request: Request) -> RouterShouldUpgrade {
+        guard let route = request.uri.queryParameters["route"].flatMap({ RouteID($0) }), let home = homes.home(route)
+        else {
+            logger.debug("client refused: home offline")
+            return .dontUpgrade
+        }
+        guard home.streamCount < configuration.maximumStreamsPerHome else {
+            logger.info("client refused: too many streams", metadata: ["route": "\(route)"])
+            return .dontUpgrade
+        }
+        return .upgrade([:])
+    }
+
+    /// One client stream: refused with "home offline" unless its home is connected (a home that left since its
+    /// admission), then spliced to the home.
     func serveClient(route: RouteID?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         guard let route, let home = homes.home(route) else {
             try? await outbound.close(RelayClose.homeOffline.code, reason: RelayClose.homeOffline.reason)

@@ -23,7 +23,7 @@ import Testing
         static func start() async throws -> RelayProcess {
             let process = try ChildProcess(
                 BuiltProducts.path("hearth-relay"),
-                ["--port", "0", "--ping-interval", "1", "--log-level", "warning"],
+                ["--port", "0", "--ping-interval", "10", "--log-level", "warning"],
                 timeout: 300
             )
             let line = try await offThePool { try process.readLine() }

@@ -5,13 +5,14 @@ import Logging
 import NIOCore
 import NIOPosix
 import TestSupport
+import Testing
 
 @testable import Relay
 
 /// A quiet logger for the relay's pieces under test.
 func quietLogger(_ label: String) -> Logger {
     var logger = Logger(label: label)
-    logger.logLevel = .critical
+    logger.logLevel = ProcessInfo.processInfo.environment["RELAY_TEST_LOG"] != nil ? .debug : .critical
     return logger
 }
 
@@ -104,7 +105,7 @@ struct RunningHub: Sendable {
         )
         configuration.initialBackoff = .milliseconds(50)
         configuration.maximumBackoff = .milliseconds(500)
-        configuration.pingInterval = .seconds(2)
+        configuration.pingInterval = .seconds(10)
         let link = HubLink(configuration: configuration, logger: quietLogger("test.hub"))
         let task = Task { await link.run() }
         try await waitUntil("the hub link", timeout: .seconds(30)) { link.isConnected }
@@ -113,9 +114,18 @@ struct RunningHub: Sendable {
 
     var route: RouteID { link.route }
 
+    /// Cancels the link; a link that has not ended 10 s later is a failed test, not a hung run.
     func stop() async {
         task.cancel()
-        await task.value
+        let finished = Shared(false)
+        let task = task
+        Task {
+            await task.value
+            finished.withLock { $0 = true }
+        }
+        if !(await eventually(timeout: .seconds(10)) { finished.withLock { $0 } }) {
+            Issue.record("the hub link did not end within 10 s of its cancellation")
+        }
     }
 }
 
@@ -146,6 +156,37 @@ func roundTrip(port: Int, _ bytes: [UInt8], timeout: Duration = .seconds(20)) as
             group.cancelAll()
             return received
         }
+    }
+}
+
+/// Asks the relay at `port` to upgrade `path` to a WebSocket, as a client would, and returns the status code and
+/// the body of its answer when it refuses (the upgrade's 101 has no body).
+func upgradeAnswer(port: Int, path: String) async throws -> (status: Int, body: String) {
+    let request = Array(
+        ("GET \(path) HTTP/1.1\r\nHost: relay\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+            + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").utf8
+    )
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
+    return try await channel.executeThenClose { inbound, outbound in
+        try await outbound.write(ByteBuffer(bytes: request))
+        var text = ""
+        for try await chunk in inbound {
+            text += String(buffer: chunk)
+            guard let end = text.range(of: "\r\n\r\n") else { continue }
+            let head = text[..<end.lowerBound].lowercased()
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            if text[end.upperBound...].utf8.count >= length { break }
+        }
+        let status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+        return (status, body)
     }
 }
 
