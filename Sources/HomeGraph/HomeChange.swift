@@ -122,7 +122,7 @@ extension HomeChange {
     }
 }
 
-/// A change stamped with its home and that home's sequence number, which only grows.
+/// A change stamped with its home and that home's sequence number, which only grows, and with who made it and when.
 public struct HomeEvent: Sendable, Equatable, Codable {
     /// The home the change happened in.
     public var homeID: UUID
@@ -130,12 +130,101 @@ public struct HomeEvent: Sendable, Equatable, Codable {
     public var sequence: UInt64
     /// What changed.
     public var change: HomeChange
+    /// Who made the change; `nil` for changes recorded before Hearth kept it.
+    public var by: ChangeAuthor?
+    /// When the hub recorded the change; `nil` for changes recorded before Hearth kept it.
+    public var at: Date?
 
     /// Stamps `change`.
-    public init(homeID: UUID, sequence: UInt64, change: HomeChange) {
+    public init(homeID: UUID, sequence: UInt64, change: HomeChange, by: ChangeAuthor? = nil, at: Date? = nil) {
         self.homeID = homeID
         self.sequence = sequence
         self.change = change
+        self.by = by
+        self.at = at
+    }
+}
+
+/// Who made a change: a person, an automation, an accessory reporting its state, or the hub's own bookkeeping.
+///
+/// In JSON: `{"kind": "person", "userID": …}`, or `{"kind": "automation" | "accessory" | "hub"}`.
+public enum ChangeAuthor: Sendable, Hashable, Codable {
+    /// A user of the home, by their user id.
+    case person(UUID)
+    /// A trigger's automation.
+    case automation
+    /// An accessory, reporting a value or its reachability.
+    case accessory
+    /// The hub itself (built-in scenes, pairing results and other bookkeeping).
+    case hub
+
+    private enum CodingKeys: String, CodingKey { case kind, userID }
+
+    /// Reads `{"kind": …}`; an unknown kind is read as the hub's.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .kind) {
+        case "person": self = .person(try container.decode(UUID.self, forKey: .userID))
+        case "automation": self = .automation
+        case "accessory": self = .accessory
+        default: self = .hub
+        }
+    }
+
+    /// Writes `{"kind": …}`, with `userID` for a person.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .person(let userID):
+            try container.encode("person", forKey: .kind)
+            try container.encode(userID, forKey: .userID)
+        case .automation: try container.encode("automation", forKey: .kind)
+        case .accessory: try container.encode("accessory", forKey: .kind)
+        case .hub: try container.encode("hub", forKey: .kind)
+        }
+    }
+
+    /// Who made `operation` when no caller is named: the hub applying what it heard. Accessories report values
+    /// and reachability; a trigger's writes and state are its automation's; the rest is the hub's.
+    public init(reporting operation: HomeOperation) {
+        switch operation {
+        case .updateCharacteristicValue, .setReachability: self = .accessory
+        case .writeCharacteristicValue, .setTriggerState: self = .automation
+        default: self = .hub
+        }
+    }
+}
+
+/// An operation as the hub's store logs it: with who made it and when, so the history read back says so too.
+public struct LoggedOperation: Sendable, Equatable, Codable {
+    /// The operation.
+    public var operation: HomeOperation
+    /// Who made it; `nil` in logs written before Hearth kept it.
+    public var by: ChangeAuthor?
+    /// When; `nil` in logs written before Hearth kept it.
+    public var at: Date?
+
+    /// `operation`, made by `by` at `at`.
+    public init(_ operation: HomeOperation, by: ChangeAuthor?, at: Date?) {
+        self.operation = operation
+        self.by = by
+        self.at = at
+    }
+
+    private enum CodingKeys: String, CodingKey { case operation, by, at }
+
+    /// Reads `{"operation": …, "by": …, "at": …}`, or a bare operation as older logs hold.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.contains(.operation) else {
+            self.init(try HomeOperation(from: decoder), by: nil, at: nil)
+            return
+        }
+        self.init(
+            try container.decode(HomeOperation.self, forKey: .operation),
+            by: try container.decodeIfPresent(ChangeAuthor.self, forKey: .by),
+            at: try container.decodeIfPresent(Date.self, forKey: .at)
+        )
     }
 }
 

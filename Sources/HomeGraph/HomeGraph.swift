@@ -36,12 +36,16 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     /// Applies `operation` whole and returns its changes in order, or throws and changes nothing.
     ///
     /// An operation that would change nothing (renaming to the same name, reporting the value already known)
-    /// succeeds with no changes.
+    /// succeeds with no changes. The events, and the history, say who made the change (`by`) and when (`at`).
     @discardableResult
-    public mutating func apply(_ operation: HomeOperation) throws(HomeGraphError) -> [HomeEvent] {
+    public mutating func apply(
+        _ operation: HomeOperation,
+        by author: ChangeAuthor? = nil,
+        at date: Date? = nil
+    ) throws(HomeGraphError) -> [HomeEvent] {
         try checkNewIDsAcrossHomes(of: operation)
         let changes = try perform(operation, names: .strict)
-        return record(changes)
+        return record(changes, by: author, at: date)
     }
 
     /// Applies an operation read back from a log of operations `apply(_:)` accepted, as opening a store does.
@@ -50,10 +54,14 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     /// tightened since the operation was written (see ``Names``), and a store written then must still open. Every
     /// other rule is checked as by `apply(_:)`.
     @discardableResult
-    public mutating func replay(_ operation: HomeOperation) throws(HomeGraphError) -> [HomeEvent] {
+    public mutating func replay(
+        _ operation: HomeOperation,
+        by author: ChangeAuthor? = nil,
+        at date: Date? = nil
+    ) throws(HomeGraphError) -> [HomeEvent] {
         try checkNewIDsAcrossHomes(of: operation)
         let changes = try perform(operation, names: .replay)
-        return record(changes)
+        return record(changes, by: author, at: date)
     }
 
     /// The changes of a home after the one numbered `sequence`, or word that the client must reload the home.
@@ -84,13 +92,13 @@ public struct HomeGraph: Sendable, Equatable, Codable {
 
     // MARK: History
 
-    private mutating func record(_ changes: Changes) -> [HomeEvent] {
+    private mutating func record(_ changes: Changes, by author: ChangeAuthor?, at date: Date?) -> [HomeEvent] {
         var events: [HomeEvent] = []
         events.reserveCapacity(changes.count)
         for (homeID, change) in changes {
             let sequence = lastSequence(ofHome: homeID) + 1
             lastSequences[homeID] = sequence
-            let event = HomeEvent(homeID: homeID, sequence: sequence, change: change)
+            let event = HomeEvent(homeID: homeID, sequence: sequence, change: change, by: author, at: date)
             events.append(event)
             if case .homeRemoved = change {
                 history[homeID] = nil

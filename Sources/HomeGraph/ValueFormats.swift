@@ -71,7 +71,9 @@ extension HomeGraph {
             homes[index].restoreValueFormats(formats)
             if let events = history[homes[index].id] {
                 history[homes[index].id] = events.map { event in
-                    HomeEvent(homeID: event.homeID, sequence: event.sequence, change: event.change.inFormat(formats))
+                    var event = event
+                    event.change = event.change.inFormat(formats)
+                    return event
                 }
             }
         }

@@ -112,6 +112,12 @@ public final class HomeStore: Sendable {
     /// writing fails, the store reads the disk back: its `graph` is then the acknowledged one, for the owner to
     /// take.
     public func append(_ operations: [HomeOperation], resulting graph: HomeGraph) throws(HomeStoreError) {
+        try append(operations.map { LoggedOperation($0, by: nil, at: nil) }, resulting: graph)
+    }
+
+    /// Writes `operations` with who made them and when, in one transaction like the operations alone; reading the
+    /// store back gives the history the same authors and times.
+    public func append(_ operations: [LoggedOperation], resulting graph: HomeGraph) throws(HomeStoreError) {
         try state.withLock { state throws(HomeStoreError) in
             guard !state.isClosed else { throw .closed }
             guard !operations.isEmpty else { return }
@@ -242,7 +248,7 @@ public final class HomeStore: Sendable {
 
     /// Seals `operations` with the next numbers and writes them in one transaction; on failure nothing is written
     /// and the numbering is unchanged.
-    private func persist(_ operations: [HomeOperation], state: inout State) throws(HomeStoreError) {
+    private func persist(_ operations: [LoggedOperation], state: inout State) throws(HomeStoreError) {
         var records: [OperationRecord] = []
         records.reserveCapacity(operations.count)
         var sequence = state.lastOperationSequence
@@ -323,15 +329,15 @@ public final class HomeStore: Sendable {
                     guard record.sequence == last + 1 else {
                         throw HomeStoreError.missingOperation(expected: last + 1, found: record.sequence)
                     }
-                    let operation = try decode(
-                        HomeOperation.self,
+                    let logged = try decode(
+                        LoggedOperation.self,
                         record.payload,
                         key: key,
                         table: "operation",
                         record.sequence
                     )
                     do throws(HomeGraphError) {
-                        try graph.replay(operation)
+                        try graph.replay(logged.operation, by: logged.by, at: logged.at)
                     } catch {
                         throw HomeStoreError.replayFailed(sequence: record.sequence, error)
                     }

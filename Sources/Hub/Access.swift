@@ -10,6 +10,16 @@ public enum HubCaller: Sendable, Hashable {
     case user(UUID)
 }
 
+extension ChangeAuthor {
+    /// The author of what `caller` asks for: a person, or the hub.
+    public init(_ caller: HubCaller) {
+        switch caller {
+        case .hub: self = .hub
+        case .user(let userID): self = .person(userID)
+        }
+    }
+}
+
 /// What an operation needs from the caller's role in the home it changes.
 public enum AccessLevel: Sendable, Equatable {
     /// Reading and controlling: writing characteristics, running scenes; every user of the home.

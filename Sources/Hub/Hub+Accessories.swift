@@ -116,7 +116,8 @@ extension Hub {
             port: found.port,
             setupCode: setupCode,
             room: roomID,
-            advertised: found
+            advertised: found,
+            by: ChangeAuthor(caller)
         )
     }
 
@@ -134,7 +135,15 @@ extension Hub {
         as caller: HubCaller
     ) async throws(HubError) -> [Accessory] {
         try authorize(.configure, inHome: homeID, as: caller)
-        return try await pair(home: homeID, host: host, port: port, setupCode: setupCode, room: roomID, advertised: nil)
+        return try await pair(
+            home: homeID,
+            host: host,
+            port: port,
+            setupCode: setupCode,
+            room: roomID,
+            advertised: nil,
+            by: ChangeAuthor(caller)
+        )
     }
 
     private func pair(
@@ -143,7 +152,8 @@ extension Hub {
         port: Int,
         setupCode: SetupCode,
         room roomID: UUID?,
-        advertised: DiscoveredAccessory?
+        advertised: DiscoveredAccessory?,
+        by author: ChangeAuthor
     ) async throws(HubError) -> [Accessory] {
         guard !isStopped else { throw .stopped }
         guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
@@ -192,7 +202,7 @@ extension Hub {
                 deviceID: key,
                 category: advertised?.category
             )
-            try commitWhole(operations)
+            try commitWhole(operations, by: author)
         } catch {
             // Undo the pairing, so the accessory can be paired again and nothing is left behind.
             do { try await paired.unpair() } catch { await paired.close() }

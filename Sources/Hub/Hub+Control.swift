@@ -96,7 +96,7 @@ extension Hub {
             for (id, value) in accepted { results[id] = .success(value) }
             return results
         }
-        let applied = try applyReports(operations)
+        let applied = try applyReports(operations, by: ChangeAuthor(caller))
         for ((id, value), result) in zip(accepted, applied) {
             switch result {
             case .success:
@@ -235,7 +235,7 @@ extension Hub {
         do { _ = try trial.apply(operation) } catch { throw .rejected(error) }
         // An accessory with no HAP device (one a bridge to another system reports for) has nothing to subscribe.
         if let found = try? currentGraph.characteristic(withID: id, inHome: homeID), found.accessory.deviceID == nil {
-            try commitWhole([operation])
+            try commitWhole([operation], by: ChangeAuthor(caller))
             return
         }
         let target = try resolve(id, inHome: homeID)
@@ -250,7 +250,7 @@ extension Hub {
         }
         let status = statuses[target.hapID] ?? .resourceDoesNotExist
         guard status.isSuccess else { throw .accessory(.accessoryRefused(status)) }
-        try commitWhole([operation])
+        try commitWhole([operation], by: ChangeAuthor(caller))
     }
 
     /// Removes a paired accessory from `homeID` (configure right): unpairs it, then removes it and, for a bridge,
@@ -290,7 +290,10 @@ extension Hub {
                 logger.error("could not forget a removed accessory's pairing", metadata: ["device": "\(key)"])
             }
         }
-        let events = try commitWhole([.removeAccessory(home: homeID, accessory: accessoryID)])
+        let events = try commitWhole(
+            [.removeAccessory(home: homeID, accessory: accessoryID)],
+            by: ChangeAuthor(caller)
+        )
         let removed = events.compactMap { event -> UUID? in
             guard case .accessoryRemoved(let id) = event.change else { return nil }
             return id

@@ -42,7 +42,7 @@ extension Hub {
                 throw Self.importRefusal(error, step: step)
             }
         }
-        try commitWhole(steps.map(\.operation))
+        try commitWhole(steps.map(\.operation), by: ChangeAuthor(caller))
         guard let home = currentGraph.home(withID: source.id) else { throw .homeNotFound(source.id) }
         logger.info(
             "imported a home",

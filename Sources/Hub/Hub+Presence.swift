@@ -44,6 +44,6 @@ extension Hub {
             position: position ?? previous,
             reportedAt: configuration.clock.now()
         )
-        return try commitWhole([.setPresence(home: homeID, user: userID, presence: presence)])
+        return try commitWhole([.setPresence(home: homeID, user: userID, presence: presence)], by: .person(userID))
     }
 }

@@ -133,7 +133,7 @@ public actor Hub {
     @discardableResult
     public func perform(_ operations: [HomeOperation], as caller: HubCaller) async throws(HubError) -> [HomeEvent] {
         for operation in operations { try authorize(operation, as: caller) }
-        return try commitWhole(operations)
+        return try commitWhole(operations, by: ChangeAuthor(caller))
     }
 
     /// Adds a home whose owner is `caller` (a person), with its four built-in scenes, and returns it; the first home
@@ -156,7 +156,7 @@ public actor Hub {
         if case .user(let userID) = caller {
             operations.append(.addUser(home: homeID, id: userID, name: ownerName, role: .owner))
         }
-        try commitWhole(operations)
+        try commitWhole(operations, by: ChangeAuthor(caller))
         guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         return home
     }
@@ -227,18 +227,21 @@ public actor Hub {
     @discardableResult
     func commit(
         _ operations: [HomeOperation],
-        _ mode: CommitMode
+        _ mode: CommitMode,
+        by author: ChangeAuthor? = nil
     ) throws(HubError) -> [Result<[HomeEvent], HomeGraphError>] {
         guard !isStopped else { throw .stopped }
         let before = currentGraph
+        let now = configuration.clock.now()
         var results: [Result<[HomeEvent], HomeGraphError>] = []
         results.reserveCapacity(operations.count)
-        var written: [HomeOperation] = []
+        var written: [LoggedOperation] = []
         for operation in operations {
             do throws(HomeGraphError) {
                 // HomeGraph.apply changes nothing when it throws.
-                let events = try currentGraph.apply(operation)
-                if !events.isEmpty { written.append(operation) }
+                let by = author ?? ChangeAuthor(reporting: operation)
+                let events = try currentGraph.apply(operation, by: by, at: now)
+                if !events.isEmpty { written.append(LoggedOperation(operation, by: by, at: now)) }
                 results.append(.success(events))
             } catch {
                 guard mode == .skipRefused else {
@@ -276,20 +279,24 @@ public actor Hub {
         return results
     }
 
-    /// Commits `operations` whole or not at all and returns their events in order.
+    /// Commits `operations` whole or not at all, made by `author` (by default as ``ChangeAuthor/init(reporting:)``
+    /// says), and returns their events in order.
     @discardableResult
-    func commitWhole(_ operations: [HomeOperation]) throws(HubError) -> [HomeEvent] {
+    func commitWhole(_ operations: [HomeOperation], by author: ChangeAuthor? = nil) throws(HubError) -> [HomeEvent] {
         // Under `.allOrNothing` a refusal throws, so every result is a success.
-        try commit(operations, .allOrNothing).flatMap { (try? $0.get()) ?? [] }
+        try commit(operations, .allOrNothing, by: author).flatMap { (try? $0.get()) ?? [] }
     }
 
     /// Applies value reports from accessories in one transaction (group commit); refused ones are skipped.
     ///
     /// Returns each operation's result in order (empty when stopped or given nothing).
     @discardableResult
-    func applyReports(_ operations: [HomeOperation]) throws(HubError) -> [Result<[HomeEvent], HomeGraphError>] {
+    func applyReports(
+        _ operations: [HomeOperation],
+        by author: ChangeAuthor? = nil
+    ) throws(HubError) -> [Result<[HomeEvent], HomeGraphError>] {
         guard !isStopped, !operations.isEmpty else { return [] }
-        return try commit(operations, .skipRefused)
+        return try commit(operations, .skipRefused, by: author)
     }
 
     // MARK: Change events

@@ -1,4 +1,5 @@
 import Foundation
+import HAPTypes
 import Testing
 
 @testable import HomeGraph
@@ -63,6 +64,70 @@ import Testing
         #expect(
             try fixture.graph.changes(after: current + 5, inHome: home) == .reloadRequired(currentSequence: current)
         )
+    }
+
+    @Test func eachChangeSaysWhoMadeItAndWhen() throws {
+        var fixture = try Fixture()
+        let ada = UUID()
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let seen = fixture.graph.lastSequence(ofHome: fixture.homeID)
+        let made = try fixture.graph.apply(
+            .addRoom(home: fixture.homeID, id: fixture.ids.makeID(), name: "Kitchen"),
+            by: .person(ada),
+            at: at
+        )
+        #expect(made.map(\.by) == [.person(ada)])
+        #expect(made.map(\.at) == [at])
+        // The history keeps them; an operation applied without them has neither.
+        let lamp = fixture.makeLamp("Lamp")
+        let unstamped = try fixture.graph.apply(.addAccessory(home: fixture.homeID, accessory: lamp))
+        #expect(try fixture.graph.changes(after: seen, inHome: fixture.homeID) == .events(made + unstamped))
+        #expect(unstamped.allSatisfy { $0.by == nil && $0.at == nil })
+
+        // Who, when no caller is named: accessories report, automations write and keep state, the hub does the rest.
+        let value = HAPValue.bool(true)
+        #expect(
+            ChangeAuthor(reporting: .updateCharacteristicValue(home: ada, characteristic: ada, value: value))
+                == .accessory
+        )
+        #expect(ChangeAuthor(reporting: .setReachability(home: ada, accessory: ada, isReachable: false)) == .accessory)
+        #expect(
+            ChangeAuthor(reporting: .writeCharacteristicValue(home: ada, characteristic: ada, value: value))
+                == .automation
+        )
+        #expect(ChangeAuthor(reporting: .renameHome(ada, name: "Home")) == .hub)
+    }
+
+    @Test func theAuthorIsPlainJSONAndEventsWrittenBeforeItStillRead() throws {
+        let ada = try #require(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(
+            String(decoding: try encoder.encode(ChangeAuthor.person(ada)), as: UTF8.self)
+                == #"{"kind":"person","userID":"0F8FAD5B-D9CB-469F-A165-70867728950E"}"#
+        )
+        #expect(String(decoding: try encoder.encode(ChangeAuthor.accessory), as: UTF8.self) == #"{"kind":"accessory"}"#)
+        for author in [ChangeAuthor.person(ada), .automation, .accessory, .hub] {
+            #expect(try JSONDecoder().decode(ChangeAuthor.self, from: encoder.encode(author)) == author)
+        }
+        // A kind a newer hub may add reads as the hub's; a person without an id is refused.
+        #expect(try JSONDecoder().decode(ChangeAuthor.self, from: Data(#"{"kind":"robot"}"#.utf8)) == .hub)
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(ChangeAuthor.self, from: Data(#"{"kind":"person"}"#.utf8))
+        }
+
+        // An event and a logged operation from before: neither author nor time.
+        let event = HomeEvent(homeID: ada, sequence: 3, change: .homeRenamed(old: "A", new: "B"))
+        var json = try #require(try JSONSerialization.jsonObject(with: encoder.encode(event)) as? [String: Any])
+        #expect(json["by"] == nil && json["at"] == nil)
+        json["by"] = ["kind": "hub"]
+        let stamped = try JSONDecoder().decode(HomeEvent.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(stamped.by == .hub)
+        let bare = HomeOperation.renameHome(ada, name: "Home")
+        let old = try JSONDecoder().decode(LoggedOperation.self, from: encoder.encode(bare))
+        #expect(old == LoggedOperation(bare, by: nil, at: nil))
+        let logged = LoggedOperation(bare, by: .person(ada), at: Date(timeIntervalSince1970: 5))
+        #expect(try JSONDecoder().decode(LoggedOperation.self, from: encoder.encode(logged)) == logged)
     }
 
     @Test func theGraphRoundTripsThroughJSON() throws {

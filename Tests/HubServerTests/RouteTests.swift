@@ -147,6 +147,14 @@ import Testing
             let sequence = try #require(reply["currentSequence"] as? Int)
             #expect(reply.array("events").count == sequence - 1)
             #expect(reply.array("events").first?["sequence"] as? Int == 2)
+            // Each change says who made it and when: the presence report is the owner's own.
+            let presence = try #require(reply.array("events").last)
+            let by = try #require(presence["by"] as? [String: Any], "\(presence)")
+            #expect(by["kind"] as? String == "person")
+            #expect((by["userID"] as? String).flatMap(UUID.init(uuidString:)) != nil)
+            let at = try #require(presence["at"] as? String)
+            let when = try #require(ISO8601DateFormatter().date(from: at), "\(at)")
+            #expect(abs(when.timeIntervalSinceNow) < 600)
 
             // Rooms and zones
             reply = try await api.call(.get, "/v1/homes/{homeID}/rooms", ["homeID": h], token: o)

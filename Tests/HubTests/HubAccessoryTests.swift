@@ -80,8 +80,11 @@ struct HubAccessoryTests {
             characteristic: "\(on.instanceID)",
             value: .bool(!now)
         )
-        _ = try await events.next("the simulator's change") { $0.isValue(.bool(!now), of: on.id) }
+        let reported = try await events.next("the simulator's change") { $0.isValue(.bool(!now), of: on.id) }
         #expect(try hub.graph.characteristic(withID: on.id, inHome: homeID).characteristic.value == .bool(!now))
+        // The history says who: the accessory reported it.
+        #expect(reported.by == .accessory)
+        #expect(reported.at.map { abs($0.timeIntervalSinceNow) < 60 } == true)
 
         // A shared user writes through the hub: the simulator and the graph both change.
         let results = try await hub.writeCharacteristics(
@@ -103,7 +106,8 @@ struct HubAccessoryTests {
             simulated[CharacteristicID(accessoryID: lamp.accessoryInstanceID, instanceID: brightness.instanceID)]
                 == .success(.int(42))
         )
-        _ = try await events.next("the write's change") { $0.isValue(.int(42), of: brightness.id) }
+        let written = try await events.next("the write's change") { $0.isValue(.int(42), of: brightness.id) }
+        #expect(written.by == .person(guest))
 
         // Out of range, read-only, unknown: typed errors, nothing sent, nothing changed.
         let before = hub.graph

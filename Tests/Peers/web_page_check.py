@@ -310,7 +310,11 @@ def main():
         # History.
         driver.find_element(By.CSS_SELECTOR, '#views button[data-view="history"]').click()
         history = wait(driver, lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#history li")])
-        check("history", history and any("Outlet moved to Sunroom" in line for line in history), (history or [])[:5])
+        # Each entry says who made it and when: the move was the owner's, on the page, a moment ago.
+        me = owner.call("GET", "/v1/me")[1].get("user", {}).get("name", "?")
+        moved_line = next((line for line in history or [] if "Outlet moved to Sunroom" in line), "")
+        check("history", moved_line and f"by {me}, " in moved_line and any(c.isdigit() for c in moved_line.split(" by ")[-1]),
+              moved_line or (history or [])[:5])
         screenshots(driver, args.screenshots, "history")
 
         # Invite a shared user from the page: the code, and its QR code.

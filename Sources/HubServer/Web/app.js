@@ -659,6 +659,36 @@ const describe = (home, change) => {
 
 const accessoryOf = (change) => change.accessoryID ?? change.accessory?.id;
 
+// Who made a change, as people say it; undefined for changes recorded before the hub kept it.
+const author = (home, by) => {
+  switch (by?.kind) {
+    case "person":
+      return home.users?.find((user) => user.id === by.userID)?.name ?? "a former member";
+    case "automation":
+      return "an automation";
+    case "accessory":
+      return "the accessory";
+    case "hub":
+      return "the hub";
+    default:
+      return undefined;
+  }
+};
+
+// One history entry: what changed, then who made it and when.
+const historyItem = (home, event) => {
+  const item = element("li", `#${event.sequence} ${describe(home, event.change)}`);
+  const who = author(home, event.by);
+  const at = event.at ? new Date(event.at) : undefined;
+  if (who || at) {
+    const parts = [who && `by ${who}`, at && at.toLocaleString([], { dateStyle: "short", timeStyle: "medium" })];
+    const meta = element("small", ` ${parts.filter(Boolean).join(", ")}`, { class: "change-meta" });
+    if (at) meta.title = at.toISOString();
+    item.append(meta);
+  }
+  return item;
+};
+
 const drawHistory = async () => {
   const root = $("history");
   const parts = [element("h2", "History")];
@@ -692,7 +722,7 @@ const drawHistory = async () => {
           const accessory = home.accessories?.find((a) => a.id === accessoryID);
           if (accessory?.roomID !== id && event.change.room?.id !== id && event.change.roomID !== id) continue;
         }
-        items.push(element("li", `#${event.sequence} ${describe(home, event.change)}`));
+        items.push(historyItem(home, event));
       }
       list.replaceChildren(...(items.length ? items : [element("li", "No changes.")]));
     };
