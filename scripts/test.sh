@@ -22,14 +22,18 @@ accessories='HearthCLITests|HearthSimTests|DNSSDTests|SimulatorTests|HAPAccessor
 # target runs here until it is placed.
 limit=${HEARTH_TEST_GROUP_LIMIT:-1500}
 logs=$(mktemp -d)
+# The test bundle is run directly: `swift test` processes at once would share SwiftPM's build database, which
+# only one may open. A filter that matches no test fails (status 69).
+tests="$(swift build --show-bin-path)/HearthPackageTests.xctest"
 
 run_group() {
     local name=$1
     shift
     set +e
-    # Interoperability tests fail, rather than skip, when the peers are missing. The groups share .build, which
-    # they only read (--skip-build), so SwiftPM's lock, which would run them one after another, is not taken.
-    HEARTH_REQUIRE_PEERS=1 timeout --kill-after=20 "$limit" swift test --skip-build --ignore-lock "$@" >"$logs/$name.log" 2>&1
+    # Interoperability tests fail, rather than skip, when the peers are missing. Line-buffered, so a group that
+    # runs out of time has logged every test it started and finished.
+    HEARTH_REQUIRE_PEERS=1 NO_COLOR=1 timeout --kill-after=20 "$limit" stdbuf -oL -eL "$tests" \
+        --testing-library swift-testing "$@" >"$logs/$name.log" 2>&1
     echo $? >"$logs/$name.status"
 }
 

@@ -5,6 +5,7 @@ import HomeGraph
 import Hub
 import Simulator
 import TestFixtures
+import TestSupport
 import Testing
 
 /// Scenes through the API: the built-in ones, found by kind and never removed, and a run with one accessory down.
@@ -114,8 +115,13 @@ import Testing
             .setActions(home: home.id, actionSet: scene.id, actions: actions),
             as: .user(fixture.owner.id)
         )
-        // The porch lamp goes away after pairing.
+        // The porch lamp goes away after pairing, and the hub sees it go (before that, a write may still meet the
+        // closing connection: "the accessory closed the connection").
         await bridges[2].stop()
+        let porch = lamps[2].id
+        try await waitUntil("the hub to see the porch lamp go") {
+            await fixture.hub.graph.home(withID: home.id)?.accessories.first { $0.id == porch }?.isReachable == false
+        }
 
         let g = fixture.guest.token
         let path = ["homeID": home.id.uuidString, "actionSetID": scene.id.uuidString]
