@@ -346,7 +346,9 @@ let package = Package(
         // prints each acknowledged one.
         .executableTarget(
             name: "hearth-store-torture",
-            dependencies: ["HomeStore", "HomeGraph", "HAP", "HAPTypes", "Hub", "TestFixtures", "TestSupport"],
+            dependencies: [
+                "Automation", "HomeStore", "HomeGraph", "HAP", "HAPTypes", "Hub", "TestFixtures", "TestSupport",
+            ],
             path: "Tests/StoreTorture"
         ),
         // A hub in a child process for the namespace test: browses one interface, pairs, reports change events.

@@ -232,7 +232,8 @@ public actor Hub {
     ) throws(HubError) -> [Result<[HomeEvent], HomeGraphError>] {
         guard !isStopped else { throw .stopped }
         let before = currentGraph
-        let now = configuration.clock.now()
+        // Whole seconds: the API writes times in ISO 8601 without fractions, so an event reads back as it was.
+        let now = Date(timeIntervalSince1970: configuration.clock.now().timeIntervalSince1970.rounded(.down))
         var results: [Result<[HomeEvent], HomeGraphError>] = []
         results.reserveCapacity(operations.count)
         var written: [LoggedOperation] = []

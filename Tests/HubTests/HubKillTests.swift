@@ -19,6 +19,8 @@ import Testing
         var random = SplitMix64(seed: seed)
         let decoder = JSONDecoder()
         var expected = HomeGraph()
+        // The child's hub stands its clock at this time (hearth-store-torture's tortureHubTime) and acts as the hub.
+        let stampedAt = Date(timeIntervalSince1970: 1_800_000_000)
         var tried = 0
         var acknowledged = 0
         var kills = 0
@@ -41,7 +43,7 @@ import Testing
                     pending = try decoder.decode(HomeOperation.self, from: json)
                     triedThisRound += 1
                 } else if line == "ack" {
-                    try expected.apply(try #require(pending))
+                    try expected.apply(try #require(pending), by: .hub, at: stampedAt)
                     acknowledged += 1
                     pending = nil
                 } else if line == "skip" {
@@ -62,7 +64,7 @@ import Testing
             if graph != expected, let pending {
                 // Killed after the commit, before the acknowledgement was printed: written, never acknowledged.
                 var withPending = expected
-                try withPending.apply(pending)
+                try withPending.apply(pending, by: .hub, at: stampedAt)
                 #expect(graph == withPending, "seed \(seed) round \(round): reopened graph is neither state")
                 expected = withPending
                 graph = withPending

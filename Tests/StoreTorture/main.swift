@@ -4,6 +4,7 @@
 // Usage: hearth-store-torture <folder> <seed> <count> [--hub]. Before each operation it prints `try <base64 JSON>`;
 // after the store acknowledged it, `ack <sequence>` (with `--hub`: `ack`, once `Hub.perform` returned); a refused or
 // empty one, `skip`. It stops after `count` operations.
+import Automation
 import Foundation
 import HomeGraph
 import HomeStore
@@ -78,9 +79,15 @@ func isWritten(_ operation: HomeOperation, to hub: Hub) async throws(HubError) -
     }
 }
 
+/// The time the hub's clock stands at in `--hub` runs, so the test can stamp the changes it expects as the hub does
+/// (by the hub, at this time): HubKillTests has the same value.
+let tortureHubTime = Date(timeIntervalSince1970: 1_800_000_000)
+
 /// Random operations through a `Hub` on `folder`, each printed before and acknowledged after.
 func tortureHub(folder: String, seed: UInt64, count: Int) async throws {
-    let hub = try await Hub(configuration: Hub.Configuration(stateFolder: folder))
+    let hub = try await Hub(
+        configuration: Hub.Configuration(stateFolder: folder, clock: ManualClock(start: tortureHubTime))
+    )
     var random = SplitMix64(seed: seed)
     var ids = SeededIDGenerator(seed: seed)
     let encoder = JSONEncoder()

@@ -102,9 +102,11 @@ public final class NetworkNamespacePair: @unchecked Sendable {
 public enum BuiltProducts {
     /// The folder holding the built executables (`.build/debug`).
     public static var directory: URL {
-        let executable =
+        var executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
+        // A bundle rebuilt while it runs is listed as "… (deleted)"; its folder is still the right one.
+        if executable.hasSuffix(" (deleted)") { executable.removeLast(" (deleted)".count) }
         var url = URL(fileURLWithPath: executable)
         while url.pathComponents.count > 1 && url.pathExtension != "xctest" {
             url.deleteLastPathComponent()
