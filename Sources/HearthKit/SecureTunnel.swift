@@ -202,8 +202,25 @@ public enum SecureHub {
             iterator = connection.received.makeAsyncIterator()
         }
 
+        /// How long the hub has to answer one step of the handshake; then the connection is closed. A relay stream
+        /// that never opens (its WebSocket stuck in the upgrade) would otherwise hold the handshake for ever.
+        static let answerTimeout: TimeAmount = .seconds(15)
+
         /// Posts `body` to `path` and returns the TLV8 answer.
         mutating func send(_ path: String, _ body: TLV8, address: String) async throws(HearthError) -> TLV8 {
+            let connection = connection
+            let started = ContinuousClock.now
+            let timer = connection.channel.eventLoop.scheduleTask(in: Self.answerTimeout) { connection.close() }
+            defer { timer.cancel() }
+            do {
+                return try await exchange(path, body, address: address)
+            } catch {
+                guard ContinuousClock.now - started >= .nanoseconds(Self.answerTimeout.nanoseconds) else { throw error }
+                throw .unreachable(address, "the hub did not answer \(path) within 15 seconds")
+            }
+        }
+
+        private mutating func exchange(_ path: String, _ body: TLV8, address: String) async throws(HearthError) -> TLV8 {
             let request = HAP.HTTPRequest(
                 method: .post,
                 target: path,

@@ -209,7 +209,7 @@ import Testing
     static func startRelayProcess() throws -> (process: ChildProcess, port: Int) {
         let process = try ChildProcess(
             BuiltProducts.path("hearth-relay"),
-            ["--port", "0", "--ping-interval", "1", "--log-level", "warning"],
+            ["--port", "0", "--ping-interval", "10", "--log-level", "warning"],
             timeout: 300
         )
         let line = try process.readLine()
