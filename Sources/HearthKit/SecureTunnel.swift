@@ -213,14 +213,14 @@ public enum SecureHub {
             let timer = connection.channel.eventLoop.scheduleTask(in: Self.answerTimeout) { connection.close() }
             defer { timer.cancel() }
             do {
-                return try await exchange(path, body, address: address)
+                return try await post(path, body, address: address)
             } catch {
                 guard ContinuousClock.now - started >= .nanoseconds(Self.answerTimeout.nanoseconds) else { throw error }
                 throw .unreachable(address, "the hub did not answer \(path) within 15 seconds")
             }
         }
 
-        private mutating func exchange(_ path: String, _ body: TLV8, address: String) async throws(HearthError) -> TLV8 {
+        private mutating func post(_ path: String, _ body: TLV8, address: String) async throws(HearthError) -> TLV8 {
             let request = HAP.HTTPRequest(
                 method: .post,
                 target: path,
@@ -348,7 +348,16 @@ public final class SecureTunnel: Sendable {
             head.append(contentsOf: bytes.readableBytesView)
         }
         guard let shown = headerValue(in: head, named: header), ConstantTime.equal(shown, secret) else { return }
-        guard let (remote, keys) = try? await SecureHub.openSession(secure) else { return }
+        let remote: ByteConnection
+        let keys: SessionKeys
+        do {
+            (remote, keys) = try await SecureHub.openSession(secure)
+        } catch {
+            // Answered, not just closed: a client waiting for its response (a WebSocket upgrade above all) hears
+            // why at once instead of waiting on a connection that ended without one.
+            try? await local.write(unreachableResponse(error))
+            return
+        }
         defer { remote.close() }
         var sealer = SessionCipher(keys: keys, role: .controller)
         await withTaskGroup(of: Void.self) { group in
@@ -370,6 +379,15 @@ public final class SecureTunnel: Sendable {
             remote.close()
             await group.waitForAll()
         }
+    }
+
+    /// A 502 answer carrying `error` as the API's error body, for a local request the hub could not be reached for.
+    static func unreachableResponse(_ error: HearthError) -> [UInt8] {
+        let detail = ErrorBody(error: .init(code: error.code, message: error.message))
+        let body = (try? JSONEncoder().encode(detail)) ?? Data()
+        let head = "HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        return Array(head.utf8) + Array(body)
     }
 
     static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {

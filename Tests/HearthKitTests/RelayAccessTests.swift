@@ -73,7 +73,7 @@ import Testing
         configuration.initialBackoff = .milliseconds(50)
         configuration.maximumBackoff = .milliseconds(500)
         var logger = Logger(label: "test.link")
-        logger.logLevel = .critical
+        logger.logLevel = ProcessInfo.processInfo.environment["HEARTH_TEST_LOG"] != nil ? .debug : .critical
         let link = HubLink(configuration: configuration, logger: logger)
         let task = Task { await link.run() }
         #expect(await eventually(timeout: .seconds(20)) { link.isConnected }, "the hub's link came up")
@@ -279,9 +279,15 @@ import Testing
                 if secure == nil { try await Task.sleep(for: .milliseconds(250)) }
             }
             let tunnel = try await SecureTunnel.start(try #require(secure, "paired through HAProxy"))
+            var managerLogger = Logger(label: "test.manager")
+            managerLogger.logLevel = ProcessInfo.processInfo.environment["HEARTH_TEST_LOG"] != nil ? .debug : .critical
             let manager = HomeManager(
                 client: HearthClient(tunnel: tunnel),
-                configuration: .init(initialBackoff: .milliseconds(100), maximumBackoff: .milliseconds(500))
+                configuration: .init(
+                    initialBackoff: .milliseconds(100),
+                    maximumBackoff: .milliseconds(500),
+                    logger: managerLogger
+                )
             )
             try await manager.start()
             #expect(await manager.waitUntilConnected())
