@@ -385,7 +385,8 @@ public final class SecureTunnel: Sendable {
     static func unreachableResponse(_ error: HearthError) -> [UInt8] {
         let detail = ErrorBody(error: .init(code: error.code, message: error.message))
         let body = (try? JSONEncoder().encode(detail)) ?? Data()
-        let head = "HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\n"
+        let head =
+            "HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         return Array(head.utf8) + Array(body)
     }
