@@ -93,7 +93,11 @@ struct NearbyEventTests {
             #expect(try await found(owner, pairable: false)?["deviceID"] as? String == deviceID)
 
             // The shared user heard none of it, though its socket saw the home's changes (the pairing).
-            #expect(guest.events.contains { ($0["change"] as? [String: Any])?["type"] as? String == "accessoryAdded" })
+            let added = try await guest.first(timeout: .seconds(20)) { message in
+                ((message["event"] as? [String: Any])?["change"] as? [String: Any])?["type"] as? String
+                    == "accessoryAdded"
+            }
+            #expect(added != nil, "the shared user's socket saw the pairing")
             let kinds = guest.received.compactMap { EventClient.parse($0.text).keys.first }
             #expect(!kinds.contains("found") && !kinds.contains("removed"), "\(kinds)")
             let last = simulator
