@@ -31,6 +31,8 @@ public final class HubLink: Sendable {
         public var pingInterval: Duration = .seconds(30)
         /// Payloads from the relay queued toward one stream's target before that stream is ended as too slow.
         public var streamQueueLength: Int = 256
+        /// How long one attempt may take until the relay accepts the link; then it is given up and retried.
+        public var acceptTimeout: Duration = .seconds(30)
         /// TLS settings for a `wss://` relay (`nil`: the system's defaults).
         public var tls: TLSConfiguration?
 
@@ -70,19 +72,57 @@ public final class HubLink: Sendable {
         var failures = 0
         while !Task.isCancelled {
             let accepted = Shared(false)
-            do {
-                let close = try await connectOnce { accepted.withLock { $0 = true } }
-                logger.info(
-                    "relay link closed",
-                    metadata: ["code": "\(String(describing: close?.closeCode))", "reason": "\(close?.reason ?? "")"]
-                )
-            } catch {
-                logger.info("relay link failed", metadata: ["error": "\(error)"])
-            }
+            let ending = await attempt(accepted: accepted)
+            logger.info("relay link ended", metadata: ["how": "\(ending)"])
             connected.withLock { $0 = false }
             if Task.isCancelled { return }
             failures = accepted.withLock { $0 } ? 0 : failures + 1
             try? await Task.sleep(for: backoff(afterFailures: failures))
+        }
+    }
+
+    /// One connection attempt, given up when the relay has not accepted it within ``Configuration/acceptTimeout``:
+    /// a WebSocket upgrade that never completes (swift-websocket's client can wait on one for ever, and cannot be
+    /// cancelled) must not keep the home offline. The abandoned attempt is cancelled and left to end by itself.
+    private func attempt(accepted: Shared<Bool>) async -> String {
+        let outcome = Shared<CheckedContinuation<String, Never>?>(nil)
+        // Resumes the waiting caller once, with the first of: the attempt's end, the timeout, the cancellation.
+        let finish: @Sendable (String) -> Void = { how in
+            outcome.withLock { continuation in
+                continuation?.resume(returning: how)
+                continuation = nil
+            }
+        }
+        let connection = Task {
+            do {
+                let close = try await connectOnce { accepted.withLock { $0 = true } }
+                return "closed (\(close.map { "\($0.closeCode) \($0.reason ?? "")" } ?? "no close frame"))"
+            } catch {
+                return "failed (\(error))"
+            }
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+                outcome.withLock { $0 = continuation }
+                let timer = Task { [timeout = configuration.acceptTimeout] in
+                    try? await Task.sleep(for: timeout)
+                    guard !Task.isCancelled, !accepted.withLock({ $0 }) else { return }
+                    connection.cancel()
+                    finish("not accepted within \(timeout)")
+                }
+                Task {
+                    let how = await connection.value
+                    timer.cancel()
+                    finish(how)
+                }
+                if Task.isCancelled {
+                    connection.cancel()
+                    finish("cancelled")
+                }
+            }
+        } onCancel: {
+            connection.cancel()
+            finish("cancelled")
         }
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HummingbirdWSClient
 import NIOCore
+import NIOPosix
 import NIOWebSocket
 import TestSupport
 import Testing
@@ -265,6 +266,38 @@ import Testing
             #expect(quietSince.duration(to: closedAt) >= .milliseconds(350))
             #expect(socket.received.count == 6)
         }
+    }
+
+    @Test func aLinkAttemptTheRelayNeverAnswersIsGivenUpAndRetried() async throws {
+        // A "relay" that takes the connection and never answers the upgrade: the client would wait for ever.
+        let connections = Shared(0)
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                connections.withLock { $0 += 1 }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { listener.close(promise: nil) }
+        let port = try #require(listener.localAddress?.port)
+        var configuration = HubLink.Configuration(
+            relayURL: "ws://127.0.0.1:\(port)",
+            identity: Curve25519.Signing.PrivateKey(),
+            targetHost: "127.0.0.1",
+            targetPort: 9
+        )
+        configuration.acceptTimeout = .seconds(1)
+        configuration.initialBackoff = .milliseconds(50)
+        configuration.maximumBackoff = .milliseconds(100)
+        let link = HubLink(configuration: configuration, logger: quietLogger("test.hub"))
+        let running = RunningHub(link: link, task: Task { await link.run() })
+        try await waitUntil("attempts after the first was given up", timeout: .seconds(20)) {
+            connections.withLock { $0 } >= 3
+        }
+        #expect(!link.isConnected)
+        // Stopping does not wait for the stuck attempt.
+        let stopping = ContinuousClock.now
+        await running.stop()
+        #expect(ContinuousClock.now - stopping < .seconds(2))
     }
 
     @Test func aNewerHubLinkReplacesTheOlder() async throws {
