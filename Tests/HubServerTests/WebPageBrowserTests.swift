@@ -44,7 +44,8 @@ struct WebPageBrowserTests {
         "states in words", "toggle a light", "keyboard on a slider",
         "a change made with hearth appears within a second", "run a scene", "the command box", "detail view",
         "create a room and move an accessory", "history", "invite with a QR code", "change a user's role",
-        "create a scene from the page", "a trigger's decisions shown", "temperatures in the home's unit",
+        "create a scene from the page", "a trigger's decisions shown", "add, rename and remove a home",
+        "temperatures in the home's unit",
         "a shared user sees no configuration controls", "a forged request is refused",
         "the page recovers after hearthd restarts",
     ]

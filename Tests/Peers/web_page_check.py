@@ -24,6 +24,7 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
@@ -412,6 +413,45 @@ def main():
               and shown.startswith("Did not fire") and "Why not:" in shown and "Outlet On became true" in shown,
               f"definition {described!r}; decision {shown!r}")
         screenshots(driver, args.screenshots, "automations")
+
+        # Homes on the page: one added, renamed, then removed by its owner (after the page asks); the demo home stays.
+        driver.find_element(By.CSS_SELECTOR, '#views button[data-view="groups"]').click()
+        form = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#groups form.new-home"))
+        form.find_element(By.NAME, "name").send_keys("Cabin")
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+        def home_named(name):
+            return next((h for h in owner.call("GET", "/v1/homes")[1].get("homes", []) if h["name"] == name), None)
+
+        def home_section(name):
+            return f'#groups section.group-home[data-name="{name}"]'
+
+        def click(selector):
+            # Found again at each try: the page may redraw the section between the find and the click.
+            def attempt(d):
+                d.find_element(By.CSS_SELECTOR, selector).click()
+                return True
+            return wait(driver, attempt)
+
+        added = wait(driver, lambda d: home_named("Cabin") and d.find_element(By.CSS_SELECTOR, home_section("Cabin")))
+        renamed = removed = None
+        if added and click(home_section("Cabin") + " button.rename-home"):
+            prompt = wait(driver, expected_conditions.alert_is_present())
+            if prompt:
+                prompt.send_keys("Lake Cabin")
+                prompt.accept()
+            renamed = wait(driver, lambda d: home_named("Lake Cabin")
+                           and d.find_element(By.CSS_SELECTOR, home_section("Lake Cabin")))
+        if renamed and click(home_section("Lake Cabin") + " button.remove-home"):
+            question = wait(driver, expected_conditions.alert_is_present())
+            asked = question.text if question else ""
+            if question:
+                question.accept()
+            removed = wait(driver, lambda d: home_named("Lake Cabin") is None
+                           and not d.find_elements(By.CSS_SELECTOR, home_section("Lake Cabin"))) and "cannot be undone" in asked
+        names = [h["name"] for h in owner.call("GET", "/v1/homes")[1].get("homes", [])]
+        check("add, rename and remove a home", added and renamed and removed and bool(names) and "Lake Cabin" not in names,
+              f"homes {names}; notice {driver.find_element(By.ID, 'notice').text!r}")
         driver.find_element(By.CSS_SELECTOR, '#views button[data-view="home"]').click()
 
         # A home that says temperatures in °F: the page converts (the API keeps Celsius).

@@ -1072,4 +1072,4 @@ start().catch(showSignIn);
 
 // What the configuration modules (scenes.js, triggers.js, groups.js) use of this one.
 export { api, element, button, notice, homes, canConfigure, short, T, words, say, label, writable, visibleServices };
-export { characteristicIndex, runScene, fahrenheit };
+export { characteristicIndex, runScene, fahrenheit, startLive };

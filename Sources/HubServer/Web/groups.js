@@ -1,14 +1,18 @@
-// The Zones & groups screen (owners and administrators): each home's zones with their rooms, and its service
-// groups with their services; made, renamed, changed and removed here. Loaded by app.js when first opened.
+// The Homes, zones & groups screen (owners and administrators): new homes; each home renamed (and removed by its
+// owner); its zones with their rooms, and its service groups with their services, made, renamed, changed and
+// removed here. Loaded by app.js when first opened.
 
-import { api, element, button, notice, homes, canConfigure, visibleServices } from "./app.js";
+import { api, element, button, notice, homes, canConfigure, visibleServices, startLive } from "./app.js";
 
+// Calls the hub; whether it went through (a refusal's sentence goes to the notice line).
 const call = async (method, path, body) => {
   try {
     await api(method, path, body);
     notice("");
+    return true;
   } catch (error) {
     notice(error.message);
+    return false;
   }
 };
 
@@ -98,13 +102,34 @@ const groups = (home) => {
   return section;
 };
 
-/** Draws the Zones & groups screen into `root`. */
+// A home's name with Rename and, for its owner, Remove (which takes everything in it, so it asks first).
+const homeControls = (entry) => {
+  const { home } = entry;
+  const row = element("p", undefined, { class: "home-item", "data-name": home.name });
+  row.append(button("Rename home", () => rename(`/v1/homes/${home.id}`, home.name, home.name),
+    { class: "rename-home", "aria-label": `Rename the home ${home.name}` }));
+  if (entry.role === "owner") {
+    row.append(" ", button("Remove home", async () => {
+      const question = `Remove the home ${home.name} with its rooms, accessories, scenes and automations? `
+        + "This cannot be undone.";
+      // The event connection starts again, so the page draws the homes that are left.
+      if (window.confirm(question) && await call("DELETE", `/v1/homes/${home.id}`)) startLive();
+    }, { class: "remove-home", "aria-label": `Remove the home ${home.name}` }));
+  }
+  return row;
+};
+
+/** Draws the Homes, zones & groups screen into `root`. */
 export function draw(root) {
-  const parts = [element("h2", "Zones & groups")];
+  const parts = [element("h2", "Homes, zones & groups")];
+  // A new home is the caller's; the event connection starts again so the page follows it too.
+  parts.push(nameForm("new-home", "New home", "Add home", async (name) => {
+    if (await call("POST", "/v1/homes", { name })) startLive();
+  }));
   for (const entry of homes.values()) {
     if (!canConfigure(entry)) continue;
-    const section = element("section", undefined, { class: "group-home" });
-    section.append(element("h3", entry.home.name), zones(entry.home), groups(entry.home));
+    const section = element("section", undefined, { class: "group-home", "data-name": entry.home.name });
+    section.append(element("h3", entry.home.name), homeControls(entry), zones(entry.home), groups(entry.home));
     parts.push(section);
   }
   root.replaceChildren(...parts);
