@@ -87,11 +87,13 @@ public final class HubLink: Sendable {
     private func attempt(accepted: Shared<Bool>) async -> String {
         let outcome = Shared<CheckedContinuation<String, Never>?>(nil)
         // Resumes the waiting caller once, with the first of: the attempt's end, the timeout, the cancellation.
+        // Resumed outside the lock: the cancellation handler runs under the task's own lock, which resuming takes.
         let finish: @Sendable (String) -> Void = { how in
-            outcome.withLock { continuation in
-                continuation?.resume(returning: how)
-                continuation = nil
+            let waiting = outcome.withLock { continuation in
+                defer { continuation = nil }
+                return continuation
             }
+            waiting?.resume(returning: how)
         }
         let connection = Task {
             do {
