@@ -54,35 +54,34 @@ struct RunningRelay: Sendable {
 }
 
 /// A TCP echo server on a free loopback port: the stand-in for the hub's secure listener.
+///
+/// Its connections are plain channels with an echoing handler, not `NIOAsyncChannel`s: a connection accepted while
+/// the server closes would otherwise be dropped unconsumed, and NIO stops the process for an async writer that was
+/// never finished.
 struct EchoServer: Sendable {
     let port: Int
-    let task: Task<Void, any Error>
+    let channel: any Channel
 
-    static func start() async throws -> EchoServer {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        let port = listener.channel.localAddress?.port ?? 0
-        let task = Task {
-            try await listener.executeThenClose { connections in
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in connections {
-                        group.addTask {
-                            try? await connection.executeThenClose { inbound, outbound in
-                                for try await chunk in inbound { try await outbound.write(chunk) }
-                            }
-                        }
-                    }
-                }
-            }
+    /// Sends back whatever arrives.
+    final class Echo: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            context.writeAndFlush(data, promise: nil)
         }
-        return EchoServer(port: port, task: task)
     }
 
-    func stop() { task.cancel() }
+    static func start() async throws -> EchoServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Echo()) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return EchoServer(port: channel.localAddress?.port ?? 0, channel: channel)
+    }
+
+    func stop() { channel.close(promise: nil) }
 }
 
 /// A hub link in this process with a fresh key, running until stopped.
