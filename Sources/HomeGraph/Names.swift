@@ -321,3 +321,11 @@ struct NameIndexCache: Sendable, Equatable {
 
     static func == (lhs: Self, rhs: Self) -> Bool { true }
 }
+
+/// Trigger positions by id: a cache that never counts in a home's equality.
+struct TriggerPositionCache: Sendable, Equatable {
+    /// Trigger id → position in `Home.triggers`; may be stale, so every answer is checked against the array.
+    var positions: [UUID: Int] = [:]
+
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+}

@@ -85,4 +85,42 @@ import Testing
         #expect(try fixture.home.triggers.count == 10_000)
         #expect(times[9] < times[0] * 5 + .milliseconds(500), "first 1,000: \(times[0]), last 1,000: \(times[9])")
     }
+
+    /// Operations on one trigger find it by id through a positions cache: after adds, removals (which move the
+    /// triggers behind) and renames, each operation changes exactly the trigger it names, and a removed trigger is
+    /// not found.
+    @Test func operationsFindTheirTriggerAfterAddsAndRemovals() throws {
+        var fixture = try Fixture()
+        let home = fixture.homeID
+        var ids: [UUID] = []
+        for number in 0..<50 {
+            let id = fixture.ids.makeID()
+            try fixture.apply(.addTrigger(home: home, trigger: Trigger.make(id: id, name: "Trigger \(number)")))
+            ids.append(id)
+            // Every add is followed by an operation on the newest trigger and on the first.
+            try fixture.apply(.renameTrigger(home: home, trigger: id, name: "Newest \(number)"))
+            try fixture.apply(.renameTrigger(home: home, trigger: ids[0], name: "First \(number)"))
+        }
+        for removed in [ids[0], ids[10], ids[49]] {
+            try fixture.apply(.removeTrigger(home: home, trigger: removed))
+            fixture.expectFailure(
+                .renameTrigger(home: home, trigger: removed, name: "Ghost"),
+                .notFound(.trigger, removed)
+            )
+        }
+        try fixture.apply(.renameTrigger(home: home, trigger: ids[11], name: "Moved"))
+        try fixture.apply(.enableTrigger(home: home, trigger: ids[48], isEnabled: false))
+        let late = fixture.ids.makeID()
+        try fixture.apply(.addTrigger(home: home, trigger: Trigger.make(id: late, name: "Late")))
+        try fixture.apply(.renameTrigger(home: home, trigger: late, name: "Later"))
+        let triggers = try Array(fixture.home.triggers)
+        #expect(triggers.count == 48)
+        #expect(!triggers.contains { [ids[0], ids[10], ids[49]].contains($0.id) })
+        #expect(triggers.first { $0.id == ids[11] }?.name == "Moved")
+        #expect(triggers.first { $0.id == ids[12] }?.name == "Newest 12")
+        #expect(triggers.first { $0.id == ids[48] }?.isEnabled == false)
+        #expect(triggers.filter { !$0.isEnabled }.map(\.id) == [ids[48]])
+        #expect(triggers.last?.id == late)
+        #expect(triggers.last?.name == "Later")
+    }
 }

@@ -37,6 +37,9 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
     /// The names and ids of the home's objects, built when a check needs it and cleared by any change to the
     /// collections above; not part of the home's value (never compared, never encoded).
     var nameIndex = NameIndexCache()
+    /// Each trigger's position by id, so an operation on one trigger finds it without a scan; checked on use and
+    /// rebuilt when stale, so no change needs to clear it (not compared, not encoded).
+    var triggerPositions = TriggerPositionCache()
 
     private enum CodingKeys: String, CodingKey {
         case id, name, isPrimary, location, timeZoneIdentifier, roomForEntireHome, rooms, zones, accessories,
