@@ -15,6 +15,11 @@ public struct HubIdentityInfo: Codable, Sendable, Equatable {
     public var secureAddress: String?
     /// The relay the hub keeps its link to (`hearthd --relay`), when it has one.
     public var relay: String?
+    /// The web app over TLS (`https://host:port/`), when the hub serves it on a LAN address.
+    public var webURL: String?
+    /// SHA-256 of the web app's TLS certificate, uppercase hex pairs joined by colons, as browsers show it: told
+    /// over the verified session, so a person can check the certificate their browser is asked to trust.
+    public var webCertificateFingerprint: String?
 
     /// Makes the answer.
     public init(
@@ -22,13 +27,17 @@ public struct HubIdentityInfo: Codable, Sendable, Equatable {
         fingerprint: String,
         routingID: String,
         secureAddress: String?,
-        relay: String? = nil
+        relay: String? = nil,
+        webURL: String? = nil,
+        webCertificateFingerprint: String? = nil
     ) {
         self.publicKey = publicKey
         self.fingerprint = fingerprint
         self.routingID = routingID
         self.secureAddress = secureAddress
         self.relay = relay
+        self.webURL = webURL
+        self.webCertificateFingerprint = webCertificateFingerprint
     }
 }
 

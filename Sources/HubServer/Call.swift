@@ -45,7 +45,7 @@ struct Authenticator: RouterMiddleware {
             let principal = await server.credentials.authenticate(session: secret)
         {
             if SessionCookie.changesState(request) {
-                try SessionCookie.checkSameSite(request, servesTLS: server.configuration.servesTLS)
+                try SessionCookie.checkSameSite(request, servesTLS: server.servesTLSNow)
             }
             CurrentConnection.record?.markAuthenticated()
             context.principal = principal

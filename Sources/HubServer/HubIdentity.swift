@@ -58,13 +58,20 @@ public struct HubIdentity: Sendable {
     }
 
     /// The answer of `GET /v1/hub/identity`.
-    public func info(secureAddress: String?, relay: String? = nil) -> HubIdentityInfo {
+    public func info(
+        secureAddress: String?,
+        relay: String? = nil,
+        webURL: String? = nil,
+        webCertificateFingerprint: String? = nil
+    ) -> HubIdentityInfo {
         HubIdentityInfo(
             publicKey: Self.hex(publicKey),
             fingerprint: fingerprint,
             routingID: routingID,
             secureAddress: secureAddress,
-            relay: relay
+            relay: relay,
+            webURL: webURL,
+            webCertificateFingerprint: webCertificateFingerprint
         )
     }
 

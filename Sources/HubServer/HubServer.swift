@@ -3,8 +3,10 @@ import HomeGraph
 import Hub
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// The request context of the event WebSocket's upgrade: Hummingbird's, and the connection's channel.
@@ -60,6 +62,13 @@ public struct HubServer: Sendable {
         public var secureHost: String? = nil
         /// The secure listener's TCP port; 0 picks a free one.
         public var securePort: Int = 7879
+        /// The address of the web app over TLS (a LAN address: plain HTTP with tokens stays on loopback); `nil`
+        /// serves none. Needs `webCertificate`.
+        public var tlsHost: String? = nil
+        /// The TLS listener's TCP port; 0 picks a free one.
+        public var tlsPort: Int = 7443
+        /// The certificate of the TLS listener: the hub's own (`WebCertificate.loadOrCreate`) or the owner's.
+        public var webCertificate: WebCertificate? = nil
         /// The relay the hub keeps its link to (`hearthd --relay`), told to clients in `GET /v1/hub/identity`.
         public var relayURL: String? = nil
         /// How long a connection to the secure listener may take to finish pair-verify before it is closed.
@@ -115,6 +124,10 @@ public struct HubServer: Sendable {
     public let identity: HubIdentity?
     /// The open connections of the secure listener, for revocation.
     public let secureSessions = SecureSessions()
+    /// The connections that arrived over the TLS listener.
+    let tlsConnections = ChannelSet()
+    /// The TLS listener's URL once it listens (`https://host:port/`).
+    private let tlsURL = NIOLockedValueBox<String?>(nil)
     /// The event texts sent on event connections, each encoded once.
     let eventFrames = EventFrames()
     /// Where to listen.
@@ -157,7 +170,7 @@ public struct HubServer: Sendable {
                 // The upgrade is decided outside the connection's task: its secure session is found by channel.
                 let secure = server.secureSessions.connection(for: context.channel)
                 let principal = await CurrentSecureConnection.$connection.withValue(secure) {
-                    await server.eventPrincipal(of: request)
+                    await server.eventPrincipal(of: request, channel: context.channel)
                 }
                 guard principal != nil else { return .dontUpgrade }
                 return .upgrade([:])
@@ -165,7 +178,7 @@ public struct HubServer: Sendable {
             onUpgrade: { inbound, outbound, context in
                 let secure = server.secureSessions.connection(for: context.requestContext.channel)
                 let found = await CurrentSecureConnection.$connection.withValue(secure) {
-                    await server.eventPrincipal(of: context.request)
+                    await server.eventPrincipal(of: context.request, channel: context.requestContext.channel)
                 }
                 guard let principal = found else { return }
                 let session = EventSession(server: server, principal: principal)
@@ -179,7 +192,7 @@ public struct HubServer: Sendable {
     public func makeApplication(
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> Application<RouterResponder<HubRequestContext>> {
-        makeApplication(secure: false, onServerRunning: onServerRunning)
+        makeApplication(.plain, onServerRunning: onServerRunning)
     }
 
     /// The secure listener (docs/remote-access.md): the same API inside verified HAP sessions on
@@ -187,13 +200,48 @@ public struct HubServer: Sendable {
     public func makeSecureApplication(
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> Application<RouterResponder<HubRequestContext>> {
-        makeApplication(secure: true, onServerRunning: onServerRunning)
+        makeApplication(.secure, onServerRunning: onServerRunning)
+    }
+
+    /// The TLS listener (docs/remote-access.md): the web app and the API over TLS on `tlsHost:tlsPort`, with
+    /// `webCertificate`; the session cookie is `Secure` there. Throws when either is missing.
+    public func makeTLSApplication(
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) throws -> Application<RouterResponder<HubRequestContext>> {
+        guard let certificate = configuration.webCertificate, configuration.tlsHost != nil else {
+            throw APIError(
+                .internalServerError,
+                code: "noTLS",
+                message: "the TLS listener needs an address and a certificate"
+            )
+        }
+        return makeApplication(.tls(certificate.tlsConfiguration)) { [tlsURL] channel in
+            if let address = channel.localAddress, let host = address.ipAddress, let port = address.port {
+                tlsURL.withLockedValue { $0 = "https://\(host.contains(":") ? "[\(host)]" : host):\(port)/" }
+            }
+            await onServerRunning(channel)
+        }
+    }
+
+    /// The web app's URL over TLS, once the TLS listener listens.
+    public var webURL: String? { tlsURL.withLockedValue { $0 } }
+
+    /// Which of the hub's listeners an application serves.
+    private enum Listener {
+        /// Plain HTTP (loopback).
+        case plain
+        /// HAP sessions (paired clients).
+        case secure
+        /// TLS with this configuration (the web app on a LAN address).
+        case tls(TLSConfiguration)
     }
 
     private func makeApplication(
-        secure: Bool,
+        _ listener: Listener,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) -> Application<RouterResponder<HubRequestContext>> {
+        let isTLS: Bool
+        if case .tls = listener { isTLS = true } else { isTLS = false }
         let guarding = LoopBoundChannel<HTTP1WebSocketUpgradeChannel>.Guarding(
             connections: OpenConnections(
                 limit: configuration.maximumConnections ?? OpenConnections.defaultLimit(),
@@ -201,7 +249,8 @@ public struct HubServer: Sendable {
             ),
             headTimeout: TimeAmount(configuration.headTimeout),
             sendBufferSize: configuration.socketSendBufferSize,
-            servesTLS: configuration.servesTLS
+            servesTLS: configuration.servesTLS || isTLS,
+            tlsConnections: isTLS ? tlsConnections : nil
         )
         let http1 = HTTP1Channel.Configuration(
             idleTimeout: TimeAmount(configuration.idleTimeout),
@@ -211,10 +260,20 @@ public struct HubServer: Sendable {
                 maxHeaderFieldCount: ConnectionLimits.maximumHeaderCount
             )
         )
+        let address: BindAddress
+        switch listener {
+        case .plain: address = .hostname(configuration.host, port: configuration.port)
+        case .secure: address = .hostname(configuration.secureHost ?? "127.0.0.1", port: configuration.securePort)
+        case .tls: address = .hostname(configuration.tlsHost ?? "127.0.0.1", port: configuration.tlsPort)
+        }
+        let tls: TLSConfiguration?
+        if case .tls(let configuration) = listener { tls = configuration } else { tls = nil }
+        let isSecure: Bool
+        if case .secure = listener { isSecure = true } else { isSecure = false }
         return Application(
             router: makeRouter(),
             server: HTTPServerBuilder { [webSocketResponder = makeWebSocketRouter().buildResponder(), self] responder in
-                SecureChannel(
+                let channel = SecureChannel(
                     inner: LoopBoundChannel(
                         inner: HTTP1WebSocketUpgradeChannel(
                             responder: responder,
@@ -224,23 +283,29 @@ public struct HubServer: Sendable {
                         guarding: guarding
                     ),
                     server: self,
-                    isSecure: secure
+                    isSecure: isSecure
                 )
+                guard let tls else { return channel }
+                return try TLSChannel(channel, tlsConfiguration: tls)
             },
-            configuration: .init(
-                address: secure
-                    ? .hostname(configuration.secureHost ?? "127.0.0.1", port: configuration.securePort)
-                    : .hostname(configuration.host, port: configuration.port),
-                serverName: "hearthd"
-            ),
+            configuration: .init(address: address, serverName: "hearthd"),
             onServerRunning: onServerRunning,
             logger: logger
         )
     }
 
+    /// Whether requests on `channel` arrive over TLS: the TLS listener's, or any when `configuration.servesTLS`
+    /// says a proxy on this host ends TLS in front of the server.
+    func servesTLS(on channel: (any Channel)?) -> Bool {
+        configuration.servesTLS || channel.map(tlsConnections.contains) ?? false
+    }
+
+    /// ``servesTLS(on:)`` for the request being served.
+    var servesTLSNow: Bool { servesTLS(on: CurrentConnection.channel) }
+
     /// The caller of an event WebSocket upgrade: its bearer token's, or without one its session cookie's when the
     /// upgrade comes from the hub's own page (`SessionCookie.upgradeRefusal`); `nil` when it is refused.
-    func eventPrincipal(of request: Request) async -> Principal? {
+    func eventPrincipal(of request: Request, channel: any Channel) async -> Principal? {
         if CurrentSecureConnection.connection != nil || request.headers[.authorization] != nil {
             return await principal(of: request)
         }
@@ -250,7 +315,7 @@ public struct HubServer: Sendable {
             cookieHeaders: request.headers[values: .cookie],
             origins: request.headers[values: .origin],
             authority: request.head.authority,
-            servesTLS: configuration.servesTLS
+            servesTLS: servesTLS(on: channel)
         )
         guard refusal == nil, let principal = await credentials.authenticate(session: secret) else { return nil }
         CurrentConnection.record?.markAuthenticated()

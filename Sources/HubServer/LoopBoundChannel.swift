@@ -1,6 +1,7 @@
 import HAPController
 import HummingbirdCore
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -23,6 +24,8 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
         var sendBufferSize: Int? = nil
         /// Whether requests arrive over TLS: the scheme of the page's own origin, which a cookie upgrade must send.
         var servesTLS = false
+        /// Where connections of the TLS listener are recorded, so a request knows it came over TLS.
+        var tlsConnections: ChannelSet? = nil
     }
 
     let inner: Inner
@@ -47,6 +50,7 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
                 ),
                 position: .after(decoder)
             )
+            guarding.tlsConnections?.insert(channel)
             guarding.connections.admit(record)
             channel.closeFuture.whenComplete { _ in guarding.connections.remove(record) }
             return value
@@ -112,4 +116,24 @@ enum CurrentConnection {
     @TaskLocal static var channel: (any Channel)?
     /// The connection's record in the connection table, which learns when the connection authenticates.
     @TaskLocal static var record: ConnectionRecord?
+}
+
+/// A set of open channels: a channel leaves it when it closes.
+final class ChannelSet: Sendable {
+    private let members = NIOLockedValueBox<Set<ObjectIdentifier>>([])
+
+    /// An empty set.
+    init() {}
+
+    /// Adds `channel` until it closes.
+    func insert(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        members.withLockedValue { _ = $0.insert(key) }
+        channel.closeFuture.whenComplete { [members] _ in members.withLockedValue { _ = $0.remove(key) } }
+    }
+
+    /// Whether `channel` is in the set.
+    func contains(_ channel: any Channel) -> Bool {
+        members.withLockedValue { $0.contains(ObjectIdentifier(channel)) }
+    }
 }

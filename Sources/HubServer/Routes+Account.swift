@@ -71,7 +71,7 @@ extension Routes {
             )
             let authority =
                 call.request.head.authority ?? "\(server.configuration.host):\(server.configuration.port)"
-            let scheme = server.configuration.servesTLS ? "https" : "http"
+            let scheme = server.servesTLSNow ? "https" : "http"
             return NewSignInLink(url: "\(scheme)://\(authority)/#signin=\(secret)", expiresAt: link.expiresAt)
         }
         // Redeeming needs no token (the code is the credential); with one, the caller's own account joins.

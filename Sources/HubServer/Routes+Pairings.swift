@@ -13,7 +13,9 @@ extension Routes {
             let configuration = call.server.configuration
             return identity.info(
                 secureAddress: configuration.secureHost.map { "\($0):\(configuration.securePort)" },
-                relay: configuration.relayURL
+                relay: configuration.relayURL,
+                webURL: call.server.webURL,
+                webCertificateFingerprint: configuration.webCertificate?.fingerprint
             )
         }
         add(Endpoints.resetPairingAttempts) { call, _ in

@@ -108,7 +108,7 @@ extension Routes {
         let server = server
         addResponding(Endpoints.createSession) { request, context, body in
             // Checked even without a cookie, so another site cannot sign a browser in to its own account.
-            try SessionCookie.checkSameSite(request, servesTLS: server.configuration.servesTLS)
+            try SessionCookie.checkSameSite(request, servesTLS: server.servesTLSNow)
             let signedIn = try await server.signIn(with: body)
             let (session, secret) = try await server.credentials.createSession(
                 for: signedIn,
@@ -130,7 +130,7 @@ extension Routes {
                 homes: await call.homeSummaries()
             )
             var response = JSONBody.response(me, status: .created)
-            response.headers[.setCookie] = SessionCookie.setting(secret, servesTLS: server.configuration.servesTLS)
+            response.headers[.setCookie] = SessionCookie.setting(secret, servesTLS: server.servesTLSNow)
             response.headers[.cacheControl] = "no-store"
             return response
         }
@@ -145,7 +145,7 @@ extension Routes {
             _ = try await server.credentials.revokeSession(sessionID)
             await server.connections.revoke(session: sessionID, reason: "signed out")
             var response = Response(status: .noContent)
-            response.headers[.setCookie] = SessionCookie.clearing(servesTLS: server.configuration.servesTLS)
+            response.headers[.setCookie] = SessionCookie.clearing(servesTLS: server.servesTLSNow)
             return response
         }
     }

@@ -18,6 +18,10 @@ public struct HubStateFolder: Sendable {
     public var ownerToken: String { path + "/owner.token" }
     /// The hub's long-term Ed25519 key for remote access (mode 0600).
     public var hubKey: String { path + "/hub.key" }
+    /// The web app's TLS certificate the hub made for itself (PEM).
+    public var webCertificate: String { path + "/web-tls.pem" }
+    /// Its private key (PEM, mode 0600).
+    public var webKey: String { path + "/web-tls.key" }
     /// The owner's one-time setup code for pairing a client (`hearth login --hub`), mode 0600.
     public var ownerSetupCode: String { path + "/owner.setup-code" }
     /// The client configuration for this hub (address and owner token).

@@ -11,7 +11,7 @@ struct Hearth: AsyncParsableCommand {
         subcommands: [
             Login.self, WhoAmI.self, HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self,
             ServiceCommand.self, GroupCommand.self, SceneCommand.self, TriggerCommand.self, PresenceCommand.self,
-            UserCommand.self, Say.self,
+            UserCommand.self, Say.self, WebCommand.self,
             Watch.self, Demo.self, HAPCommand.self,
         ]
     )

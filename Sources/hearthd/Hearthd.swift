@@ -49,6 +49,23 @@ struct Hearthd: AsyncParsableCommand {
 
     @Option(
         help: """
+            Serve the web app and the API over TLS on this address (default: --address when it is not loopback; \
+            plain HTTP with tokens never leaves loopback).
+            """
+    )
+    var tlsAddress: String?
+
+    @Option(help: "The TLS listener's TCP port (0 picks a free one).")
+    var tlsPort = 7443
+
+    @Option(help: "A PEM certificate chain for the TLS listener (default: one the hub makes for itself).")
+    var tlsCertificate: String?
+
+    @Option(help: "The PEM private key of --tls-certificate.")
+    var tlsKey: String?
+
+    @Option(
+        help: """
             A relay (ws:// or wss:// URL, docs/relay.md) to keep an outbound link to, so paired clients reach the \
             secure listener from anywhere by the hub's routing id; starts the secure listener on 127.0.0.1 if none.
             """
@@ -84,6 +101,9 @@ struct Hearthd: AsyncParsableCommand {
     func validate() throws {
         if let relay, !(relay.hasPrefix("ws://") || relay.hasPrefix("wss://")) {
             throw ValidationError("--relay \(relay) must be a ws:// or wss:// URL, such as wss://relay.example.org.")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together: give both or neither.")
         }
         for text in interfaces where IPv4Address(text) == nil {
             throw ValidationError("--interface \(text) is not an IPv4 address.")
@@ -154,6 +174,17 @@ struct Hearthd: AsyncParsableCommand {
         configuration.securePort = remotePort
         configuration.relayURL = relay
         configuration.maximumFailedPairingAttempts = maximumFailedPairingAttempts
+        let tlsHost = tlsAddress ?? (Self.isLoopback(address) ? nil : address)
+        if let tlsHost {
+            configuration.tlsHost = tlsHost
+            configuration.tlsPort = tlsPort
+            configuration.webCertificate = try Self.webCertificate(
+                for: tlsHost,
+                folder: folder,
+                certificate: tlsCertificate,
+                key: tlsKey
+            )
+        }
         let server = HubServer(
             hub: hub,
             credentials: credentials,
@@ -166,7 +197,8 @@ struct Hearthd: AsyncParsableCommand {
         let isDemo = demo
         let ready = ReadyGate()
         let secureReady = ReadyGate()
-        let hubService = HubService(hub: hub, ready: [ready, secureReady]) { [logger] hub in
+        let tlsReady = ReadyGate()
+        let hubService = HubService(hub: hub, ready: [ready, secureReady, tlsReady]) { [logger] hub in
             guard let bridge, let demoHomeID else { return }
             try await Self.connect(bridge, to: demoHomeID, in: hub, owner: owner.userID, logger: logger)
         }
@@ -205,7 +237,8 @@ struct Hearthd: AsyncParsableCommand {
         // The demo's own secure listener is a convenience: when its port is taken the demo serves without it.
         let secureIsOptional = demo && remoteAddress == nil && relay == nil && Self.isLoopback(address)
         let relayLink = relay.map { RelayLinkService(relayURL: $0, identity: identity, logger: logger) }
-        let secureAPI = APIService(server: server, ready: secureReady, isSecure: true, isOptional: secureIsOptional) {
+        let secureAPI = APIService(server: server, ready: secureReady, listener: .secure, isOptional: secureIsOptional)
+        {
             channel in
             let port = channel.localAddress?.port ?? 0
             let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
@@ -216,9 +249,20 @@ struct Hearthd: AsyncParsableCommand {
             )
             fflush(nil)
         }
+        let fingerprint = configuration.webCertificate?.fingerprint ?? ""
+        let tlsAPI = APIService(server: server, ready: tlsReady, listener: .tls) { channel in
+            let port = channel.localAddress?.port ?? 0
+            let host = channel.localAddress?.ipAddress ?? "127.0.0.1"
+            print(
+                "hearthd: web app over TLS on https://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
+                    + " (certificate SHA-256 \(fingerprint))"
+            )
+            fflush(nil)
+        }
         let services: [any ServiceLifecycle.Service] =
             (bridge.map { [DemoBridgeService(bridge: $0)] } ?? []) + [hubService, api]
-            + (secureHost == nil ? [] : [secureAPI]) + (relayLink.map { [$0] } ?? [])
+            + (secureHost == nil ? [] : [secureAPI]) + (tlsHost == nil ? [] : [tlsAPI])
+            + (relayLink.map { [$0] } ?? [])
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map {
@@ -231,6 +275,37 @@ struct Hearthd: AsyncParsableCommand {
         try await group.run()
         print("hearthd: stopped")
         fflush(nil)
+    }
+
+    /// The TLS listener's certificate: the owner's (`--tls-certificate`), or the one the hub made for itself,
+    /// naming `host` (every interface's address when it is a wildcard), this machine's name and loopback.
+    static func webCertificate(
+        for host: String,
+        folder: HubStateFolder,
+        certificate: String?,
+        key: String?
+    ) throws(HearthdError) -> WebCertificate {
+        do throws(WebCertificate.Failure) {
+            if let certificate, let key { return try WebCertificate.load(certificatePath: certificate, keyPath: key) }
+            var hosts: [String] = []
+            if host == "0.0.0.0" || host == "::" {
+                let devices = (try? System.enumerateDevices()) ?? []
+                hosts += devices.compactMap { $0.address?.ipAddress }.filter { !$0.hasPrefix("fe80") }
+            } else {
+                hosts.append(host)
+            }
+            let name = ProcessInfo.processInfo.hostName
+            if !name.isEmpty, name != "localhost" { hosts += [name, name + ".local"] }
+            hosts += ["localhost", "127.0.0.1"]
+            var seen: Set<String> = []
+            return try WebCertificate.loadOrCreate(
+                certificatePath: folder.webCertificate,
+                keyPath: folder.webKey,
+                hosts: hosts.filter { seen.insert($0).inserted }
+            )
+        } catch {
+            throw HearthdError.noCertificate(error.description)
+        }
     }
 
     /// Whether `host` is a loopback address or name.
@@ -362,10 +437,14 @@ struct Hearthd: AsyncParsableCommand {
 enum HearthdError: Error, CustomStringConvertible {
     /// The API's address and port could not be bound: `errno` says why (in use, not allowed, not this host's).
     case cannotListen(host: String, port: Int, errno: Int32)
+    /// The TLS listener's certificate could not be read or made; carries the reason as a sentence.
+    case noCertificate(String)
 
     /// One sentence: what failed and what to do.
     var description: String {
         switch self {
+        case .noCertificate(let reason):
+            return "the TLS listener has no certificate: \(reason)"
         case .cannotListen(let host, let port, let code):
             let reason = String(cString: strerror(code)).lowercased()
             let advice =

@@ -67,21 +67,30 @@ final class APIService: Service, CustomStringConvertible {
     let onServerRunning: @Sendable (any Channel) async -> Void
     /// Whether the server has started listening: an I/O error before it is a failure to listen, one after is not.
     let serving = Mutex(false)
-    /// Whether this serves the secure listener (docs/remote-access.md) rather than loopback HTTP.
-    let isSecure: Bool
+    /// Which listener this serves.
+    let listener: Listener
+    /// The hub's listeners (docs/remote-access.md).
+    enum Listener {
+        /// Plain HTTP on loopback.
+        case plain
+        /// The secure listener: paired clients in HAP sessions.
+        case secure
+        /// The web app and API over TLS on a LAN address.
+        case tls
+    }
     /// Whether a failure to listen is reported and the rest keeps serving (the demo's default secure listener).
     let isOptional: Bool
 
     init(
         server: HubServer,
         ready: ReadyGate,
-        isSecure: Bool = false,
+        listener: Listener = .plain,
         isOptional: Bool = false,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) {
         self.server = server
         self.ready = ready
-        self.isSecure = isSecure
+        self.listener = listener
         self.isOptional = isOptional
         self.onServerRunning = onServerRunning
     }
@@ -99,21 +108,28 @@ final class APIService: Service, CustomStringConvertible {
             self.serving.withLock { $0 = true }
             await self.onServerRunning(channel)
         }
-        let application =
-            isSecure
-            ? server.makeSecureApplication(onServerRunning: running) : server.makeApplication(onServerRunning: running)
+        let configuration = server.configuration
+        let (host, port) =
+            switch listener {
+            case .plain: (configuration.host, configuration.port)
+            case .secure: (configuration.secureHost ?? "", configuration.securePort)
+            case .tls: (configuration.tlsHost ?? "", configuration.tlsPort)
+            }
         do {
+            let application =
+                switch listener {
+                case .plain: server.makeApplication(onServerRunning: running)
+                case .secure: server.makeSecureApplication(onServerRunning: running)
+                case .tls: try server.makeTLSApplication(onServerRunning: running)
+                }
             try await application.run()
         } catch {
             if !serving.withLock({ $0 }), let systemError = HearthdError.systemError(in: error, depth: 3) {
-                let configuration = server.configuration
-                let failure = HearthdError.cannotListen(
-                    host: isSecure ? configuration.secureHost ?? "" : configuration.host,
-                    port: isSecure ? configuration.securePort : configuration.port,
-                    errno: systemError.errnoCode
-                )
+                let failure = HearthdError.cannotListen(host: host, port: port, errno: systemError.errnoCode)
                 guard isOptional else { throw failure }
-                print("hearthd: serving without the secure listener: \(failure.description)")
+                print(
+                    "hearthd: serving without the \(listener == .tls ? "TLS" : "secure") listener: \(failure.description)"
+                )
                 try? await gracefulShutdown()
                 return
             }
