@@ -13,7 +13,7 @@ public struct StoredSRPVerifier: Sendable, Codable, Equatable {
     init(code: String) {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let value = SRPVerifier.pairSetup(setupCode: HubPairingTLV.normalized(code), salt: salt)
+        let value = SRPVerifier.pairSetup(setupCode: HubPairingTLV.normalized(code), salt: salt, usage: .once)
         self.salt = Data(salt)
         self.verifier = Data(value.rawRepresentation)
     }
@@ -25,7 +25,8 @@ public struct StoredSRPVerifier: Sendable, Codable, Equatable {
             salt: Array(salt),
             rawRepresentation: Array(verifier),
             group: .hap3072,
-            hash: .sha512
+            hash: .sha512,
+            usage: .once
         )
     }
 }

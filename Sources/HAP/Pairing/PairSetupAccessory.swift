@@ -267,14 +267,16 @@ public struct PairSetupAccessory: Sendable {
 extension SRPVerifier {
     /// The verifier of a HAP setup code: user "Pair-Setup", the code with dashes as password, 3072-bit group, SHA-512.
     ///
-    /// An accessory computes it once per setup code and salt and keeps it, so pair-setup never needs the code.
-    public static func pairSetup(setupCode: String, salt: [UInt8]) -> SRPVerifier {
+    /// An accessory computes it once per setup code and salt and keeps it, so pair-setup never needs the code;
+    /// `usage` is `.once` for a one-time code.
+    public static func pairSetup(setupCode: String, salt: [UInt8], usage: Usage = .reused) -> SRPVerifier {
         SRPVerifier(
             username: PairSetupAccessory.username,
             password: setupCode,
             salt: salt,
             group: .hap3072,
-            hash: .sha512
+            hash: .sha512,
+            usage: usage
         )
     }
 }

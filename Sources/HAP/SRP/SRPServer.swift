@@ -113,7 +113,7 @@ public struct SRPServer: Sendable {
             hash: verifier.hash
         )
         guard !scrambling.isZero else { throw .invalidPublicKey }
-        let base = context.multiply(clientValue, verifier.powers.power(exponent: scrambling))
+        let base = context.multiply(clientValue, verifier.power(exponent: scrambling))
         return group.secretPower(base, exponent: privateKey)
     }
 }

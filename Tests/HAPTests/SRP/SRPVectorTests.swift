@@ -47,13 +47,14 @@ struct SRPVectorTests {
         static let encryptKey = hexBytes("4334df142c5021d26d2803e338f4a28688193465b65cdf41eab9599f58df86b1")
     }
 
-    static func hapVerifier() -> SRPVerifier {
+    static func hapVerifier(usage: SRPVerifier.Usage = .reused) -> SRPVerifier {
         SRPVerifier(
             username: "Pair-Setup",
             password: HAPVector.setupCode,
             salt: HAPVector.salt,
             group: .hap3072,
-            hash: .sha512
+            hash: .sha512,
+            usage: usage
         )
     }
 
@@ -62,8 +63,10 @@ struct SRPVectorTests {
         #expect(multiplier == BigUInt(bigEndianBytes: HAPVector.multiplier))
     }
 
-    @Test func computesEveryValueOfTheHAPVector() throws {
-        let verifier = Self.hapVerifier()
+    /// Both ways of computing v^u (a reused verifier's table, a one-time verifier's direct power) give the vector.
+    @Test(arguments: [SRPVerifier.Usage.reused, .once])
+    func computesEveryValueOfTheHAPVector(usage: SRPVerifier.Usage) throws {
+        let verifier = Self.hapVerifier(usage: usage)
         #expect(verifier.rawRepresentation.count == 384)
         #expect(Array(verifier.rawRepresentation.prefix(16)) == HAPVector.verifierPrefix)
 
