@@ -128,6 +128,18 @@ let package = Package(
             ],
             path: "RelayBench"
         ),
+        // Issue 19's pairing and pair-verify benchmark (build with -c release): a `hearthd` child process's secure
+        // listener against HearthKit's client, each side's CPU apart.
+        .executableTarget(
+            name: "hearth-remote-bench",
+            dependencies: [
+                .product(name: "HearthKit", package: "Hearth"),
+                .product(name: "HearthAPI", package: "Hearth"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "RemoteBench"
+        ),
         // Issue 18's plain-language benchmark (build with -c release): a 500-accessory home from four hearth-sim
         // bridges, imported without sockets; the name index's build, each sentence's latency, sentences per second.
         .executableTarget(
