@@ -1429,8 +1429,8 @@ export function draw(root) {
             text: #"""
 // The "Add accessory" view (owners and administrators): the accessories the hub finds nearby, kept up to date by
 // the event WebSocket's `found` and `removed` messages (pushed by the hub's browser, never polled), and a form that
-// pairs the chosen one with its setup code (typed, or read from its QR code where the browser has
-// `BarcodeDetector`) into a room under a name.
+// pairs the chosen one with its setup code (typed, or read from its label's QR code: a photo, or the camera where
+// the page may use one; the browser's `BarcodeDetector` where it has one, else qr.js) into a room under a name.
 
 // HAP accessory categories (the advertisement's `ci`) as people say them.
 const categories = {
@@ -1460,6 +1460,36 @@ export const setupCodeFrom = (text) => {
 
 // The advertised name without the device ID's end that accessories add to it ("Porch Lamp 3A4F" -> "Porch Lamp").
 const suggestedName = (name) => name.replace(/\s+[0-9A-F]{4,6}$/, "");
+
+// A function from an image (`ImageBitmap` or a playing `<video>`) to the texts of the QR codes in it: the browser's
+// `BarcodeDetector` where it has one, else qr.js on the image's pixels (drawn at most 1024 pixels wide).
+let reader = null;
+const qrReader = () => {
+  reader ??= (async () => {
+    if ("BarcodeDetector" in window) {
+      const detector = new window.BarcodeDetector({ formats: ["qr_code"] });
+      return async (source) => (await detector.detect(source)).map((found) => found.rawValue);
+    }
+    const { readQRCode } = await import("./qr.js");
+    const canvas = document.createElement("canvas");
+    return async (source) => {
+      const width = source.videoWidth ?? source.width;
+      const height = source.videoHeight ?? source.height;
+      if (!width || !height) return [];
+      const scale = Math.min(1, 1024 / Math.max(width, height));
+      canvas.width = Math.round(width * scale);
+      canvas.height = Math.round(height * scale);
+      const context = canvas.getContext("2d", { willReadFrequently: true });
+      context.drawImage(source, 0, 0, canvas.width, canvas.height);
+      const text = readQRCode(context.getImageData(0, 0, canvas.width, canvas.height));
+      return text === null ? [] : [text];
+    };
+  })();
+  reader.catch(() => {
+    reader = null;
+  });
+  return reader;
+};
 
 // Starts the view's part of the page (its tab joins #views, whose click handler app.js adds); `context` holds
 // app.js's helpers and state.
@@ -1515,54 +1545,74 @@ export const startPairing = (context) => {
     if (message) list.before(element("p", message, { class: "warn pair-gone", role: "status" }));
   };
 
-  // The setup-code field's QR controls: the camera or a photo where the browser can read barcodes, else a sentence.
+  // The setup-code field's QR controls: a photo of the label, or the camera where the browser has one. The browser's
+  // `BarcodeDetector` reads the code where it exists, else qr.js (imported the first time it is needed).
   const scanControls = (input, status) => {
-    if (!("BarcodeDetector" in window)) {
-      return [element("p", "This browser cannot read QR codes: type the 8 digits printed on the accessory.", {
-        class: "muted scan-unavailable",
-      })];
-    }
-    const detector = new window.BarcodeDetector({ formats: ["qr_code"] });
-    const take = (codes) => {
-      const code = codes.map((found) => setupCodeFrom(found.rawValue)).find(Boolean);
+    const take = (texts) => {
+      const code = texts.map(setupCodeFrom).find(Boolean);
       if (code) {
         input.value = code;
         status.textContent = "Setup code read from the QR code.";
       }
-      return Boolean(code);
+      return code ? "read" : texts.length ? "other" : "none";
     };
     const video = element("video", undefined, { class: "scan", muted: true, playsinline: true, hidden: true });
-    const camera = button("Scan with the camera", async () => {
-      status.textContent = "";
-      try {
-        scanning = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
-        video.srcObject = scanning;
-        video.hidden = false;
-        await video.play();
-        const started = Date.now();
-        while (scanning && Date.now() - started < 60000) {
-          if (take(await detector.detect(video))) break;
-          await new Promise((resolve) => setTimeout(resolve, 250));
+    const scanners = [];
+    if (navigator.mediaDevices?.getUserMedia) {
+      scanners.push(button("Scan with the camera", async () => {
+        status.textContent = "";
+        try {
+          const read = await qrReader();
+          scanning = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
+          video.srcObject = scanning;
+          video.hidden = false;
+          await video.play();
+          const started = Date.now();
+          let seen = "none";
+          while (scanning && Date.now() - started < 60000) {
+            seen = take(await read(video));
+            if (seen === "read") break;
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+          if (seen === "other") status.textContent = "This QR code is not a HomeKit setup code.";
+        } catch (error) {
+          status.textContent = `The camera could not be used (${error.message}); type the code instead.`;
         }
-      } catch (error) {
-        status.textContent = `The camera could not be used (${error.message}); type the code instead.`;
-      }
-      stopScanning();
-      video.hidden = true;
-    });
-    const file = element("input", undefined, { type: "file", accept: "image/*", "aria-label": "Photo of the QR code" });
+        stopScanning();
+        video.hidden = true;
+      }, { class: "scan-camera" }));
+    }
+    const file = element("input", undefined, { type: "file", accept: "image/*", id: "setup-photo" });
     file.addEventListener("change", async () => {
       const picked = file.files?.[0];
       if (!picked) return;
+      status.textContent = "Reading the QR code…";
+      let image = null;
       try {
-        if (!take(await detector.detect(await createImageBitmap(picked)))) {
-          status.textContent = "No HomeKit setup code was found in that photo.";
-        }
+        image = await createImageBitmap(picked);
+      } catch {
+        status.textContent = "That file is not an image this browser can open.";
+        return;
+      }
+      try {
+        const seen = take(await (await qrReader())(image));
+        if (seen === "none") status.textContent = "No QR code found in this image.";
+        else if (seen === "other") status.textContent = "This QR code is not a HomeKit setup code.";
       } catch (error) {
-        status.textContent = `The photo could not be read (${error.message}).`;
+        status.textContent = `The image could not be read (${error.message}).`;
+      } finally {
+        image.close();
+        file.value = "";
       }
     });
-    return [camera, element("label", "or from a photo", {}), file, video];
+    return [
+      ...scanners,
+      element("label", scanners.length ? "or read it from a photo of the label" : "Read it from a photo of the label", {
+        for: "setup-photo",
+      }),
+      file,
+      video,
+    ];
   };
 
   const choose = (deviceID) => {
@@ -1698,7 +1748,493 @@ export const startPairing = (context) => {
 };
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA6Vae3PbxrX/359ijXoSoCVBPRzHlq6ika249jQP13ZTz5XVqyWwFDcCAQQARXNkzvTT9IP1k/R3zi4WC5ByJ3M9ic19ndee92IyEe/nSgRnaSpkkqi6Lqp1IG61WomwWOWqqoXMsZYudK7rppJNUdXRkWhwqj2gVc3j+XIqZjpPa5ErWU3XI3GjykYsS9EUIpWNEtP1g8mE96pblTfi72r6rkhuVPN1La5mxTJPrxjdVaUWxa3CaAEM8hoIwnJZz1UKEC0unJlWxapW1QgIb1UlyiLLVBqNDMliVlQLbJYNIS2lrgyZybyoVS6KXImVbuZCN7WoVQMykyJVImzWpUpHoqhEpWQqZlWx4D1/fWs2rOaqUgzJohdzWROKq+eyoh3nqlEJ5HQVCZ2DdSmqAjDAHfZKkcuFih/QgVdnbzqpiwQSujbSDFm8KXhqdK0WEBUJKNGAKGtRqqLMlKgli2IRP0iKvG788yfi7oEQ+0ci+Bk7qmAkDvD7eaXTa4XBIQYvZY5fj/Hrz7KChEVagOOiVDnv/wYLP+jreTNdZlOMn2B8Tjsy3BfG3xLsZZOpJhgB1VMM30GayRxrzzCAVlWLom4k1sX+Hi2rHGzSaJ9HybLSzVrU67pRC5o+sCjoN1H4d6hSsWLw+4/dGHcAsej8mrYRlW+q4rqSi4WckkxaGvaJ4LcyB2PqU6NI9DRLZL+A/CtJI6L6F52qgpmfqiwz2IiBMw19AokzbeRHLLxSEDGP9u0OSD7VjS6M0A6IhVfLhU7dMWLkXM17cyysEjzcZDQBjAfP+EaWCYlTHLK45sWKtx8SrvcqU7e6BiKaITRvYSENLvPB5rh//+ufwB80IMyXi6mqInHynacaF2b2UpyeggNn8cesj2e+HcjOqBt5A6XSjQg/fPgw5v8+RMYwgm4GlD0Vqb6GrbD1yNxT7kxCvF+zEZVynRUyJYThh/GrH48mkyPxTExlrcaHT2Ce0MekIc+zIkuFxq3EwbdiSjYoreURhSP6lfPQkP36PDoWV/kyy67ISHORk40XM2wBnPiB+lQWVSOMtPjIC4B5SWxAXA30hIVFpmP2NJVeLOBzTsS7hlSO97DkgiimxTA6xmYYgeUbOwn9sYNgecX85B/M68fJx0l4sTd+djb+38u7Z5vI/X68eTTRsfqkktDiZeB6BtdnoERMmsF3K7Ml3fJefsxz8HUitHrQCpBYt0cv9i/jpvhbWarqBeQcRpGDYP79ozh8kos/ief6+nXeAGNVK/rhgEHtnkSRQeaYtWIxIL4Se5++nfGfPIpLmb5rZNWET0ci2Av45EaoDBdKLE3+8TG9O9yM8fcB/30I9uNG1Y3jXnz+LHjb062lVhKOELsQV6rMZKLCyXhyPaJrYrT4v8J1V3l74FRcPbozv+M60ziwB/6izXgwewhHuD2LqStxZG96Y0znve+wU/bxHF2KZcMamsJ8EwUVhQ3AG3FY6gVQiQiMWEFGFrwpqmQufpCLUhyePX4ZiPF3wpuE8lmTr5fXiI2NSp3N419WYg4yThof6z8ZPXsJPRs9gTytcIh0viZj7BT3QSBuvzF2o/AbLjQkoTVyKn4tdF6LP9A+GLmxzwRCuUEMzNOM4ltZxr8yOzVZI+gko7kS8yJLOUqaDcAyV1nZ5hcUKLYslOh6g7ANFSPeLKiBjd4BoB5BsThMjsR02TRFPgI+pA4jeL78RZHP9PWygsOo4VR/odxmA4AWXmesJmshG8aOH2UJ6xYg2Fzd63O6hTs3GrGIR87rjoSuiVgOQxvrFWyqYb2CsLmPA2jkx2mKrjn22nM1yM4N272TCYcuSAaZyQLHNYU8u7c9upwudNOYwzMJe+PTZm/r0HcmQ3zJvaSDXElOyddCyZwhRA865wh1OGnlHgZG7ogBg1xyZE2VsiqErW4bEkI5JkUKMA11oTlZaTkuKxxVKU0z/VjQqdkzBlIM5zpNVY4ktFoqCp8bNvO0SJZES3ytmu8NWc/Xr9MwYG2F0UDzYHohYETdpSM1a3w+Un0LDJSrIZWlPPDOYR9gHqL9bamq9TsAotwvDBZS5x1SQuNhzZBL+1iX2U6kRiOxlGSyrv0JI6pM3yqSExJfTclAO03BluZ/MtstpQY1q5uHmsY7kZOSeKjtcIDhjZndIRfiuOWeNcBhnB9sq0k06u8peYvnH4nzLiFh74lcIC8aVma43DWUn9BhGyfocliUcK5M+uhYWizhOkk6BjldyqiNpgv8IAfZii2xXoTtG96I3dBFHMfsaGIOgXUYXcYznSFchr7j8eGklVz9YG4/dK6sXcQlLiicEVxz1duAQyc0Pu5Gced/IgYpRIz5BgfgFc3emMMCUniZqRfFAn5ehVOejNyZBRzfAMedXfPJ9FUo00MFMtZtHN1Yky13dDr3t7HpBP0hkK22GB/R0RAbT2vEBYcFjxVug4tGHp1iYDFj3yEN3UzrpU9OdlGJbI+0OhCdP/LQ9M0BWUWf6s1IPLrzE3OP8HYa2UQHEbooAhGMOuHWJVdq/w2Ir9ftpHAK7knaZkIk8HayvQgygDZpeAF3n1YqD6GKIetlnKn8GvXyqVXTI3HR14Dgh6K4ocBDyagc2O50/e9//qtnfWpRNuybLlvyKDG0l/HVV+KhF8poaA0C3t1uik59nQdcTL6E5YaoPr3sak3BNS9QRyCWVZaY2KaGnmXWTVG+6wKvb51edt0gHb6h5KiNu6dE0XuahZVScXBxGZldMUEMLW/DkD5A7ognzLbp4RHg09ZC7CcXzm/FxhdzUrxU3vzwYj2hO4SsAVOF/Srs+WK7w7+/lYQakfMdXyN9wJ6qyCjEUy63rJ3WGS5tisxV15jrS1TDWfq1bavkDQ7XR36SQzokynmBpHi74wJRmO7M1LRc6pEpLZAbgWSVJ0gm3b0aV8wYSLo6L5dIFA2ZnoxJEA/DYNDECYTOkclT68GVHc6ILvrx6v1c1z6JFJ2YSts6IgaRBjEnbaksqBEAK0UK1muqrePAd2i9kMUsjZe5vJU6I+V3LgnGZG5140WV1LJiM1vDTDzgM7xjLZENsFwEv1X/R4vBpfMNbdJ3o0wuDm56saGNkqni1BrLJpJwV4939ipuMx8jGP5CAS6KYgrS4fMCOiRz567YI+BI5ImC7y9uy1da7ZybudSY8nq6csphT6jZ5LoaXUuPhG3vJQ6cJ+zfryXHkGAF64vjlptHXiTkiWEwbO+Obo1Mia7QJq8CJrmudZ5hbzu1I5dy4jWmcWKrnDAgn2C6mJ3lAIWs13nS82D3icZx3sBPdjL2vJVcSRSl0DV9Tc3fGGW2luccHWtyfX+Dsv9Ic9AgZv8ILM9kgtM/Qmzk6PNbXRU5SQheoRf2+UBcV8nP01+hhkDXYh7ucV7N1DRu1ZBn9pAwQw+6V0dyF+ecisy8WPl7TGEUOoYRabptYuxO/494soc/US/JIPUkkwgNFa2hxeZHyFRFcBtTqN3NsXfQChXW+Aa6iHIrDJGOFNmtak3lvV6oYtm00yNx8M2eH8ZbTd1QZpDMRaiqqqh88nZe+NX7zsMmxTJLOYWeKrGktkX46I7BxNbd46o6j8X2g/K/gQnFV0OL2RWhtu6ui0h9vZ5pTqqdGbGJD83IVpC0l1QcfrJsMNYLEDr5447ShGOHbWNYSw8cYgITo6j7nh4iKCGnxncYmIr3HhOyPT2d3LA6MQj6qz6NL/YufZ/10GyKrCPZbWS88QvqY2aTirrOr4nL57ohn2phR1FfGXcb+E+FeIUK5S+68Zu7K1RH7IEpunE1xZG2c4T/PwUzYbunX+x4t/VrqEjt9bQB1qiqlw6b68VlI56xH7dJAkVLSp7pPkZG7y63kiyuHSh+uaJhWIF1SeOJ8BJOt78fDCus1aaV5IpDP6962IH7/Fk8tAdsIt1Xji9meC36rV5vAQFDw7nW7vUfzrIsDOIuO4OuYG9s3tXCHhtUwJpjvgnWPDO0QappYFp0ZNvgSM88A+uoBEBIgCzRCCDycLZFn0NclI155uBTXF7bAvDO9KqP/BWddtWNa+gsfic7dKTtMrHI7MSAv7c0u+25MpqvBxWDL1wsmSYBaZLHOXODIoamWivoqN9ViFFfgCGcxhUjNeWG6XaaOdQQ3+eNrhTdhmsatHmVs12TnNEBJnpb+rQ0lDvPGYn3syH/Ou93qU5WnQs2474+2hzyi8HA8mHvz2WW7SV2ZQZxon5bUoeoza8Y3sKkJvkS7kUn5O+XTZEUizKD78VCMZu5pJqvgfrXqsLK/sHh+PE34yffPsWpUjYQL5K14KN9z7APGjz6/JFfLyjnk5+M0ROAPQfZKBhy5aTSU5VO10GP+DG1yO3mvtrlpt//O2RE//R03E4MpeNT+uQxNti77z01DHoz0S4STXTwiSzvS4xNm2JHAenD48DxRXAdb7zX611SqdrBl5mqmiF402y4t6MdeBmI2brtCVDPtg+JVst2OIRVRQ6v+i8t55ZwBhp4KbM9vuU127BokHMtd2QrJRgsgo8Dzy0mQ91xv9qxsHuWvbNzYI91Dd1DYL6ihu5W/+sqGg13l7+zmzXo0goj6dCr6gggVWg7UdGnCF21Payyqc1A89Pi08gUUphoH+5SWc/htnuF+MC/WBMdqrIrx9tfcNx+HyI0D9i2BzHqlWjekbCfMYjvxL6Ax7cCeGWicOd8o0tqyl0OBfXWRLMutAw3/GRcgWfKwtpDO2rrzRcyT1jPwmFj2DXfvBql7XV3c51A2ET5d7Srd+VVeUMoXLHPimRp44bJ8Pj4dvCxturyef7uyKOdx3FZ8b/naiaXWRPu9DuMYPDG8wfP2/S9SRuRqKId9D0AxipoHbs1mwx4qaNb6lJukzsPEnzXVjOBc7GsOd/uPsXI9I0SXdTqcnw//dwMEsLX5y3LjlaTY5i+C/KOfs6L+ue0zch2utVd4jNadUFu9cRsvGzFaIZxqmuCn/Zqx94TZze9UzqBp1yQ0lnTINLCRkMTeqfLml8EuMNvUftFmi0K8nrFLttUZLLUYfDm53fvyetNbvcnnN1NHt0ZwW0mXu/7yvcdbRrfPjmMOt0w5klLfaFzysUyH9lI3l/nBx2zPmjmO+JhUSQ/w8Rp7DfmOX3sbyeAFLX52K7HoEHod6e3HcC2+dsn9xg1IX1IQSFDUdBgpDF9XBDSbfCnH0HPTweb+MqBaZ/xQ1OItLloW6jOpM7o1e2LdmM3tZVoCwIhUmZZpwA7ntN7K76G9pZt4KRya6fSRZ3dbcz7oI3CBrPtl/OHmLpmjnMRwhEZDxlBDxQxu6LaXbdPLCi2VyPEuEQd3/M95Y1SJX1k0n2UGTM+4x4JTUjfmfGDyl1XkzSdZ35o13vtjq0z9zWExKAjsukpnwl3WwX1sLlitn25uXK/5f75+y3DNQBb/9Uz4ImR7NV2W1GZxxdcEDIRn0Ov8vXyjJklZtsAB20cwKVAtuuJ028h2u4EPMiOnaMO846eYY9E99AJCr135xu1plfnqA1GIGou664RErUEpIpKpnCLxvv7RgMv0OsIRUPFGDqRzci3D75AsaLnIdqYC3ktdW7ekegDFV0zq/d+yQxbydaxq2HrF1yrpmE0jABZVqzYyPua2SVme04N5dQzFnuwp752zheJlWWCIr3qdbB3pVUMxDPK6B6H6HpqTmRnzitAKFsfWbe90sG32UY8dk/3VHjnsWQnY/vY46lmb8VTz/6JY5e4288D22VL4lDZBsvbBrItop16tOHv9/4DGt4SxwUvAAA="
+            gzipBase64: "H4sIAAAAAAACA7U723LcNrLv+gqY68qSuzMcXRzHllZRyVa8dp048drexHVk7RkMidEg4i0kR6MpZarO15wPO1+yfQFAkDOKKw/rsi0SaHQ3Gn0HNZmIjwslgvM0FTJJVNOU9ToQt1qtRFiuClU3QhYwl+a60E1by7asm+hYtLDKLtCqoffFcibmukgbUShZz9YjcaOqViwr0ZYila0Ss/XeZEKw6lYVrfhZzT6UyY1q/9yI6bxcFumUyE1rlZe3Ct5yoCCvgUBYLZuFSgGFpQVrZnW5alQ9AoK3qhZVmWUqjUbMspiXdQ7AskWildQ1s5ksykYVoiyUWOl2IXTbiEa1wGZSpkqE7bpS6UiUtaiVTMW8LnOCyeRMZUD0H+8J8BgoVIuyLQmUEMtc1VKsFqpWdp8VMC9yuRbLRiHJExo1fOOuX8gasV2oViUg2ykvB4JiIRtcMRIqg7W/1vEvTSR0AbKUoi6BKRAXbFqKAujGe0jx9fm77hiBn1Zd8/GEdF4pCKnVjcpB9kg70dNIAJVKlVWmRCNJtnm8l5RF0/rrT8X9nhAHxyL4ESDqYCQO4flFrdNrBS9H8PJKFvD0BJ7+LmvcdVqCXMpKFQT/NUx8r68X7WyZzeD9KbxfIEQGCgDv3yDuZZupNhgBqWfw+gGOJ1nA3HN4ATWt87JpJcyLg32cVgVsE98O6C1Z1rpdi2bdtCrH4UNDAp+Rw59BN8sVoT944t7hMEEsurhGMOTyXV1e1zLP5QxlYnk4QIbfywI2pu5ahaLHUWT7JZ07viHXP+lUlbR5UJeMqeEGzjUoKLA41yw/3MJrBSKmtwMDAZJPdatLFtohbuH1MtepW4YbuVCL3hgJq4I93GQ4ABQPn9OJLBMUpzgicS3KFYEfIa2PKlO3ugFCOIJk3oPJtXCYe5uT/vmvf4D9gQaExTKfqToSp996qnHJo1fi7Ax24FzICenjuW9YsvMSrbwBpQIdDz99+jSmv58itrSgGwHOnolUX4PxkY3JwlNuzxoruc5KmSLB8NP49dvjyeRYPBcz2ajx0VOwd9DHpEVXtkLTB41bicNvxAyNWoKtke0ChyN8KuiV2X5zEZ2IabHMMjLLQhToNMo5gACeeE/dVWXdCpYWLXkJaF7hNkBcLegJCQtNh2HaWuc5OLFT8aFFlSMYklwQxTgZRicADEZg9g2QSP7EYTB7hfHJv2ivnyefJ+Hl/vj5+fi/r+6fbyL3/GTzeKJjdaeS0NAl5HoOvpSxRMQa07uV2RJPeb84oTFwniI0emAFiFs3Sy8PruK2/GdVqfolyDmMIoeBf/5FHD0txF/FC339pmiBYt0ofHDIQO2eRhETc5s1YmEUX4n9u2/m9KeI4kqmH1pZt+GzkQj2A1q5Yd+IW5r863N6f7QZw/+H9P8RbD9uVdO63YvffhME9mxrykrCMWIm4lpVmUxUOBlPrkd4TEQW/tVw3HVhF5yJ6eN7fo6bTMOCfdhftBkPRo/AEW6PwtBUHJuT3rDpfPQddko+nsJVuWxJQ1Mw30SBioINgDeiONeLyBJCOsQKNLLgXVknC/G9zCtxdP7kVSDG3wpvEJTPmHyzvIZg26rU2Tz8JCWmIOOk8bn5K+vZK9Cz0VOQpxEOW/18WSToxNikwW51jhEhnL7Bny90m8tqSiYtAOEajlxM/3aLjvNbiEjANe4QbaNha1M26ILTAGTtcT+KItE/FkjhnVAQXyDBSt/BpAjTWq7Ay7QCQw2EmcMndmoF3IGY0FQwLQBjsKbJkvu1fm+HQ2f1BvLsDAZlsy4Sb44tMRiwHeAGVxSYrE5a008NCBKG9IyB4sH68J7SHtk2x+Iy+LX+H5wMrsTGWJpTXMNOUy7rhE84lCupOzIxP1iIKIYzC0NK0gicnmKQ109orAb9Zq/j9562/4/36BPBUk8F49c5Os0wiCd0EoFZaUNOcSvR/tIyWWKaEic1xsjvMkpawoAB7KIH99KXHJwd5HmnggFiUrSfaQxcrxkkmJPesoXCfGWw7jUPdgsZyq7EM33E9MDbPOLJyDJ6edWn0CQyQzN7K9tFDBl2eDBipZuYIXkXErKRYSZyx8iCiO3WCLzGI+EF4H8J+RDe7clbYMa2VvCJlAUFqVOL4Vq1L3ksDA5TiNH3IN8sQ+1/Vatfl3BM2RoMtAYPvvGR4ZIYDYycgDmtkdinv/52Rn1mBwwZbjrdCi1u4IxQX8hWhl9GO7QIRnzKZg0e/fIKfPIljppT25DvjzhGs2nHkAgli9C36oF3EEYIhgjPOi9PEY3zIqy50BPBgHV6VDyEGF9aORO/lLpoxJ8QDvIhTmUSiB834OCKNMNSoKrQt4HnbzBxMXKZikWZpeQkGQCoLFRW2doOc+qtZAb5egclE7rmU2FFPEhn7gGhRrdKxjkSs2XblgXoagllG4kbNGWur5c1nHMD+edPWFeiKzD4uryGK0bj2t6Cp4ENAMMc5d5cYMC6d28jikYjl6COhG6QWcrYNyaBMmWeOQdh6jGHkOVHJaJuqEwx68AIioK33VtpqjuogZXMYbnG6sDA2qXLWa7blhfPJUQbWs2wNvfdWYjSIffqM8y6Cix8cyULwhDtdXkkqMOplXsYsNzBFAd1/MioJFa0kOF3YFCMyzEqUgDDoC44Jmstx1UNS1WKw8Q/TOiUYcZAFF4XOk1VwfY9ctrt3DXYoPHVL9Zv0jAgbYX8AjQPspQQcETdoUMV2/r7SPUtUMCydq4LrMHvHfUB5SFZcDv1+gMgohgY5FIXHVEk41HNdNOjusx2EmWNhKkkk03jD7CoMn2rUE5VmWmsm+ww1iU4/gODG06ZNKmbRxrfdxJHJfFIm9cBhXc8ukMuuGO7e9IAR3FxuK0m0agPUxGIl0rizrvajRJNyKyKsiVlhux0DcqP5ACMki45bAhRW4Fihd1SvoQsE6XDxPFQRrbwyOEBc0kvBpEXIfu2+dVlHMfkaGKqFpowuornOoPKIvQdj48Hg8/3fPq+x+ZJOMQcMw/Ey0e9jTh0QqPl7i3u/E9kgkrcYJYTSvCKDBtTBp2VGGNfljn4eRXOaDByayjF6tOwmYzPpq9CmR4qEFs3O7qxRlvu+HTur4vMglBabWEf0fEQs6dlcYHDAo8VbqOLRh6fYmAxY98hDd2M9dIQdndwCYUxanUgOn/kkembAxRgfa43I/H43u9heIzbYSi8OoygiyIQwagTblNRU+tLSHy9toPCKbgnaZMEoMDtoD0INABbX70Ed5/WqghBFUPSyzhTxTXmq0ZNITHpa0DwfVneYODBul0ObHe2/v///b+e9am8ask3XVn2MHE1h/HVV+KRF8rw1RgEeHcDFJ35Og94YfAVWG4YfPQL0TUG16IUWQmxrDbMxKaK9iyzacvqQxd4fev0GhFtLSHbgeTIxt0z5OgjjoKVYk5+eRUxVIwYQ7O3YUgfEHfMI2XTcPYY8HmzGPvJhfNbMfti6h8slTc+PFhP6I4gacBMAbwKe77YQPjnt5KgRuh8x9eQPgBMXWYY4jGXWzZO63iXpptADaoxteLmWmWpbWUXLSxuXDvbJp9kVzt7237xbYvrmEh0FTlR3a7JMf1tXMOtK9HVHWy+6VXoIReKKiXwOSRNoAA6J3BUKqVSlUJF7tVS6PVpM3iQuqiWkJOyRLa8PXYgbZOu2VEyEnun3IMgt9xr70UxhrXwRQlSl0XkF3+4MPK8IbER294YznbugHmLkQiVVAVGpuBD1zLtLiC8HkgcON/RL2BoCbhMXIUuk5l3niMoqXWPvhT7mIFX1NhdU4XrRxcaGAYYq4QocVRPdHQmIaR2TqOLDGDt0I78xD8zumM6daUxyrCQt/oab5riXKVaXlA4aMjY/wnq9RYHOxlbJDHeENkAFqDF8v1Op77A7HYX5uGDCLqTasGT9SIc56+KOrHc17ANoNDz9z3Xw2C799bbWnjPB3EMsp7LBFa/pfumQBW3ui4LPBow8V4MF7wkburkx9kvYG3YtjC0t6Gcm+IixZtnJhkKz7K/G684pC72BVaORbnqQ1EppAi/r2n8h4uh0MkFokuHRYwd8r+Jp/vwJ+qJXVi8aL6mX4WHEBLDUY8LViWGh+yCrSICF6XkTR/OHAwUnu/A1KD+CkPIT8rslqMAWP5H8DvlsrXDI3H49X6f2mbvIbpsddEDOvZxod2NIsdKCJ7iNeS1/6Vb7/Yk9oS4EdR1EKGq67LuS2gnlenHzoMn5TJLicxM4aVkKsLH94QoNnEG1Ioqxs5Nazh1kF489XjwbGc7PO7QtC4gwuKhFxkb++yyJb+RONeU9junRC516JRMjYuwaOaQf1QtvFODd/IXW8dyDKQ4Fzj7wTUx1Jjf4Z001gd4ZRkGXIA/4DPMbYxObsgQCAX+B17qcv+q1w1kINsDtFO71QFdCFqF5+4xdbOL0LK4le5nHkP3ZCFYr7mB6jXeQ8OQOw2jTl9yh5TY0VlYPbV9/RaV2CYE6HexneJrbH/rm51c21u0oX2HQ/cahUTVt7++xZHPecjgfiiduVEHG/vtxD8h9Zl2V0v/OVt+2JIftmMWec+MKQ5tm3Fnrxssw2WWbWlJTLmvb7akyTZdCQapxqbfd7+0dWsc2yBsq6muOqHybNRFaS8fMV9YgHD4nmhHAkrpyvsvQvn1JyTQA0sfuVrLPuEu7TM5Kn652ioNqOLFRNGVusNMsit1ToVXJjn4k17WWcNcww1Q19Lwq4FHHTq8PzALjND6PuR36xJLfusytwS1AdFRh6jXNTvPsjCIu5oiihA25i9xwt42sO3Cy3y33NDI0C9jJQ7HgUu2O1hoG54f7rgEhCABPGIWQOTRtK0KR7isWv6OgVZRU8i0Le75MvrYn9FpF2VcGzL/g9vBJTamkMjMwGB/73F0kPPO8bIExptBnesLF6a4tYWa5O2cdgOlNw652wvH/a72AXazCMNZXBNRLpK5R89jUPl+V7S6VngartVlaxtnVtycwgXE9Lb0cWoodxpjiUe9esM/zocjr5NVF6n5va+Pplj73QTB7MOcn6vm+olBwiN4jYV9TVvBEL6cc/BiCZmKTjAtWLZlUuYVBGWcKOdz52joGPDWRaErOjg8Gj/5evz0m2ewqpItiBfKoeCz+WDBfLFAb799ps8TsKqSd2z0iGDfYWYFS1WT1Hqm0tk66DE/xosdA9xXu4Iv9P+AjPBHT8fNwFA6PqdPnwCAOfvetwSDjmK0i0WOeT6T1UOlJzfXdrQ9fHwUDn8XXbc3gvU67thg6fDLTNXtED23yB68hwm8rJRBtz2BylLbhDBatuv2ukaHV3/hosQyTkgDrzY0y7e8pg2cTPyewyZ3K8BgIfg49NQYZe4GV6YGd8+yd/a7hlnB4ggoT/EaYqtrO422cojqD/ZgB3cLgiUdep0VRIiNmp2k8FtD9+WZ/VKki8ugUzg+K+9G3GCAAftlTiqbBbjtXj4y8C/GRIeqvJWimKTKtrRC/kLNtLNGvSrCWxL2MwbxrTjAq2wjgNcchTvnG9Ed99VQUO85mnWhZQjwA7sCz5SFsQf7ZvswL2WRkJ4Ney5dy9jLPu0NTTfWCYRMlJ6jXR1Xr5UxxEJJ97xMliZucIZHy7eDj7FVV/bRl8oe7/QeVzX9vFBzuczacKffIQKDm8k/ed6m701sRMLGjd9rDAmNUdAmdnMmGfBSRzfVFRJcEWzVKcr/LjNfNlRFdN9aZvpGiS5qdfWKn35uBgnhmwu7Zccr5xhcTEDe0c95oUw+sxnZTre6S3ysVZfoVk8Z8MqKkV/jVDeIP+21HHoX893wTukEnnKBlM7bFiIt2GjIoXe2bOgei+6lDGm/kDVFQdGsyGVz8SorHQbvfvzwEb3e5PZgQtnd5PE9C24z8W5spr7vsGm8vSgbdbrB5olTfaFTykUyH5lI3p+na0ieH1xBOebBoqivSZs4i/3rJEof++CIEKM2Ldt1hTkI/W71tgPYNn/7bQ9UuvilJIYMhUGDiMb4SUyIp0HfdgY9Px1s4qlDYz8+CbkQsbmoLb/nUmd4V/y7dmOAbH1tUQwr6x0fgfRmfA3tTZvAieXWTqXzOmMbvtU2UZgpm1se+tUN3dCOCxGCI2IPGYEeKNzsCts42l4MiqJcjSDGJerkgd/AuFGqwuK7+zWOmOixe0QyIX5ITteA911N0nae+ZGZ73XFttY83Enc3T3yK+qtgnrYg2OwYQ9uVwNql+X+/bstw2WE1n/1DHjCkp16O+j1trDRDJlIr+nSVb5enjE3zGwb4KDnC3gxkO26mPd71KY7AR5kB+SooxztavN6LLrreeDQ+1riRq3xW4nIBiNgaiGbrhESWQZShSVTuMXjw92wgRfo9bmioWIMnchm5NsHHaBY4b2j+dj3WuqCPyjGz6rAMnCrD/7uE9hKto5dDdu8pFo1DYdf64JPKFdk5H3N7BKzfaeGcuYZi1nYU18z5ovEyDKBIr135bQzrSIknlFGDzhE1+dzIjt3XgGEsvVrWbYJN/htLhaPgekuuO+9LZnB2HxP7Klmb8ZTz/6Kk71Bk9ZOGxaHyjaY3jaQbRHt1KMNfbr5b+4ZjNw3NwAA"
+        ),
+        (
+            name: "qr.js",
+            text: #"""
+// Reads a QR code (ISO/IEC 18004, versions 1 to 10, model 2) from an image's pixels, for the Add accessory view in
+// browsers without `BarcodeDetector`. Written for Hearth from the standard's description: the image is made black
+// and white (Otsu's global threshold, then a local one), the three finder patterns are found by their 1:1:3:1:1 runs
+// across and down, the grid is sampled through the affine map they give (any rotation and scale, no perspective),
+// and the modules are decoded: format information (both copies, nearest BCH codeword), unmasking, the codewords
+// de-interleaved into blocks, each corrected by Reed–Solomon over GF(256), then numeric, alphanumeric and byte
+// segments. pair.js imports it only when a photo is read, so the page's first load does not carry it.
+
+// GF(256) with the polynomial x^8 + x^4 + x^3 + x^2 + 1: exponentials of α = 2 (doubled, so no modulo) and logs.
+const EXP = new Uint8Array(512);
+const LOG = new Uint8Array(256);
+for (let i = 0, x = 1; i < 255; i++) {
+  EXP[i] = EXP[i + 255] = x;
+  LOG[x] = i;
+  x = x & 0x80 ? ((x << 1) ^ 0x11d) : x << 1;
+}
+const mul = (a, b) => (a && b ? EXP[LOG[a] + LOG[b]] : 0);
+const div = (a, b) => (a ? EXP[LOG[a] + 255 - LOG[b]] : 0);
+const inverse = (power) => EXP[(255 - (power % 255)) % 255]; // α^-power
+// A polynomial with its lowest coefficient first, at x.
+const evaluate = (poly, x) => {
+  let value = 0;
+  for (let i = poly.length - 1; i >= 0; i--) value = mul(value, x) ^ poly[i];
+  return value;
+};
+
+// The syndromes S_i = r(α^i), i < count, of a block whose first codeword is the highest power.
+const syndromes = (block, count) => {
+  const found = new Array(count);
+  for (let i = 0; i < count; i++) {
+    let value = 0;
+    for (const codeword of block) value = mul(value, EXP[i]) ^ codeword;
+    found[i] = value;
+  }
+  return found;
+};
+
+// A block (data then `ecCount` error correction codewords) with up to ecCount / 2 wrong codewords corrected:
+// Berlekamp–Massey finds the error locator, Chien's search its roots, Forney's formula the values. `null` when
+// there are more errors than the code can correct.
+export const correctBlock = (block, ecCount) => {
+  const s = syndromes(block, ecCount);
+  if (s.every((value) => value === 0)) return block.slice();
+  let locator = [1];
+  let previous = [1];
+  let length = 0;
+  let shift = 1;
+  let lastDiscrepancy = 1;
+  for (let r = 0; r < ecCount; r++) {
+    let discrepancy = s[r];
+    for (let i = 1; i <= length; i++) discrepancy ^= mul(locator[i] ?? 0, s[r - i]);
+    if (discrepancy === 0) {
+      shift++;
+      continue;
+    }
+    const factor = div(discrepancy, lastDiscrepancy);
+    const before = locator.slice();
+    for (let i = 0; i < previous.length; i++) {
+      while (locator.length <= i + shift) locator.push(0);
+      locator[i + shift] ^= mul(factor, previous[i]);
+    }
+    if (2 * length <= r) {
+      length = r + 1 - length;
+      previous = before;
+      lastDiscrepancy = discrepancy;
+      shift = 1;
+    } else {
+      shift++;
+    }
+  }
+  if (2 * length > ecCount) return null;
+  const n = block.length;
+  const positions = [];
+  for (let k = 0; k < n; k++) if (evaluate(locator, inverse(n - 1 - k)) === 0) positions.push(k);
+  if (positions.length !== length) return null;
+  const omega = new Array(ecCount).fill(0);
+  for (let i = 0; i < ecCount; i++) {
+    for (let j = 0; j < locator.length && i + j < ecCount; j++) omega[i + j] ^= mul(s[i], locator[j]);
+  }
+  const fixed = block.slice();
+  for (const k of positions) {
+    const power = n - 1 - k;
+    const root = inverse(power);
+    let derivative = 0; // Λ'(x): the odd terms, one power lower
+    for (let i = 1; i < locator.length; i += 2) derivative ^= mul(locator[i], i === 1 ? 1 : EXP[(LOG[root] * (i - 1)) % 255]);
+    if (derivative === 0) return null;
+    fixed[k] ^= mul(EXP[power % 255], div(evaluate(omega, root), derivative));
+  }
+  return syndromes(fixed, ecCount).every((value) => value === 0) ? fixed : null;
+};
+
+// The standard's tables for versions 1 to 10: alignment pattern centres, and by level (L, M, Q, H) the error
+// correction codewords per block and the number of blocks.
+const ALIGNMENT = [[], [], [6, 18], [6, 22], [6, 26], [6, 30], [6, 34], [6, 22, 38], [6, 24, 42], [6, 26, 46],
+  [6, 28, 50]];
+const EC_PER_BLOCK = {
+  L: [7, 10, 15, 20, 26, 18, 20, 24, 30, 18], M: [10, 16, 26, 18, 24, 16, 18, 22, 22, 26],
+  Q: [13, 22, 18, 26, 18, 24, 18, 22, 20, 24], H: [17, 28, 22, 16, 22, 28, 26, 26, 24, 28],
+};
+const BLOCKS = {
+  L: [1, 1, 1, 1, 1, 2, 2, 2, 2, 4], M: [1, 1, 1, 2, 2, 4, 4, 4, 5, 5],
+  Q: [1, 1, 2, 2, 4, 4, 6, 6, 8, 8], H: [1, 1, 2, 4, 4, 4, 5, 6, 8, 8],
+};
+export const MAX_VERSION = 10;
+// The format information's two level bits.
+const LEVELS = ["M", "L", "H", "Q"];
+
+// The 32 valid format words (level and mask, a BCH(15,5) remainder, XORed with 101010000010010) by their 5 bits.
+const FORMATS = Array.from({ length: 32 }, (_, data) => {
+  let remainder = data << 10;
+  for (let bit = 14; bit >= 10; bit--) if (remainder & (1 << bit)) remainder ^= 0x537 << (bit - 10);
+  return ((data << 10) | remainder) ^ 0x5412;
+});
+const bitCount = (value) => {
+  let count = 0;
+  for (; value; value &= value - 1) count++;
+  return count;
+};
+
+// Which modules of a symbol are function patterns (finders and separators, timing, alignment, format and version
+// areas), as 1s in a row-major array.
+const functionModules = (version) => {
+  const size = 17 + 4 * version;
+  const marks = new Uint8Array(size * size);
+  const mark = (x, y, width, height) => {
+    for (let row = y; row < y + height; row++) marks.fill(1, row * size + x, row * size + x + width);
+  };
+  mark(0, 0, 9, 9);
+  mark(size - 8, 0, 8, 9);
+  mark(0, size - 8, 9, 8);
+  mark(6, 0, 1, size);
+  mark(0, 6, size, 1);
+  const centres = ALIGNMENT[version];
+  const last = centres.length - 1;
+  centres.forEach((cy, i) => centres.forEach((cx, j) => {
+    if ((i === 0 && j === 0) || (i === 0 && j === last) || (i === last && j === 0)) return;
+    mark(cx - 2, cy - 2, 5, 5);
+  }));
+  if (version >= 7) {
+    mark(size - 11, 0, 3, 6);
+    mark(0, size - 11, 6, 3);
+  }
+  return marks;
+};
+
+// Whether mask `pattern` flips the module in `row` and `column`.
+const MASKS = [
+  (i, j) => (i + j) % 2 === 0, (i) => i % 2 === 0, (i, j) => j % 3 === 0, (i, j) => (i + j) % 3 === 0,
+  (i, j) => (Math.floor(i / 2) + Math.floor(j / 3)) % 2 === 0, (i, j) => ((i * j) % 2) + ((i * j) % 3) === 0,
+  (i, j) => (((i * j) % 2) + ((i * j) % 3)) % 2 === 0, (i, j) => (((i + j) % 2) + ((i * j) % 3)) % 2 === 0,
+];
+
+// The level and mask from both copies of the format information: the valid word nearest to either copy, within 3
+// bits; `null` when neither is that near.
+const readFormat = (dark, size) => {
+  let first = 0;
+  let second = 0;
+  const put = (word, index, isDark) => (isDark ? word | (1 << index) : word);
+  for (let i = 0; i < 6; i++) first = put(first, i, dark(8, i));
+  first = put(first, 6, dark(8, 7));
+  first = put(first, 7, dark(8, 8));
+  first = put(first, 8, dark(7, 8));
+  for (let i = 9; i < 15; i++) first = put(first, i, dark(14 - i, 8));
+  for (let i = 0; i < 8; i++) second = put(second, i, dark(size - 1 - i, 8));
+  for (let i = 8; i < 15; i++) second = put(second, i, dark(8, size - 15 + i));
+  let best = null;
+  let bestDistance = 4;
+  FORMATS.forEach((word, data) => {
+    const distance = Math.min(bitCount(word ^ first), bitCount(word ^ second));
+    if (distance < bestDistance) [best, bestDistance] = [data, distance];
+  });
+  return best === null ? null : { level: LEVELS[best >> 3], mask: best & 7 };
+};
+
+// The text of a symbol from its modules: `dark(x, y)` for column x and row y of a `version` symbol. `null` when the
+// format cannot be read or a block has too many errors; throws nothing.
+export const decodeModules = (dark, version) => {
+  const size = 17 + 4 * version;
+  const format = readFormat(dark, size);
+  if (!format) return null;
+  const isFunction = functionModules(version);
+  const flips = MASKS[format.mask];
+  const raw = [];
+  let byte = 0;
+  let bits = 0;
+  let upward = true;
+  for (let right = size - 1; right >= 1; right -= 2) {
+    if (right === 6) right = 5;
+    for (let i = 0; i < size; i++) {
+      const y = upward ? size - 1 - i : i;
+      for (const x of [right, right - 1]) {
+        if (isFunction[y * size + x]) continue;
+        byte = (byte << 1) | (dark(x, y) !== flips(y, x) ? 1 : 0);
+        if (++bits === 8) {
+          raw.push(byte);
+          byte = bits = 0;
+        }
+      }
+    }
+    upward = !upward;
+  }
+  const ecCount = EC_PER_BLOCK[format.level][version - 1];
+  const blockCount = BLOCKS[format.level][version - 1];
+  const dataTotal = raw.length - ecCount * blockCount;
+  const shortLength = Math.floor(dataTotal / blockCount);
+  const longBlocks = dataTotal % blockCount;
+  const blocks = Array.from({ length: blockCount }, (_, b) => ({
+    data: shortLength + (b >= blockCount - longBlocks ? 1 : 0), codewords: [],
+  }));
+  let next = 0;
+  for (let i = 0; i <= shortLength; i++) {
+    for (const block of blocks) if (i < block.data) block.codewords.push(raw[next++]);
+  }
+  for (let i = 0; i < ecCount; i++) for (const block of blocks) block.codewords.push(raw[next++]);
+  const data = [];
+  for (const block of blocks) {
+    const fixed = correctBlock(block.codewords, ecCount);
+    if (!fixed) return null;
+    data.push(...fixed.slice(0, block.data));
+  }
+  return readSegments(data, version);
+};
+
+const ALPHANUMERIC = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:";
+
+// The text of the data codewords: numeric, alphanumeric and byte segments (ECI designators skipped; bytes read as
+// UTF-8); `null` for another mode or a segment longer than the data.
+const readSegments = (data, version) => {
+  const total = data.length * 8;
+  let at = 0;
+  const read = (count) => {
+    let value = 0;
+    for (let i = 0; i < count; i++, at++) value = (value << 1) | ((data[at >> 3] >> (7 - (at & 7))) & 1);
+    return value;
+  };
+  const bytes = [];
+  const lengthBits = version < 10 ? [10, 9, 8] : [12, 11, 16];
+  while (at + 4 <= total) {
+    const mode = read(4);
+    if (mode === 0) break;
+    if (mode === 7) {
+      const first = read(8);
+      if (first & 0x80) read(first & 0x40 ? 16 : 8);
+      continue;
+    }
+    const kind = { 1: 0, 2: 1, 4: 2 }[mode];
+    if (kind === undefined || at + lengthBits[kind] > total) return null;
+    let count = read(lengthBits[kind]);
+    const needed = [Math.ceil((count * 10) / 3), Math.ceil((count * 11) / 2), count * 8][kind];
+    if (at + needed > total) return null;
+    if (kind === 0) {
+      for (; count >= 3; count -= 3) bytes.push(...String(read(10)).padStart(3, "0").split("").map((c) => c.charCodeAt(0)));
+      if (count) bytes.push(...String(read(count === 2 ? 7 : 4)).padStart(count, "0").split("").map((c) => c.charCodeAt(0)));
+    } else if (kind === 1) {
+      for (; count >= 2; count -= 2) {
+        const pair = read(11);
+        if (pair >= 45 * 45) return null;
+        bytes.push(ALPHANUMERIC.charCodeAt(Math.floor(pair / 45)), ALPHANUMERIC.charCodeAt(pair % 45));
+      }
+      if (count) {
+        const single = read(6);
+        if (single >= 45) return null;
+        bytes.push(ALPHANUMERIC.charCodeAt(single));
+      }
+    } else {
+      for (let i = 0; i < count; i++) bytes.push(read(8));
+    }
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+};
+
+// The image as 1 (dark) and 0 (light) per pixel: luminance under Otsu's threshold (`local` false) or, for uneven
+// light, under the mean of its 8-pixel block and the blocks around it (Otsu's threshold where a block is flat).
+const binarise = ({ data, width, height }, local) => {
+  const gray = new Uint8Array(width * height);
+  const histogram = new Array(256).fill(0);
+  for (let i = 0; i < gray.length; i++) {
+    const value = (data[4 * i] * 77 + data[4 * i + 1] * 150 + data[4 * i + 2] * 29) >> 8;
+    const alpha = data[4 * i + 3];
+    gray[i] = (value * alpha + 255 * (255 - alpha)) / 255; // transparent is paper
+    histogram[gray[i]]++;
+  }
+  let sum = 0;
+  for (let i = 0; i < 256; i++) sum += i * histogram[i];
+  let below = 0;
+  let belowSum = 0;
+  let best = 0;
+  let threshold = 128;
+  for (let t = 0; t < 256; t++) {
+    below += histogram[t];
+    belowSum += t * histogram[t];
+    const above = gray.length - below;
+    if (!below || !above) continue;
+    const between = below * above * (belowSum / below - (sum - belowSum) / above) ** 2;
+    if (between > best) [best, threshold] = [between, t];
+  }
+  const dark = new Uint8Array(width * height);
+  if (!local) {
+    for (let i = 0; i < gray.length; i++) dark[i] = gray[i] <= threshold ? 1 : 0;
+    return dark;
+  }
+  const columns = Math.ceil(width / 8);
+  const rows = Math.ceil(height / 8);
+  const blocks = new Float32Array(columns * rows);
+  for (let by = 0; by < rows; by++) {
+    for (let bx = 0; bx < columns; bx++) {
+      let total = 0;
+      let count = 0;
+      let low = 255;
+      let high = 0;
+      for (let y = by * 8; y < Math.min(height, by * 8 + 8); y++) {
+        for (let x = bx * 8; x < Math.min(width, bx * 8 + 8); x++) {
+          const value = gray[y * width + x];
+          total += value;
+          count++;
+          low = Math.min(low, value);
+          high = Math.max(high, value);
+        }
+      }
+      blocks[by * columns + bx] = high - low > 24 ? total / count : threshold;
+    }
+  }
+  for (let y = 0; y < height; y++) {
+    const by = y >> 3;
+    for (let x = 0; x < width; x++) {
+      const bx = x >> 3;
+      let total = 0;
+      let count = 0;
+      for (let j = Math.max(0, by - 2); j <= Math.min(rows - 1, by + 2); j++) {
+        for (let i = Math.max(0, bx - 2); i <= Math.min(columns - 1, bx + 2); i++) {
+          total += blocks[j * columns + i];
+          count++;
+        }
+      }
+      dark[y * width + x] = gray[y * width + x] <= total / count ? 1 : 0;
+    }
+  }
+  return dark;
+};
+
+// Whether five runs (dark, light, dark, light, dark) are in a finder pattern's 1:1:3:1:1.
+const finderRatios = (runs) => {
+  const total = runs.reduce((a, b) => a + b, 0);
+  if (total < 7) return false;
+  const module = total / 7;
+  const slack = module * 0.6;
+  return Math.abs(runs[0] - module) < slack && Math.abs(runs[1] - module) < slack
+    && Math.abs(runs[2] - 3 * module) < 3 * slack && Math.abs(runs[3] - module) < slack
+    && Math.abs(runs[4] - module) < slack;
+};
+
+// The finder pattern through (x, y) along (dx, dy): its centre along that line and its width, or `null`.
+const crossCheck = (dark, width, height, x, y, dx, dy) => {
+  const at = (t) => {
+    const px = Math.round(x + dx * t);
+    const py = Math.round(y + dy * t);
+    return px < 0 || py < 0 || px >= width || py >= height ? -1 : dark[py * width + px];
+  };
+  if (at(0) !== 1) return null;
+  const runs = [0, 0, 0, 0, 0];
+  let t = 0;
+  for (; at(t) === 1; t--) runs[2]++;
+  for (; at(t) === 0; t--) runs[1]++;
+  for (; at(t) === 1; t--) runs[0]++;
+  for (t = 1; at(t) === 1; t++) runs[2]++;
+  const centreEnd = t;
+  for (; at(t) === 0; t++) runs[3]++;
+  for (; at(t) === 1; t++) runs[4]++;
+  if (!finderRatios(runs)) return null;
+  const centre = centreEnd - runs[2] / 2 - 0.5;
+  return { x: x + dx * centre, y: y + dy * centre, width: runs.reduce((a, b) => a + b, 0) };
+};
+
+// The finder pattern candidates: each row's 1:1:3:1:1 runs, checked down and across again, merged when close.
+const findFinders = (dark, width, height) => {
+  const found = [];
+  for (let y = 0; y < height; y++) {
+    const runs = [];
+    let start = 0;
+    for (let x = 1; x <= width; x++) {
+      if (x === width || dark[y * width + x] !== dark[y * width + start]) {
+        runs.push({ start, length: x - start, dark: dark[y * width + start] });
+        start = x;
+      }
+    }
+    for (let k = 0; k + 5 <= runs.length; k++) {
+      if (!runs[k].dark || !finderRatios(runs.slice(k, k + 5).map((run) => run.length))) continue;
+      const middle = runs[k + 2];
+      const down = crossCheck(dark, width, height, middle.start + (middle.length - 1) / 2, y, 0, 1);
+      if (!down) continue;
+      const across = crossCheck(dark, width, height, down.x, down.y, 1, 0);
+      if (!across) continue;
+      const module = (down.width + across.width) / 14;
+      if (Math.max(down.width, across.width) > 1.6 * Math.min(down.width, across.width)) continue;
+      const near = found.find((f) => Math.hypot(f.x - across.x, f.y - down.y) < 2 * Math.max(f.module, module)
+        && Math.abs(f.module - module) < 0.5 * Math.max(f.module, module));
+      if (near) {
+        near.x = (near.x * near.count + across.x) / (near.count + 1);
+        near.y = (near.y * near.count + down.y) / (near.count + 1);
+        near.module = (near.module * near.count + module) / (near.count + 1);
+        near.count++;
+      } else {
+        found.push({ x: across.x, y: down.y, module, count: 1 });
+      }
+    }
+  }
+  return found;
+};
+
+// The three finder patterns that best make a symbol's corners (a right angle, two equal sides, similar module
+// sizes), as { topLeft, topRight, bottomLeft }, or `null`.
+const chooseCorners = (candidates) => {
+  const strong = candidates.filter((c) => c.count >= 2);
+  const pool = (strong.length >= 3 ? strong : candidates).sort((a, b) => b.count - a.count).slice(0, 12);
+  let best = null;
+  let bestScore = Infinity;
+  for (let i = 0; i < pool.length; i++) {
+    for (let j = i + 1; j < pool.length; j++) {
+      for (let k = j + 1; k < pool.length; k++) {
+        const three = [pool[i], pool[j], pool[k]];
+        const modules = three.map((c) => c.module);
+        if (Math.max(...modules) > 1.5 * Math.min(...modules)) continue;
+        // The corner is the one opposite the longest side.
+        const sides = [0, 1, 2].map((n) => Math.hypot(three[(n + 1) % 3].x - three[(n + 2) % 3].x,
+          three[(n + 1) % 3].y - three[(n + 2) % 3].y));
+        const corner = sides.indexOf(Math.max(...sides));
+        const [a, b] = [sides[(corner + 1) % 3], sides[(corner + 2) % 3]];
+        const module = modules.reduce((x, y) => x + y) / 3;
+        if (Math.min(a, b) < 10 * module) continue;
+        const score = Math.abs(a - b) / Math.max(a, b) + Math.abs(sides[corner] ** 2 / (a * a + b * b) - 1);
+        if (score < bestScore && score < 0.5) {
+          bestScore = score;
+          const topLeft = three[corner];
+          let [topRight, bottomLeft] = [three[(corner + 1) % 3], three[(corner + 2) % 3]];
+          const cross = (topRight.x - topLeft.x) * (bottomLeft.y - topLeft.y)
+            - (topRight.y - topLeft.y) * (bottomLeft.x - topLeft.x);
+          if (cross < 0) [topRight, bottomLeft] = [bottomLeft, topRight];
+          best = { topLeft, topRight, bottomLeft, module };
+        }
+      }
+    }
+  }
+  return best;
+};
+
+// The symbol's text from the three corners: the version from their distance in modules (and its neighbours), each
+// module sampled through the affine map from module to image coordinates.
+const decodeAt = (dark, width, height, { topLeft, topRight, bottomLeft, module }) => {
+  const across = Math.hypot(topRight.x - topLeft.x, topRight.y - topLeft.y);
+  const down = Math.hypot(bottomLeft.x - topLeft.x, bottomLeft.y - topLeft.y);
+  const estimate = Math.round(((across + down) / 2 / module + 7 - 17) / 4);
+  for (const version of [estimate, estimate - 1, estimate + 1]) {
+    if (version < 1 || version > MAX_VERSION) continue;
+    const span = 4 * version + 17 - 7; // modules between the finders' centres
+    const sample = (x, y) => {
+      const u = (x + 0.5 - 3.5) / span;
+      const v = (y + 0.5 - 3.5) / span;
+      const px = Math.round(topLeft.x + u * (topRight.x - topLeft.x) + v * (bottomLeft.x - topLeft.x));
+      const py = Math.round(topLeft.y + u * (topRight.y - topLeft.y) + v * (bottomLeft.y - topLeft.y));
+      return px >= 0 && py >= 0 && px < width && py < height && dark[py * width + px] === 1;
+    };
+    const text = decodeModules(sample, version);
+    if (text !== null) return text;
+  }
+  return null;
+};
+
+// The text of the QR code in an image's pixels (`ImageData` or { data, width, height } of RGBA bytes), or `null`
+// when none can be read.
+export const readQRCode = (image) => {
+  for (const local of [false, true]) {
+    const dark = binarise(image, local);
+    const corners = chooseCorners(findFinders(dark, image.width, image.height));
+    if (!corners) continue;
+    const text = decodeAt(dark, image.width, image.height, corners);
+    if (text !== null) return text;
+  }
+  return null;
+};
+
+"""#,
+            gzipBase64: "H4sIAAAAAAACA6U823bbRpLv/oq2z8YBJIgiKeoSynKOLMuxd+w4kZ3LLg8TgSQkQiIBDgBa5Dg6Z/9hH/cr5kfmI/ZLtm59A0krM5vIIgFUV1dXVdetC9rdVRdJPCpVrH68UMN8lKjgzYf3u2/Oz1TrqNnsROpTUpRpnpWqpapctZqRmgLYRLVDdVXkUxVnKp3G18nXpZqli2RSRuoqL1Q1TtTpaKTi4TApy7xYqk9pcqfS7NHurhoU+V0JeNVdWo3zeaUuX8QFzv4yqZJhlReXDfVLkVZVkhGy10lcVGOeDxGXVZyN4mIEc46SclikswpI7NIzIkalpZrGsJrBJB7e4pQwQN2N0woW+L4q5zDyepIP4gmMKZJynE9GEQ7PgBOTfAj38ywJ6RZBJOoqzUZJoWYxUFUAO+IC7uVzQDtYIlhaqFa31d2Dfy1VzLOSZh0WeVnS5KP8LmN810U6QgLLeDqbJCPEn8+vx/QsvoJ5EqB9hpdLdZ1+AorjbKmKvIpxlYSsBAqTSGW5mgEbZ8AzgAsjvVDEBFKaTxKmc5Qgc0ddZOY0rkAK/AXRBYMcWDvMZ2kCosuA00lZqRdnr0kd7vJiBGyYZ9O4vE2za16BfkJrHCU7aQY8mSTxJ1gNfM+B7fnwFtAl8RBxFwVQmBCnLpJk9L//9d8f8kk+hdlzUC/13augvX8QigCy+TQp0mGk4slsHMsVLWuwrBKcsUyup0lWlQ2QRlo0bkoQ+iwvKvisQG6TJUiaJDkb50AMsLoAJY9UmRP1M9bWq7SAhU7yGGUDjMrySg3jAjQ1rRqPcB6hi7SUR+aTZZZPU1CPxW9Haht+d+j3Hv1uw+9WVyWLGShPVgFYqfIr9Y+/qxPVVsEonw9A3kQHSI4ElIe0skl+XTYeDWGbVer81x8APoPN8hPw8ui0KOJlsN9qh8cC8Pb9d6sASOjxI9wswSQBCQMEbNUFfLSO4eqZau/vw5ft7VB9fqRwkl7ah6f0BeiGx3i5OIaHMEFvgVcpXiGOhXqqmoujpvpWBcFCPXumWqH6DW61WqNQdRXfOn50LyRO5xMYFcSRGoTq5Dl8U0+fqgEMx/kQf9yHSfHLoN8HBE2zulH6qT60NgpIVTtrx6YZWqsEx8/yu6QgBDg24DF8V32FKMKQP/vHCkT9j7//tkMPUe6nrqBJ+Cno1gQewxzDPIE9OkxBwKxCoKiVWmjpJZ/iyTyuhIbJEmRAVCDTUTD4GB82kbWeuBC6MUmya5hvh6X2HOFUurMTmnHA2YC+E+LfaBRIErEVSTUvMoYEURyTDn9Ec7nMRmA6Qcc//I4zFQEsN4X9hnoxBBsGawA9jXnbwubJy0S2h97puIlwB4zT6zFygXil12zxw6IJR8RozcoZjs0lqy5rLUOtsKJ5bElzlHYNB2Ug4zfEwmKIjLVsY9VH3ml4jQio400hLFTq3rKVHhu2ngqvglFcxWy3LpPhGRJ8qZKiAKLE7KGNNfZSbMl8hr5U4NUuGIe7Is+uLZy1mV2c7QVa11twF2A538VlCY4B3RGLhGdDpwWOM1JnY1BNMG8lWPIha26R5xUY41d5kSVLtHxg/OcTIpuXCpb0MptPJpdkOHFGeAR+A33HNC9kDpwOvL12AGAsM01n4xEavaJSWhB09wWxyOqELLimFag1RoPqoCiE9EoFZSOBrb0MWIiEQUR7ApoAe1mkRMMb5SQdJgENRo0R3sA8vVZf35wVyac0n5f+Xdl/ol14pxynVxWZUQ0Sl9XLFKKOZBZnw6V+ZBS4YAUuQIFlFXDhq/DIG172ir6jy3oTsN0+EZJkG7gjf2O1ltWh5n77LRp9wAcGBFSckSL7vAmJY0KN4vVtbx/LJcikSjPWftZ/s3vjITMRLLSLMKpzROblUYPkChXoRAvBlc36Xa8F0/AWrsmFGG4CEZHGJvICNqETo7WEZqrZvBwHzVAvzTBKQ/Y1C3lpkZm6Z5h3b1jYVlvKzlZYiozKFOj+gfNCtzx29Ix5YchZ0SOHqceudLSKATkKAuxkvezuxV7ViH1ut53sEdzpx2b7ZUgY7RpLNz+Z5WVaUegPW6Tv6fgti+sWxJXBBwoIp9XOLzDWSDxykKFLg3+3sFVFAQ16ltOt2ev2gSzh8YneBRvWAJbjOvYci15z4yqdTEQH1imb2aGOkhm4G4a7AbiavkEwg1p042K4QQxECWnYjdEuVKfIaN8Nq9a99YqQNY2MEJzt4Xi2W3Rphi+aUC0mjGlg8ZrF7vZD04+BnIiBo6Jja4ggtv4UY/LAS8VI6H++DhYh51I5JHAQ2U/BeUBEKzNNKEzaYK5qjMJ72yeYKzozrdgtDERQKVoQ6bUgoKOIDeM7pL4PqhykuDYTsbmGzVkAq1VNQRTzt3drxIHYnTgQZkeDZlSXJBgR4yBCsvjDsBYQWJ9FM1if9WVXBWtkiXeFRjdQs3ltFQ8we0MW1zPwLmRG6XWGKZBOR9UQLgpM4DhPAuF+ghw9eBupd5H6MVKvQxsr4GzrghPMJSWs0UkkZF8DuKnjKZOjnL598933786//4imoQcspH8HkWodyZd2W385kC97Tf2lY2DgwgzoRKpjB8EFDARu0+VRpPab/b6O88/Pfv/h/OL3F2/fn/0FKMDd8LareocR1Sda+zCiyUhaR/K9gwQIfe8AlgAPHKAOX9P3tvxjCn5E8D2+RY/dIRqc5gDcrxH4kEmmAbLOtgxsy1LbQAiKnhdEK/ngLKUFI52ftvPT0SvwH3b0D6x+39K9AnFAP0DNkaZWg7gYDAjS6MV2705//f3n84sPb95/j7se4iRR3tXaAqrxXS66OIBIVKvP2/Ofz9/icntP3j2J1JO3+Os1/vrxSd9uh7027px0pFGzlgaMD1UUixKg8litCEDq+7j7pzEVaiL16/sL2GUUb7ea+D/+18Kf0JZs9j26Xr2/eHf6EQkjL9LAglPwWXxPF+m5j1TwO5gFiPq9tM7Mi24cUwLMh/0cDyZChnWO6dtz4h1+xewOTZlF8VQFLUQAD0NnSWjAmov9vUN8FiASMIrs2sQkBYGdO1R/2KGcrO93Wm2wNyZdBhScgUCIbo2VXtJQHtlVHEtiJPbsqSRKZJsZnGMRoYbTN23ffhmnkI7oqhSlm+VyOsgnXEmbZ2yNTH0t4IIbF89KiIoK9BZg4ap0SoUoYwQjrR8IKcaSKmFFEpdgw2OwnCXoJcxY5Hc70/gGFhOTgIURevZ3Qh3yg/HUc5X0b+gpW4fg4DvgmATKRiLTuLgtV6szNG6Lhoc+MM61iBRE0XfpqBpHCtTyemxzJDexyO8AenlMX56pJdDAwHQHow+anUOeVkRgPCdWp+rX8I9mZLeGv3B0AHYMfr6Bn9DcoyE7aBCaZBacR5humKcw6sg+OiDwVmRXrUcc8D146DBDPBjuPe1cesLevoXCoBlABNgtlyCI3AWOncfDcRBgcpISK1cfAUNuHC7jDgw4DGlieHej3fUff6jV+0iG+4jIckbpMIQjEFr3cAFkgpWFSJ8+0Uwz70MT+cp60Tgc6iDPlUCrRTwFX3QQOqitEBAAPWw9ViHFcLZigvk9mU91KTvuUl1N0lnp1I5xy1yC0lzSxroc5pP5NLvUe+bd6QfyWD2YJUg1MwMKfSlQY1aAvWQJpP49PeAGbu+t3rZ49EN/mndxNW5cTfK8AMhdDDC3lXPvBu7theH6KVHOW0IkjnOu98K1s31xxMZZHF58cdAjx+X5vo1PPJwCPdrNaq2v7epqDrhLqoHpSj4WmlISN6AgM1ONQbB7dA4Dvu/YLf3AKIalch/MgFi0xLGI/oonPsHCV3Ere9v1Glw2dOsnCYwe6TuSsswJBdKJKeIogc2Yli8BowifvkOkTCv5Q9whAWK1mQ4lNmV0B5LLaUJgrkDqtCk6btgvR2gVGMEq0IEFOtwIdGiBjjYCHQnQoQVy6f2G6W3tP0xwq4MFnfVoZNlHgsWwG9HwhcWjrcRmbEc1or6I7sjanX1QcOEpxToJLUUnYfrWyxQznCG60A7el3jLWmXWCC+60jozsmNpo0MQEOgAhsZBiENsA49fv8+Eh35BjLE98wgLVQ8vI+8mVoR7SFNkiOiz4XaCHV7xCa8ZNJc+uuoz7+iuhLyEXT1/rvYg+MYd3uWBT9Uh+mAnFaySReVFSWQKsJorIVRXXZIQMHgIL0mKbKHBtaP9QG+/ZAyX4lcuBZdX7UW7gZOKSRnGGR6EDRLa7gojJckJxxBHVXkOZGdLKQgf09nlHZ2dgVG5rpWB+djRCarYZvyLodWVNj3WDrlGSPvQxwy3oVKUlq90pHlSD/tMzOfMSS7xhJ1djzE3UG5OSFLEd6ZARoq+rBLXAKKRda/nsztI8eFOVXCZ1QZ4GMxhQVg21bHceX5iv+9QNcXGLDIGFO8gNAj2N1dXEXetpMrLwAKkkPatcg0FaHGqy5FOSWqButWjGSNNm2r1LVqmzzK8t3Siz35YqzTjf8K5gD75jPEPVhrWcioEkkgCPlfjcpGt8PKU29vMcgA+cslRKCouNuIMzigztSsr/u/+kfvJv40EH/M3v56nj3VOvDKFVh4yB30d2RLLrCrRRtOjuSbwp8ahcfqYVzEeuuIaTVisadlyUNth5Rj26ltdvnbCJ4tv1xno7ItJnl3T6U4p+S5Df7V2moEGXJtUO2uW5FrOfVlwiLzrUQqR1AC3hDNwxyVIK0VkK1tdrE/ZUBu3RIb2dd0xbFOOXZwpV6vDzsJscYzTeNxkXMplN8bfDSmsfyCkHlKwvW2rwQ+Xp7809Z+axmqLX9LfgNN1v7pK7R7tBbVJ/WM7bY5x4JqyLFLBVDYaDQKS2jdE0Q7/6pkMGv8P0v8RsFO2Zhv9py5Q/vD69Puf3p1fvDkDqp80W+29zv7B4dE3py/OXp6/+u71m3//y9t337//4ceLDx9/+vmXX//jP9W/fbW1vdPY7T5ZdcMYXBPfHJ36cqOK6VJRwfnZG+xTSq8zKmGo8jadzZLRMcFxc4qKqZfmp4+vdiCF1v4ZhROjb8VkDY9cyR0LYtL5pLCHssRRJ1bXbGLP63LK97yVWA4aL6ZjCyJB2Slx5QfvRO6JCvwT/s1n8xsP9bFxAtVaD+IalDX8RHQvlngJfweH2MQRU7wUQg71VCoI9d4HKWiIWhOTtb6L/aJVvmBrr20qVs3AelBpGEsZ2FvSa2ENF0ukBzRcjh+BBIxSwEwQ8/ytQpLiMCXoOFuB73NVYQBPb9c8Oqy7ZZ0VELYj47NwED/ixpyQAeytDi6ldQBLsIM2n+3ephTkf8b2Jaxkd7Fu0+lCinrfQ9r6llQGBVLnkI5hs9oI6yDEEMvVHkKByDR7Vna/W2AkyutjvUPkLElGZH165KSGSToJWP9AUbHUidl+pNY9bIVUHpCGFNTrPk9gV0S0yxSbKfbW7pyfS2WU0YNb2tPfIVLbC1n7jJ37UBUQJge0YqA7bMxgm1ZxUQV7ERipJ2GjnE3SKngC36bxDNbB1avGcBwXZyCI0yqAYZ4ayD7cPJHw+QSb0L6FRKOrOu7M0gD0T88uZ9EeX1qb+dJ2+NJ2wzIpCcRpoXWh1apFdPQQcHT2QYCd/TXS0TGccMA1/y71ToxDOHcRGyjHJngC+oqAjh/5AaHD+vpaSmD9xJiAg9pi5Ckt519fCWOpk1XrD3ioqcqZR+xL6PcSaOqSO/URPOFLSuiKIGxwahfUytyELwy9RJb7cbEGz6E8Nzw2gS6uc+OhIzUOdxVkr2lGWfmczjukUdd06KrgknpzwTHGsMxQYYcBrnGeQXRMNf8J5yM8nkqZCXhHcOBo6o92aKLaGaeEp3FB3WlpZRqE7bx33A0lA9MSkhDIMBvmGCWLi5TbDj8r9rReMR8DWyK85nivgWerZwU0FPRcDgKs0xqnZZXDmKnX6YCNnw91OeBE69ppGK/xv+RvMfdO8dD9EDNxewubW/B2a79Zv9/G++1vQnTRR67dpsBIIgsDvSemF4nidjtx/FsCzx2eW0qaNulmSGYcW1ixOa2Is3IWFxgEgTBm8UwaEgyHeoK8zwdS97oWOZ9+IeYH/Lp4iIDb2FO05eBMbYqfTOgspund+GCxOzUwc23VCexk+8gjggHhQ4iorIx4LiDGElIJB82s8LTySNUQIoZBTg0ejhoAX2m0E6jzRODLHxN8PUHX7VzVXZJQzxCBbwlykJahZleeQaiGfNwxdKIMBfcWKIydW2N9TkwzRTjDMarACRDc7vsJ94iP0R7eRrRM2YifNwaoq5sFJ2BN1TqLgZ8RpyScXiCKQ3wquThX6kSbwhSmcVdCNN2xc+cDiQ3xoUxOjat+Ncnjaq+tW2p5ni3C5JuEwZKXCZ/P6DF+XdP4NFgI3IIcBiHEK7dqRGormYOpl6ycG+ubvF9wAzs3sZnYBTTzI5mDJSUhCkk1BV/mRSQPwVJgsrR0yXKw4CJgBYRl4WIR48zPBMnCR1K3jSR4nJRFhhUst3zEjNh2OoctGnMsrv9jXhhq4DLicV5FSpjDYPEiwOtVuPtaVMJ60SP+aE3YhpWi8hLGHZr+uWp3QG8rqfGwyLpWp/0owJNLk0WiT56XdW9COraknK2WBIpSoSiIizWmy3B+3cAO/2c0zevcM5xrkr7sQNRJvXwO62mv7WCuM8DTdALYoExpHeNCMKYeRs1zRroQpGlduYy+iLxuPHGl/S9qUF3mZJ583VyvsSZfNSL3TFct6GMTVjsyvsJOO3y7SRfzJeBauQiprYOaLvw3pyCwMu9Jmf4LgrjAg0yqVuAEG4oU+KhRJKP5MAnsSyIYNAwiqQSjmWfwZ5hP6/59DBmd3gs+4rYMOXTqovjSGL40wDBbqtk4cI56SNjxoCQye80+CJshQ6yv09inT2tQrTVQxPQVyDZC7sGkFhqvNuDd+9N4O2sgvUDdF5N5K01K7zFWm0DocDVahl2Kp7mpQh7RcfEEX16LKYwudQwMO4jLWVra9E7c2TjhdwNYc7x4OVLcESOT+YrAp8/VyvngbKF3KAXyAe69EVr4yislzJY+GO770dIBEyHP0Ew1MRyaLc23BWZtvJ/4AVyKe/5W7eBWor04c7fdjD3FvdbMGHNoOslobTijou0FAQ+34siPiT3rLVmAr+KuhRbEjdhMJmrEJmMFqulCtTZBebiaLhR3o9dA0b5507o9PedUW6o2UmMG732JGgPVESipLlvLwWZjA1NFV08cmnY0yfQGzg7s8n1nl39Wi64ySsSjQCu7ymiMvkeS7j5kmWrnu7XdNoRNk0KahOe69NIkuCbXUhL2SA1x1yT8MintM/2C6XWcQmQ8TYrrZMTHusNJXiaugX0l/XTr99yGV7Vqff9/JgDQ6tu3lb4SC01rysLyeuICHdO6kABFvCANMJtunbPDzbRyn+b0jiNJQFTs+MxPI3MIhc5cbiGi7iZ0cuYvb1/IqhbHa84IV1+V2Fb79ObIPLOvttzWV/uYVPK236CkBpOxFQ2XYxIQIOGUUh08IRHCp2DHAnn9jFV8XzoacX2KJqMM3ocg/TpxLPV6M82IGsyIbRXIte3Ko6ydbHkzUi2vbPkY59hEoaj1wxQgksZCPpfUbtj0p2FUG1mhw4CAMGhp8yC+xDW0Oi5OEwfaMVFtyHPVahyA+pjAcCPoJsqw8wp7FHAjNlAJguCKJEwox8tZXgVXDVRcQQdcuGpgnMu8QCffNhQAsVcNXmykowCjyG6soKG8YAEs4xcxeRxHwt1tRy1kuNMD+bbFtzgCNbxeIJ8D74lbBqYHS4NlWceiF/0gDitx97KGTS/9QWy14LxWf5WXSrXRAYdiZQWeRCut5iYh60JIfh+umpSNr6J+3PgnCigkozLUNL5NTCvR1/R6aYa+IIildSPGanJE7frJX+cQEJfpCF8nKdNpOokLIZFevk//lkhX9WcInmdvkyss1eSzC0nN86rKp3gXy56rwd84B790JvPjMaLxfPWGoIreiT1xfCPWOWFpzsGEOV0I3ffWcnr7nBFoa4RHM9jZwli7DtawUeZF5fjsgeCFrcXfQns03Wo/1OT2YcgvPL7JQB5ptdxUbUQy1xVlvSSWyq78CpoH76Wpnq+54RG39RG3fg4qWRXpDThrBKU3sejLjf5y23dSUddiouhosH9QJPvGP/AwdqPREICSDeS+ayCdh+t6g0TRWXH12+j4Ulo+o/fiErpBR+J0AjOC2Kd+KjNKdFyNL7z0mfSsblRpWb0go+2Ozbp9srLO7ba+Hbkp/eqw5fphyzCsM1WWdcJENqjT9f2Vxzl6sjqyh1pL9VEC6AWCylARqfoDoWODZE3ea4NZzgCBSxgOk43dWydhECJvITpItwnsqjBFILJRjO+JsVaM6M26Gd+2BeG18FL6VEVGGx1jHRoDbWx0CinwqJ250VTPnP0JPk/fBO/mV2fcXUxAxyt1QTF8ehdoirwyH2zI3jq7SNISvViVVv3BqrSM0kiMFOhJWE+ZMvSnW/THXWRW1kZ5uAwdbAor9QaHD1bD4U/gkkTHoUTQM0x2Ni/cXlqv4S1OzOoDzkV7TU6sN/Xq3fsNurW/iiHOkHp8zN8WYpMoDlK66qVBRMOkhe1GTjNjEQNd+MgwOB3k8wL9JGZzOKWQ+8Af/aEpBBT/dA0dng7zvBilGXnAR25r7Wm1sYLyp9lXL69orXIt4lr9sohrOuN0mnEa4aDapEsubRvRgQSBIVXiV3DAcTPNHARSyqEMv7cV9gy1DvF2p/5atRYsdrJq5JGdhoq45mrb6W51X9YBa4eJmnl3x31Dcv0hWjmLkS1OlzMiRzoP6XxTK5Q+FqtMvaD8Wr/J5KIjldIvkjmFMQ0wp2cwB8bxO2oP7d0uUeGnHPSHd5YPw9VLbUaKMHSOFmOTQdqGKb5kUMLaPMv18yxX5qkZrdV5fAAzjy32PZf3u7iox1/NSYU80EUPvFxb6JNiFZsfV+IVd5t6DfEBy83tX9SqReCP5WUCU9DCu7VuyJU3yN1+Rf0X3bAIX/8jbSq4fIM3XsZVfIlR+obGBcR18d2LU24VCZ2AHmfkV4YwCsO/BSPvDNReAsBbP16ccU9cQFQYFXW2ovzRNdiIVKiPqDu+71eW5KBX91swMt1a4bJ7aNILL90InDKYWE1CofNyvpB6mNvDKvjW72ZPtqfVQ4gjTd3/S97/B7s/tZq5TwAA"
         ),
         (
             name: "scenes.js",
