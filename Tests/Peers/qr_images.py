@@ -1,0 +1,91 @@
+"""PNG pictures of QR codes for the page's QR reading checks, made without third-party code.
+
+The modules come from the hub's own encoder (`GET /app/qr.svg?text=`, SetupQR's symbol as one SVG path of unit
+squares with a quiet zone of 4); `picture` draws them scaled, turned and with modules flipped, and `png` writes the
+pixels with zlib and struct.
+"""
+
+import math
+import re
+import struct
+import urllib.parse
+import urllib.request
+import zlib
+
+
+def modules(url, text):
+    """SetupQR's symbol for `text` as rows of booleans (True: dark), read from the hub's SVG."""
+    with urllib.request.urlopen(url + "/app/qr.svg?text=" + urllib.parse.quote(text), timeout=20) as response:
+        svg = response.read().decode()
+    side = int(re.search(r'viewBox="0 0 (\d+)', svg).group(1))
+    size = side - 8
+    rows = [[False] * size for _ in range(size)]
+    for x, y in re.findall(r"M(\d+) (\d+)h1v1h-1z", svg):
+        rows[int(y) - 4][int(x) - 4] = True
+    return rows
+
+
+def payload(code, setup_id="HRTH", category=5):
+    """A HomeKit setup payload (X-HM://, 9 base-36 characters, the setup ID) for a code like 123-45-678."""
+    value = (category << 31) | (1 << 28) | int(code.replace("-", ""))
+    digits = ""
+    for _ in range(9):
+        value, digit = divmod(value, 36)
+        digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[digit] + digits
+    return "X-HM://" + digits + setup_id
+
+
+def picture(rows, scale, degrees=0.0, flipped=(), margin=12):
+    """Grey levels of the symbol at `scale` pixels a module (any positive number), turned by `degrees` about its
+    centre, with the modules at `flipped` (x, y) inverted; a quiet zone of 4 modules and `margin` pixels around."""
+    size = len(rows)
+    flips = set(flipped)
+    side = (size + 8) * scale
+    angle = math.radians(degrees)
+    cos, sin = math.cos(angle), math.sin(angle)
+    out = int(math.ceil(side * (abs(cos) + abs(sin)))) + 2 * margin
+    pixels = []
+    for y in range(out):
+        line = bytearray(out)
+        for x in range(out):
+            dx, dy = x + 0.5 - out / 2, y + 0.5 - out / 2
+            u = (dx * cos + dy * sin + side / 2) / scale - 4
+            v = (-dx * sin + dy * cos + side / 2) / scale - 4
+            mx, my = math.floor(u), math.floor(v)
+            dark = 0 <= mx < size and 0 <= my < size and (rows[my][mx] != ((mx, my) in flips))
+            line[x] = 24 if dark else 232
+        pixels.append(line)
+    return pixels
+
+
+def no_code(width=320, height=240):
+    """Grey levels of a picture with no QR code in it: a gradient with stripes and a dark square."""
+    pixels = []
+    for y in range(height):
+        line = bytearray(width)
+        for x in range(width):
+            value = 60 + (x * 150) // width
+            if (x // 9) % 3 == 0 and y > height // 2:
+                value = 20
+            if 40 < x < 100 and 30 < y < 90:
+                value = 10
+            line[x] = value
+        pixels.append(line)
+    return pixels
+
+
+def png(pixels, path):
+    """Writes grey levels (rows of bytes) as an 8-bit greyscale PNG."""
+    height, width = len(pixels), len(pixels[0])
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+    raw = b"".join(b"\x00" + bytes(line) for line in pixels)
+    with open(path, "wb") as file:
+        file.write(b"\x89PNG\r\n\x1a\n")
+        file.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)))
+        file.write(chunk(b"IDAT", zlib.compress(raw, 6)))
+        file.write(chunk(b"IEND", b""))
+    return path
