@@ -113,450 +113,15 @@ fieldset { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: center; mar
 // storage here), shows each home's rooms with a tile per accessory, controls them, and keeps them up to date by
 // the event WebSocket (resuming by sequence after a dropped connection or a hub restart). Owners and
 // administrators also get the configuration controls; shared users never see them (and the hub refuses them).
+//
+// This module is the frame: signing in and out, the views, and the event WebSocket; the home view is tiles.js (on
+// core.js, the shared helpers); History, People and the configuration screens are modules loaded when first shown.
 
+import { api, element, button, $, notice, homes, characteristicIndex, canConfigure, indexHome } from "./core.js";
+import { drawHome, applyValue, refreshTile, redrawDetail } from "./tiles.js";
 import { startPairing } from "./pair.js";
 
-const api = async (method, path, body) => {
-  const headers = { "X-Hearth-Request": "1" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, {
-    method,
-    headers,
-    credentials: "same-origin",
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const json = text ? JSON.parse(text) : null;
-  if (!response.ok) {
-    const error = new Error(json?.error?.message ?? `The hub answered ${response.status}.`);
-    error.status = response.status;
-    throw error;
-  }
-  return json;
-};
-
-const element = (name, text, attributes = {}) => {
-  const node = document.createElement(name);
-  if (text !== undefined && text !== null) node.textContent = text;
-  for (const [key, value] of Object.entries(attributes)) {
-    if (value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
-  }
-  return node;
-};
-
-const button = (text, onClick, attributes = {}) => {
-  const node = element("button", text, { type: "button", ...attributes });
-  node.addEventListener("click", onClick);
-  return node;
-};
-
-const $ = (id) => document.getElementById(id);
-
-const notice = (text) => {
-  $("notice").textContent = text;
-};
-
-// ---- HAP types, values and words ----
-
-// The short form of a HAP type ("25" for "00000025-0000-1000-8000-0026BB765291").
-const short = (type) => {
-  const upper = String(type).toUpperCase();
-  if (upper.endsWith("-0000-1000-8000-0026BB765291")) return upper.slice(0, 8).replace(/^0+/, "") || "0";
-  return upper;
-};
-
-const T = {
-  on: "25", brightness: "8", colorTemperature: "CE", currentTemperature: "11", targetTemperature: "35",
-  currentMode: "F", targetMode: "33", lockCurrent: "1D", lockTarget: "1E", doorCurrent: "E", doorTarget: "32",
-  currentPosition: "6D", targetPosition: "7C", motion: "22", contact: "6A", lowBattery: "79", batteryLevel: "68",
-  humidity: "10", active: "B0", lightLevel: "6B", obstruction: "24", leak: "70", smoke: "76", occupancy: "71",
-};
-const S = {
-  lightbulb: "43", switch: "49", outlet: "47", fan: "40", fan2: "B7", thermostat: "4A", lock: "45", garage: "41",
-  windowCovering: "8C", door: "81", window: "8B", motion: "85", contact: "80", temperature: "8A", humidity: "82",
-  battery: "96", light: "84", leak: "83", smoke: "87", occupancy: "86", info: "3E", protocol: "A2",
-};
-const hiddenServiceTypes = new Set([S.info, S.protocol]);
-
-const words = {
-  [T.lockCurrent]: ["Unlocked", "Locked", "Jammed", "Unknown"],
-  [T.lockTarget]: ["Unlocked", "Locked"],
-  [T.doorCurrent]: ["Open", "Closed", "Opening", "Closing", "Stopped"],
-  [T.doorTarget]: ["Open", "Closed"],
-  [T.currentMode]: ["Off", "Heating", "Cooling"],
-  [T.targetMode]: ["Off", "Heat", "Cool", "Auto"],
-  [T.contact]: ["Closed", "Open"],
-  "72": ["Closing", "Opening", "Stopped"],
-  [T.lowBattery]: ["Normal", "Low"],
-  "36": ["Celsius", "Fahrenheit"],
-  "73": ["Single press", "Double press", "Long press"],
-  "8F": ["Not charging", "Charging", "Not chargeable"],
-  [T.active]: ["Inactive", "Active"],
-  [T.leak]: ["No leak", "Leak"],
-  [T.smoke]: ["No smoke", "Smoke"],
-  [T.occupancy]: ["Not occupied", "Occupied"],
-};
-
-const units = { celsius: " °C", percentage: "%", arcdegrees: "°", lux: " lx", seconds: " s" };
-
-// Whether a home says temperatures in degrees Fahrenheit (values stay in Celsius in the API).
-const fahrenheit = (homeID) => homes.get(homeID)?.home.temperatureUnit === "fahrenheit";
-
-const round = (value, step) => {
-  if (typeof value !== "number") return value;
-  const digits = step && step < 1 ? Math.min(2, Math.ceil(-Math.log10(step))) : 0;
-  return Number(value.toFixed(digits));
-};
-
-// A characteristic's value as people say it, with its unit.
-const say = (characteristic) => {
-  const value = characteristic.value;
-  if (value === undefined || value === null) return "—";
-  const type = short(characteristic.type);
-  const named = words[type]?.[value];
-  if (named) return named;
-  if (typeof value === "boolean") {
-    if (type === T.on) return value ? "On" : "Off";
-    if (type === T.motion) return value ? "Motion" : "No motion";
-    return value ? "Yes" : "No";
-  }
-  const unit = units[characteristic.metadata?.unit] ?? "";
-  if (typeof value === "number" && characteristic.metadata?.unit === "celsius"
-      && fahrenheit(characteristicIndex.get(characteristic.id)?.homeID)) {
-    return `${round(value * 9 / 5 + 32, 0.1)} °F`;
-  }
-  if (typeof value === "number") return `${round(value, characteristic.metadata?.minStep)}${unit}`;
-  return String(value);
-};
-
-const label = (characteristic) => characteristic.metadata?.description ?? `Characteristic ${short(characteristic.type)}`;
-const writable = (characteristic) => characteristic.permissions?.includes("pw");
-const isHiddenCharacteristic = (characteristic) => characteristic.permissions?.includes("hd");
-const visibleServices = (accessory) =>
-  (accessory.services ?? []).filter((service) => !service.isHidden && !hiddenServiceTypes.has(short(service.type)));
-
-const find = (accessory, type, serviceTypes) => {
-  for (const service of accessory.services ?? []) {
-    if (serviceTypes && !serviceTypes.includes(short(service.type))) continue;
-    for (const characteristic of service.characteristics ?? []) {
-      if (short(characteristic.type) === type) return characteristic;
-    }
-  }
-  return undefined;
-};
-
-// The service a tile is about: the primary one, else the first one people see.
-const mainService = (accessory) => {
-  const services = visibleServices(accessory);
-  return services.find((service) => service.isPrimary) ?? services[0];
-};
-
-// ---- The homes, kept in memory and changed by events ----
-
-const homes = new Map(); // homeID -> { home, role, section, tiles: Map(accessoryID -> tile) }
-const characteristicIndex = new Map(); // characteristicID -> { homeID, accessory, characteristic }
 let view = "home";
-let detail = null; // { homeID, accessoryID } while the detail view is open
-
-const canConfigure = (entry) => entry.role === "owner" || entry.role === "administrator";
-
-const indexHome = (entry) => {
-  for (const [id, indexed] of characteristicIndex) if (indexed.homeID === entry.home.id) characteristicIndex.delete(id);
-  for (const accessory of entry.home.accessories ?? []) {
-    for (const service of accessory.services ?? []) {
-      for (const characteristic of service.characteristics ?? []) {
-        characteristicIndex.set(characteristic.id, { homeID: entry.home.id, accessory, characteristic });
-      }
-    }
-  }
-};
-
-const write = async (homeID, characteristic, value) => {
-  try {
-    const answer = await api("PUT", `/v1/homes/${homeID}/characteristics/${characteristic.id}`, { value });
-    const written = answer?.characteristic?.value ?? value;
-    applyValue(characteristic.id, written);
-  } catch (error) {
-    notice(`${label(characteristic)}: ${error.message}`);
-    refreshTile(homeID, characteristicIndex.get(characteristic.id)?.accessory?.id);
-  }
-};
-
-// ---- Tiles ----
-
-const summary = (accessory) => {
-  const parts = [];
-  const service = mainService(accessory);
-  const type = service ? short(service.type) : "";
-  const get = (characteristicType, serviceTypes) => find(accessory, characteristicType, serviceTypes);
-  const on = get(T.on);
-  const active = get(T.active);
-  if (type === S.thermostat) {
-    const current = get(T.currentTemperature, [S.thermostat]);
-    const target = get(T.targetTemperature, [S.thermostat]);
-    const mode = get(T.targetMode, [S.thermostat]);
-    if (current) parts.push(say(current));
-    if (target) parts.push(`set to ${say(target)}`);
-    if (mode) parts.push(say(mode));
-  } else if (type === S.lock) {
-    const current = get(T.lockCurrent) ?? get(T.lockTarget);
-    if (current) parts.push(say(current));
-  } else if (type === S.garage) {
-    const current = get(T.doorCurrent) ?? get(T.doorTarget);
-    if (current) parts.push(say(current));
-    if (get(T.obstruction)?.value === true) parts.push("Obstructed");
-  } else if ([S.windowCovering, S.door, S.window].includes(type)) {
-    const position = get(T.currentPosition) ?? get(T.targetPosition);
-    if (position) parts.push(position.value > 0 ? `Open ${position.value}%` : "Closed");
-  } else if (on) {
-    parts.push(on.value ? "On" : "Off");
-    const brightness = get(T.brightness);
-    if (on.value && brightness) parts.push(say(brightness));
-  } else if (active) {
-    parts.push(active.value ? "On" : "Off");
-  }
-  const motion = get(T.motion);
-  if (motion) parts.push(motion.value ? "Motion" : "No motion");
-  const contact = get(T.contact);
-  if (contact) parts.push(say(contact));
-  for (const sensor of [T.leak, T.smoke, T.occupancy]) {
-    const characteristic = get(sensor);
-    if (characteristic) parts.push(say(characteristic));
-  }
-  if (type !== S.thermostat) {
-    const temperature = get(T.currentTemperature);
-    if (temperature) parts.push(say(temperature));
-  }
-  const humidity = get(T.humidity, [S.humidity]);
-  if (humidity) parts.push(`${say(humidity)} humidity`);
-  const light = get(T.lightLevel);
-  if (light) parts.push(say(light));
-  return parts.join(", ") || "—";
-};
-
-const confirmLock = (accessory, locking) =>
-  window.confirm(`${locking ? "Lock" : "Unlock"} ${accessory.name}?`);
-
-// The tile's main control: a toggle, a slider, the thermostat's steps, or lock and unlock.
-const tileControls = (entry, accessory) => {
-  const homeID = entry.home.id;
-  const controls = element("div", undefined, { class: "controls" });
-  const disabled = accessory.isReachable === false;
-  const service = mainService(accessory);
-  const type = service ? short(service.type) : "";
-  const get = (characteristicType) => find(accessory, characteristicType);
-  const on = get(T.on) ?? get(T.active);
-  if (type === S.thermostat) {
-    const target = get(T.targetTemperature);
-    if (target && writable(target)) {
-      const step = (delta) => () => {
-        const meta = target.metadata ?? {};
-        const next = Math.min(meta.maxValue ?? 38, Math.max(meta.minValue ?? 10, (target.value ?? 20) + delta));
-        write(homeID, target, round(next, 0.1));
-      };
-      controls.append(
-        button("−", step(-0.5), { class: "step", "aria-label": `Lower ${accessory.name} by half a degree`, disabled }),
-        element("span", say(target), { class: "target", "aria-hidden": "true" }),
-        button("+", step(0.5), { class: "step", "aria-label": `Raise ${accessory.name} by half a degree`, disabled })
-      );
-    }
-  } else if (type === S.lock) {
-    const target = get(T.lockTarget);
-    if (target && writable(target)) {
-      const locked = (get(T.lockCurrent)?.value ?? target.value) === 1;
-      controls.append(
-        button(locked ? "Unlock" : "Lock", () => {
-          if (confirmLock(accessory, !locked)) write(homeID, target, locked ? 0 : 1);
-        }, { class: "toggle", disabled })
-      );
-    }
-  } else if (type === S.garage) {
-    const target = get(T.doorTarget);
-    if (target && writable(target)) {
-      const closed = target.value === 1;
-      controls.append(button(closed ? "Open" : "Close", () => write(homeID, target, closed ? 0 : 1), {
-        class: "toggle", disabled,
-      }));
-    }
-  } else if ([S.windowCovering, S.door, S.window].includes(type)) {
-    const target = get(T.targetPosition);
-    if (target && writable(target)) controls.append(slider(homeID, accessory, target, "Position"));
-  } else if (on && writable(on)) {
-    const isOn = on.value === true || on.value === 1;
-    controls.append(
-      button(isOn ? "Turn off" : "Turn on", () => write(homeID, on, typeof on.value === "number" ? (isOn ? 0 : 1) : !isOn), {
-        class: "toggle", "aria-pressed": isOn ? "true" : "false", disabled,
-      })
-    );
-    const brightness = get(T.brightness);
-    if (brightness && writable(brightness)) controls.append(slider(homeID, accessory, brightness, "Brightness"));
-    const temperature = get(T.colorTemperature);
-    if (temperature && writable(temperature)) controls.append(slider(homeID, accessory, temperature, "Colour temperature"));
-  }
-  return controls;
-};
-
-// A range input that writes once, when the person lets go.
-const slider = (homeID, accessory, characteristic, name) => {
-  const meta = characteristic.metadata ?? {};
-  const input = element("input", undefined, {
-    type: "range",
-    min: meta.minValue ?? 0,
-    max: meta.maxValue ?? 100,
-    step: meta.minStep ?? 1,
-    value: characteristic.value ?? meta.minValue ?? 0,
-    "aria-label": `${name} of ${accessory.name}`,
-    "data-characteristic": short(characteristic.type),
-    disabled: accessory.isReachable === false,
-  });
-  input.addEventListener("change", () => write(homeID, characteristic, Number(input.value)));
-  return input;
-};
-
-const tile = (entry, accessory) => {
-  const node = element("article", undefined, {
-    class: "tile",
-    "data-accessory-id": accessory.id,
-    "data-name": accessory.name,
-    "aria-label": accessory.name,
-  });
-  const low = (accessory.services ?? []).some((service) =>
-    (service.characteristics ?? []).some((c) => short(c.type) === T.lowBattery && c.value === 1));
-  const unreachable = accessory.isReachable === false;
-  if (unreachable) node.classList.add("unreachable");
-  const on = find(accessory, T.on) ?? find(accessory, T.active);
-  if (on && (on.value === true || on.value === 1)) node.classList.add("on");
-  const name = button(accessory.name, () => openDetail(entry.home.id, accessory.id), {
-    class: "name", "aria-haspopup": "dialog",
-  });
-  node.append(name, element("p", summary(accessory), { class: "state" }));
-  const badges = element("p", undefined, { class: "badges" });
-  if (unreachable) badges.append(element("span", "Unreachable", { class: "badge warn" }));
-  if (low) badges.append(element("span", "Battery low", { class: "badge warn" }));
-  if (badges.childElementCount) node.append(badges);
-  node.append(tileControls(entry, accessory));
-  return node;
-};
-
-function refreshTile(homeID, accessoryID) {
-  const entry = homes.get(homeID);
-  const accessory = entry?.home.accessories?.find((candidate) => candidate.id === accessoryID);
-  const old = entry?.tiles.get(accessoryID);
-  if (!accessory || !old) return;
-  const focused = focusables(old).indexOf(document.activeElement);
-  const fresh = tile(entry, accessory);
-  old.replaceWith(fresh);
-  entry.tiles.set(accessoryID, fresh);
-  if (focused >= 0) focusables(fresh)[focused]?.focus();
-  if (detail?.homeID === homeID && detail.accessoryID === accessoryID) drawDetail();
-}
-
-// The controls of a part of the page, in order, so that focus stays on the same one when the part is redrawn.
-function focusables(node) {
-  return [...node.querySelectorAll("button, input, select")];
-}
-
-function applyValue(characteristicID, value) {
-  const indexed = characteristicIndex.get(characteristicID);
-  if (!indexed) return false;
-  indexed.characteristic.value = value;
-  refreshTile(indexed.homeID, indexed.accessory.id);
-  return true;
-}
-
-// ---- The home view ----
-
-const drawHome = (entry) => {
-  const { home } = entry;
-  const section = element("section", undefined, { class: "home", "aria-labelledby": `home-${home.id}` });
-  section.append(element("h2", home.name, { id: `home-${home.id}` }));
-  entry.tiles = new Map();
-  const scenes = home.actionSets ?? [];
-  if (scenes.length) {
-    const bar = element("div", undefined, { class: "scenes", role: "group", "aria-label": "Scenes" });
-    for (const scene of scenes) bar.append(button(scene.name, () => runScene(home.id, scene), { class: "scene" }));
-    section.append(bar);
-  }
-  const zonesOf = (roomID) => (home.zones ?? []).filter((zone) => zone.roomIDs?.includes(roomID)).map((z) => z.name);
-  const rooms = [...(home.rooms ?? []), home.roomForEntireHome].filter(Boolean);
-  for (const room of rooms) {
-    const accessories = (home.accessories ?? []).filter((accessory) => accessory.roomID === room.id);
-    if (accessories.length === 0 && room === home.roomForEntireHome) continue;
-    const roomSection = element("section", undefined, { class: "room", "data-room-id": room.id });
-    const heading = element("div", undefined, { class: "room-heading" });
-    heading.append(element("h3", room.name, { id: `room-${room.id}` }));
-    roomSection.setAttribute("aria-labelledby", `room-${room.id}`);
-    const zones = zonesOf(room.id);
-    if (zones.length) heading.append(element("span", zones.join(", "), { class: "zone" }));
-    if (canConfigure(entry) && room !== home.roomForEntireHome) {
-      heading.append(button("Rename", () => renameRoom(home.id, room), {
-        class: "config rename-room", "aria-label": `Rename ${room.name}`,
-      }));
-    }
-    roomSection.append(heading);
-    const grid = element("div", undefined, { class: "tiles" });
-    for (const accessory of accessories) {
-      const node = tile(entry, accessory);
-      entry.tiles.set(accessory.id, node);
-      grid.append(node);
-    }
-    if (!accessories.length) grid.append(element("p", "No accessories here yet.", { class: "empty" }));
-    roomSection.append(grid);
-    section.append(roomSection);
-  }
-  if (canConfigure(entry)) {
-    const form = element("form", undefined, { class: "config new-room", "aria-label": "Add a room" });
-    const input = element("input", undefined, {
-      name: "name", required: true, maxlength: "64", "aria-label": "New room's name", placeholder: "New room",
-    });
-    form.append(input, element("button", "Add room", { type: "submit" }));
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      try {
-        await api("POST", `/v1/homes/${home.id}/rooms`, { name: input.value });
-        input.value = "";
-        notice("");
-      } catch (error) {
-        notice(error.message);
-      }
-    });
-    section.append(form);
-  }
-  entry.section = section;
-  return section;
-};
-
-const renameRoom = async (homeID, room) => {
-  const name = window.prompt(`New name for ${room.name}`, room.name);
-  if (!name || name === room.name) return;
-  try {
-    await api("PATCH", `/v1/homes/${homeID}/rooms/${room.id}`, { name });
-  } catch (error) {
-    notice(error.message);
-  }
-};
-
-const runScene = async (homeID, scene) => {
-  notice("");
-  try {
-    const answer = await api("POST", `/v1/homes/${homeID}/actionSets/${scene.id}/run`);
-    const failed = (answer?.results ?? []).filter((result) => result.error);
-    for (const result of answer?.results ?? []) {
-      if (!result.error && result.value !== undefined) applyValue(result.characteristicID, result.value);
-    }
-    if (failed.length) {
-      notice(`${scene.name}: ${failed.map((result) => {
-        const indexed = characteristicIndex.get(result.characteristicID);
-        const what = indexed ? `${indexed.accessory.name} ${label(indexed.characteristic)}` : "a write";
-        return `${what} failed (${result.error.message})`;
-      }).join("; ")}`);
-    } else {
-      notice(`${scene.name} ran.`);
-    }
-  } catch (error) {
-    notice(`${scene.name}: ${error.message}`);
-  }
-};
 
 const loadHome = async (homeID) => {
   const answer = await api("GET", `/v1/homes/${homeID}`);
@@ -572,7 +137,7 @@ const drawHomes = async (homeIDs) => {
   $("homes").replaceChildren(...entries.map(drawHome));
   showConfigTabs();
   pairing.homesChanged();
-  if (detail) drawDetail();
+  redrawDetail();
   if (view !== "home") showView(view);
 };
 
@@ -595,7 +160,7 @@ const redraw = (homeID) => {
         else $("homes").append(fresh);
         showConfigTabs();
         pairing.homesChanged();
-        if (detail?.homeID === id) drawDetail();
+        redrawDetail(id);
         if (view === "history") drawHistory();
         if (view === "people") drawPeople();
         if (screens[view]) drawScreen(view);
@@ -609,310 +174,11 @@ const redraw = (homeID) => {
   }, 50);
 };
 
-// ---- The detail view ----
-
-const openDetail = (homeID, accessoryID) => {
-  detail = { homeID, accessoryID };
-  drawDetail();
-  const dialog = $("detail");
-  if (!dialog.open) dialog.showModal();
-};
-
-$("detail").addEventListener("close", () => {
-  detail = null;
-  $("detail-body").replaceChildren();
-});
-
-const characteristicControl = (homeID, accessory, characteristic) => {
-  const meta = characteristic.metadata ?? {};
-  const name = `${label(characteristic)} of ${accessory.name}`;
-  const disabled = accessory.isReachable === false;
-  const type = short(characteristic.type);
-  if (characteristic.format === "bool") {
-    const input = element("input", undefined, { type: "checkbox", "aria-label": name, disabled });
-    input.checked = characteristic.value === true;
-    input.addEventListener("change", () => write(homeID, characteristic, input.checked));
-    return input;
-  }
-  const values = meta.validValues ?? (words[type] ? words[type].map((_, index) => index) : null);
-  if (values && ["uint8", "uint16", "uint32", "int"].includes(characteristic.format)) {
-    const select = element("select", undefined, { "aria-label": name, disabled });
-    for (const value of values) {
-      const option = element("option", words[type]?.[value] ?? String(value), { value: String(value) });
-      option.selected = value === characteristic.value;
-      select.append(option);
-    }
-    select.addEventListener("change", () => {
-      const value = Number(select.value);
-      if ((type === T.lockTarget) && !confirmLock(accessory, value === 1)) {
-        select.value = String(characteristic.value);
-        return;
-      }
-      write(homeID, characteristic, value);
-    });
-    return select;
-  }
-  if (["uint8", "uint16", "uint32", "uint64", "int", "float"].includes(characteristic.format)) {
-    const input = element("input", undefined, {
-      type: meta.minValue !== undefined && meta.maxValue !== undefined && meta.maxValue - meta.minValue <= 1000 ? "range" : "number",
-      min: meta.minValue, max: meta.maxValue, step: meta.minStep ?? (characteristic.format === "float" ? "any" : 1),
-      value: characteristic.value ?? meta.minValue ?? 0, "aria-label": name, disabled,
-    });
-    input.addEventListener("change", () => write(homeID, characteristic, Number(input.value)));
-    return input;
-  }
-  if (characteristic.format === "string") {
-    const input = element("input", undefined, { type: "text", value: characteristic.value ?? "", "aria-label": name, disabled });
-    input.addEventListener("change", () => write(homeID, characteristic, input.value));
-    return input;
-  }
-  return null;
-};
-
-function drawDetail() {
-  const entry = homes.get(detail?.homeID);
-  const accessory = entry?.home.accessories?.find((candidate) => candidate.id === detail.accessoryID);
-  if (!accessory) {
-    if ($("detail").open) $("detail").close();
-    return;
-  }
-  const homeID = entry.home.id;
-  $("detail-title").textContent = accessory.name;
-  const body = [];
-  const about = [accessory.manufacturer, accessory.model].filter(Boolean).join(" ");
-  const room = [...(entry.home.rooms ?? []), entry.home.roomForEntireHome].find((r) => r?.id === accessory.roomID);
-  body.push(element("p", [room?.name, about, accessory.isReachable === false ? "Unreachable" : null]
-    .filter(Boolean).join(" · "), { class: "about" }));
-  if (canConfigure(entry)) {
-    const form = element("form", undefined, { class: "config accessory-config", "aria-label": "Name and room" });
-    const name = element("input", undefined, {
-      name: "name", value: accessory.name, required: true, maxlength: "64", "aria-label": "Accessory name",
-    });
-    const select = element("select", undefined, { name: "room", class: "move-room", "aria-label": "Room" });
-    for (const candidate of [entry.home.roomForEntireHome, ...(entry.home.rooms ?? [])].filter(Boolean)) {
-      const option = element("option", candidate.name, { value: candidate.id });
-      option.selected = candidate.id === accessory.roomID;
-      select.append(option);
-    }
-    form.append(name, select, element("button", "Save", { type: "submit" }));
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      const change = {};
-      if (name.value !== accessory.name) change.name = name.value;
-      if (select.value !== accessory.roomID) change.roomID = select.value;
-      if (!Object.keys(change).length) return;
-      try {
-        await api("PATCH", `/v1/homes/${homeID}/accessories/${accessory.id}`, change);
-        notice("");
-      } catch (error) {
-        notice(error.message);
-      }
-    });
-    body.push(form);
-  }
-  for (const service of visibleServices(accessory)) {
-    const group = element("section", undefined, { class: "service" });
-    group.append(element("h3", service.name ?? "Service"));
-    const list = element("dl");
-    for (const characteristic of service.characteristics ?? []) {
-      if (isHiddenCharacteristic(characteristic)) continue;
-      if (!characteristic.permissions?.includes("pr") && !writable(characteristic)) continue;
-      const row = element("div", undefined, { class: "characteristic", "data-type": short(characteristic.type) });
-      row.append(element("dt", label(characteristic)));
-      const value = element("dd");
-      if (characteristic.permissions?.includes("pr")) value.append(element("span", say(characteristic), { class: "value" }));
-      if (writable(characteristic)) {
-        const control = characteristicControl(homeID, accessory, characteristic);
-        if (control) value.append(control);
-      } else {
-        value.append(element("span", " (read-only)", { class: "muted" }));
-      }
-      row.append(value);
-      list.append(row);
-    }
-    group.append(list);
-    body.push(group);
-  }
-  const focused = focusables($("detail-body")).indexOf(document.activeElement);
-  $("detail-body").replaceChildren(...body);
-  if (focused >= 0) focusables($("detail-body"))[focused]?.focus();
-}
-
-// ---- History ----
-
-const describe = (home, change) => {
-  const accessory = (id) => home.accessories?.find((a) => a.id === id)?.name ?? "an accessory";
-  const room = (id) => [...(home.rooms ?? []), home.roomForEntireHome].find((r) => r?.id === id)?.name ?? "a room";
-  switch (change.type) {
-    case "characteristicValueChanged": {
-      const indexed = characteristicIndex.get(change.characteristicID);
-      if (indexed && short(indexed.characteristic.type) === T.on) {
-        return `${accessory(change.accessoryID)} turned ${change.value ? "on" : "off"}`;
-      }
-      const what = indexed ? label(indexed.characteristic) : "a value";
-      const said = indexed ? say({ ...indexed.characteristic, value: change.value }) : String(change.value);
-      return `${accessory(change.accessoryID)}: ${what} became ${said}`;
-    }
-    case "accessoryReachabilityChanged":
-      return `${accessory(change.accessoryID)} became ${change.isReachable ? "reachable" : "unreachable"}`;
-    case "accessoryMovedToRoom":
-      return `${accessory(change.accessoryID)} moved to ${room(change.toRoomID)}`;
-    case "roomAdded":
-      return `Room ${change.room?.name} added`;
-    case "accessoryAdded":
-      return `${change.accessory?.name ?? "An accessory"} added`;
-    default:
-      if (change.old !== undefined && change.new !== undefined) return `${change.type}: ${change.old} → ${change.new}`;
-      return change.type.replace(/([A-Z])/g, " $1").toLowerCase();
-  }
-};
-
-const accessoryOf = (change) => change.accessoryID ?? change.accessory?.id;
-
-// Who made a change, as people say it; undefined for changes recorded before the hub kept it.
-const author = (home, by) => {
-  switch (by?.kind) {
-    case "person":
-      return home.users?.find((user) => user.id === by.userID)?.name ?? "a former member";
-    case "automation":
-      return "an automation";
-    case "accessory":
-      return "the accessory";
-    case "hub":
-      return "the hub";
-    default:
-      return undefined;
-  }
-};
-
-// One history entry: what changed, then who made it and when.
-const historyItem = (home, event) => {
-  const item = element("li", `#${event.sequence} ${describe(home, event.change)}`);
-  const who = author(home, event.by);
-  const at = event.at ? new Date(event.at) : undefined;
-  if (who || at) {
-    const parts = [who && `by ${who}`, at && at.toLocaleString([], { dateStyle: "short", timeStyle: "medium" })];
-    const meta = element("small", ` ${parts.filter(Boolean).join(", ")}`, { class: "change-meta" });
-    if (at) meta.title = at.toISOString();
-    item.append(meta);
-  }
-  return item;
-};
-
-const drawHistory = async () => {
-  const root = $("history");
-  const parts = [element("h2", "History")];
-  for (const entry of homes.values()) {
-    const { home } = entry;
-    const last = sequences.get(home.id) ?? 0;
-    let events = [];
-    try {
-      events = (await api("GET", `/v1/homes/${home.id}/changes?after=${Math.max(0, last - 200)}`)).events ?? [];
-    } catch (error) {
-      notice(error.message);
-    }
-    const section = element("section", undefined, { class: "history" });
-    section.append(element("h3", home.name));
-    const filter = element("select", undefined, { "aria-label": "Show changes of", class: "history-filter" });
-    filter.append(element("option", "Everything", { value: "" }));
-    for (const room of [...(home.rooms ?? []), home.roomForEntireHome].filter(Boolean)) {
-      filter.append(element("option", `Room: ${room.name}`, { value: `room:${room.id}` }));
-    }
-    for (const accessory of home.accessories ?? []) {
-      filter.append(element("option", accessory.name, { value: `accessory:${accessory.id}` }));
-    }
-    const list = element("ol", undefined, { class: "changes", reversed: true });
-    const fill = () => {
-      const [kind, id] = filter.value.split(":");
-      const items = [];
-      for (const event of [...events].reverse()) {
-        const accessoryID = accessoryOf(event.change);
-        if (kind === "accessory" && accessoryID !== id) continue;
-        if (kind === "room") {
-          const accessory = home.accessories?.find((a) => a.id === accessoryID);
-          if (accessory?.roomID !== id && event.change.room?.id !== id && event.change.roomID !== id) continue;
-        }
-        items.push(historyItem(home, event));
-      }
-      list.replaceChildren(...(items.length ? items : [element("li", "No changes.")]));
-    };
-    filter.addEventListener("change", fill);
-    fill();
-    section.append(filter, list);
-    parts.push(section);
-  }
-  root.replaceChildren(...parts);
-};
-
-// ---- People: users and invites (owners and administrators) ----
-
-const drawPeople = async () => {
-  const root = $("people");
-  const parts = [element("h2", "People")];
-  for (const entry of homes.values()) {
-    if (!canConfigure(entry)) continue;
-    const { home } = entry;
-    const section = element("section", undefined, { class: "people" });
-    section.append(element("h3", home.name));
-    const users = element("ul", undefined, { class: "users" });
-    for (const user of home.users ?? []) {
-      const item = element("li", `${user.name} (${user.role})`);
-      if (user.role !== "owner") {
-        const roles = element("select", undefined, { class: "role", "aria-label": `Role of ${user.name}` });
-        const choices = [["shared", "Shared user"], ["administrator", "Administrator"]];
-        if (entry.role === "owner") choices.push(["owner", "Owner"]);
-        for (const [value, text] of choices) {
-          const option = element("option", text, { value });
-          option.selected = value === user.role;
-          roles.append(option);
-        }
-        roles.addEventListener("change", async () => {
-          try {
-            await api("PATCH", `/v1/homes/${home.id}/users/${user.id}`, { role: roles.value });
-            notice("");
-          } catch (error) {
-            notice(error.message);
-            roles.value = user.role;
-          }
-        });
-        item.append(" ", roles);
-        item.append(" ", button("Remove", async () => {
-          if (!window.confirm(`Remove ${user.name} from ${home.name}?`)) return;
-          try {
-            await api("DELETE", `/v1/homes/${home.id}/users/${user.id}`);
-          } catch (error) {
-            notice(error.message);
-          }
-        }, { "aria-label": `Remove ${user.name}` }));
-      }
-      users.append(item);
-    }
-    section.append(users);
-    const form = element("form", undefined, { class: "invite", "aria-label": "Invite someone" });
-    const role = element("select", undefined, { name: "role", "aria-label": "Role" });
-    role.append(element("option", "Shared user", { value: "shared" }), element("option", "Administrator", { value: "administrator" }));
-    const result = element("div", undefined, { class: "invite-code", "aria-live": "polite" });
-    form.append(role, element("button", "Invite", { type: "submit" }), result);
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      try {
-        const answer = await api("POST", `/v1/homes/${home.id}/invites`, { role: role.value });
-        const image = element("img", undefined, {
-          src: `/app/qr.svg?text=${encodeURIComponent(answer.code)}`,
-          alt: `QR code of the invite code ${answer.code}`, width: "160", height: "160",
-        });
-        result.replaceChildren(
-          element("p", "The invite code (shown once): "), element("code", answer.code, { class: "code" }), image
-        );
-      } catch (error) {
-        notice(error.message);
-      }
-    });
-    section.append(form);
-    parts.push(section);
-  }
-  root.replaceChildren(...parts);
-};
+// History and People, each in its own module, loaded when first shown.
+const drawHistory = () =>
+  import("./history.js").then((module) => module.draw($("history"), sequences)).catch((error) => notice(error.message));
+const drawPeople = () =>
+  import("./people.js").then((module) => module.draw($("people"))).catch((error) => notice(error.message));
 
 // ---- Adding accessories (pair.js) ----
 
@@ -1181,11 +447,181 @@ const start = async () => {
 start().catch(showSignIn);
 
 // What the configuration modules (scenes.js, triggers.js, groups.js) use of this one.
-export { api, element, button, notice, homes, canConfigure, short, T, words, say, label, writable, visibleServices };
-export { characteristicIndex, runScene, fahrenheit, startLive };
+export {
+  api, element, button, notice, homes, canConfigure, short, T, words, say, label, writable, visibleServices,
+  characteristicIndex, fahrenheit,
+} from "./core.js";
+export { runScene } from "./tiles.js";
+export { startLive };
 
 """#,
-            gzipBase64: "H4sIAAAAAAACA8V923LcRpbgu74ihda0gXYRJCVf1GSzGbIsj9Vht7Si3N5ZBncJFkAWzCqgGkCJ5rArop829nliv2Ge523f+1P6S/bc8gqgWLTdM46wiEpknjyZefLkueXB7q76usiabvZRq5bZVXGg2vKqalVZqZuym6lMVdmiUFmVw+u2vambfAKFXX1dVPiAtXeg8rysrlX8K/xZVkd//+u/I4RuBi3zvCnaNlF1A1Ae7e7Ciw9lV6hpnRcqxiqz1QW8am+KppVOK/V11y3fVPNb1ULjsq6gen1dFoeqqrtZWV2pslXXxbIDaAiz7eoGsFezoimSiWpn9U2rimw6U7N6UcDYmrpeaOiqK+eFWhaA0HQK4OvmdgLwq66p5y0ivZjQgK+LYsm/1WoJQ1Z5Bnhf3GKHiHfxoag69X1xcVJPr4tOxTDQ1QKRu0C8/7wqqilMwGWHPam8qZfLIseOqmLa4ZhwSmj00LCDRUhS9eamwmmA7rGXLAdwZds1GYwPSudtra6gJ+wd4FyWVyt4xdPD6B/C2LMGulm1CKcCHBvApeBhxDgsPeVNcQmVeIBJ+uhRuVjWTafuFOHyNisbHMpaXTb1QkXp7hJK0h/a6PDRI+it7VS2LNWRytrbaqriRdHNaqCNZdbNJuqizm8TdfR7dfdIKa49K7IcUTqCHqL/vsNUt/MOp6ntogMV7UdqfQjVy0sVY3v1+OhIraq8uCyrIk80gNPoJYwVZn7n/e2yiM4AYJQtl/NySjOx+0NbV9Gh6RamdgkPBWJ6k5Wduiy66SxmNBE7pQR1epZO+McUJhI6KmHeAb8WNsJO3ZRXZRXxe8TygP5VRy6u6th5PlB/OHnzxxQWEaazvLylsSUIYJ1YNLvix86gqHFOsTR2auHYoBZVPma4y6xpixhLEuiqWs3neg4fGzD1dSJDZTBF0wDpHQF13KhX+Bwj4OOUyo/TBewJ3EzHx+r8vbc/YThP7gxYoJNu1a7Tc8JQMVgpBehBPa7TzZr6hmtiwRr+b4pu1VQ0tsNHa0NdxbxY4P46UjGyoAmNGjZmBxN5seoKoqR1QGQVMpUjldfTFTZOYQVhz75iUAQn0dNDk+iRmPr1r5UpxZlMCB6tgtCcTD7CuIQpjLnX0+sCOMiHbL4qzlR9qd5c/AA7PIX6TVm0sUU50euACFD9Pga2+BLorhAc2qJ7ocHEtjuiu66Bh2MVRUAAVJoEU4sQ3KkFIB0RUsxzWlcvYftcbzm5sjBxxGAivTJ3qoMNCRvFlKdp6kBkcqfRwKHwCpnnN8DbCmB4cTRFBCKDClUdwf4JIl7mhJxZaOCKsspf3L7O8bWpDydGOS30aM2YnsQRv4mSwRXGDoEF78B/6usXb2lwrUw7MWiFh2FLFagmbhU4eICFAmkskA4y01DF0dNPI6KZaI/+e/rpDv7Z2cd/nuM/UPbZF198/tmnT3+7DzgJ9gwRkQcwwYKslniIHakT4i1cI+3q77D4ZQZswRA71QSCzNvv4QiMo819J3rquVkLK1LEexP1PEmbYjnP4Nfu/9z7eHcCNJeov/wFxhQ5C0at3BV7j9QE7+sKqAPmAc4HYKOzrgJGAyXPIzx+53XzvlhAS2AWDZLRy1dYvmoaWBX/zf4+El3WwKL7L559SpxZGn0LhAOFX5nKUvDsGZTM4cx+yfUQ4pdS9J4qYgn2ntd1YyvpElPn2VO3u7d1W+IJBC8++9L06ZR+/hJKF7X8evo0YqkjmyKsz14QBjdfwI4pmlus/lucKP75DZzjc6z1nHqcgZiRlx3W2t+DWgCi/IBD+wJ/zXFuTYsvcFddwPGzmuqeP8FKRXaNnWCDdgHiHP74DOtOp6tlVk0JBZhoXEdexhNZRoJ/sZpfQI1PcC5bkKumM/yFKNerbk7T88nn8Osywy4/2ePHp4gjFoPQ0SxqPBnw7QuZfXxG8rjKGpJFo0/2abw3ZZXXNy9rEGaA0JFkXspa4DNSA9fAX1+4k/z8U2+Sn+8Rt3JJ5jn27cznc17TC7MMv/1MTym+dabu+TNn6p5/Hkzdc2xWVpc10glSzrKpuxrIHH6/eOpO66zMQco4KZoPsM1QpmnlaD4puvj0JEUgE3WSagBnlrUxB+JVOX2fOjR9dqBOo+8qLCly6D36xjz9IVss+Om76rqqb6robGLbM3GPNdc1nY1BVd8sC2T40ct53XIDLIG10oXyeNKREOzBcXoMwOhazn7mapeXWAtEyE53UddzfNQt7H4PG+ja+PfFqqttJ0wlVN8fBleJPn8a6XfSqzPGcGB2JxPAP8KJkM15Im8E3rPPGF4xb8tVi+++ymYwzllRdrrLZ1TlBDpBjQUVKaz3Zb26cH9/U4Ogzr+43fOvIu61U1NQB670LDnP5l2RASyDN3MSwvl1xT9opvjJjA52gIyLdgMhgX91BdoWugb9oEmiB13H7JYzjSuVlDLx+vls4pwkq6rsWIWY8rTBblJ/+w/kBrCnp0AkzDf+CZliM82Lq6YosNLf/gM37upHrD//ETduARBzat+S4oFH+PezAhkTamWgNqo2u21ddkFqscBUdrFElGtRcbrFKrKkWgV+8fa1Oc4vbSs407GX11/SqY6PLYoxuvA4xYfU6f67CluBwBdZKFYba2oQIxEoIQMD7IqlkRdI4AXWAkKJlS+jarW4KJrIHPf0ymobOag6NNsICkVT+vs7tQ/C5regP6WgnMZPJ/w8Lcp5vEOP8/pqfy+m/hNUSvYc2eCP1CXjCKLKV+WPRR5zR0lihK4XRJpAfsDvW5DRQIFntLMW1rlezmltVNlNWKVHNJE0jNAEL2EmfCCB8CTyc9BTaubAiui+bgfiji1mLUHGFv39r//X0TxJ7jtiAS5AJSVRzVZFxQTXjvj5Kb48O05PWaHQuFAd0xf9OhxaWSKQC+BwRVZFrr7B+MBb2HqVv+aoPbypUH8gVnk41IbP1H67b6mc2sJe51oCIaz6L0Ur9SKtodhtrY54d58GUwXaeZZnXXac4usz1EqjaHzkQtNIrhsBcW3hIhGhq7CR3VrBmr0GCviRNmgAF3QN3quwafV8y8jPQVvGbSmE9Bv1W7WrPlUfq2ewbfbS/WQNzOurcz0ZG0eUDAOdjA8TtucJbsL1kzsc8frc2YeiMmh10XLYeXZRzEc2z2hPedFOm3JJlii0Grz0Kqond+ObALESYaYpOzyLtuscmOKiJNNgewwi0nS+AiTiaHkTJRpg2X5NolWAzc8BP8st+A9lWwK6Irghn4yNPRFBwmTbAlDgpRrMz+lZkl6Wc+gsjqWccHgsP1KNORLk4758mM6yNuYp1S1oLhMrGQKvyj2MJsSP8NyzcAxHdGwZ8p7U1zHkHabigiNs3QI7cYPIkmBeVsxuPST8xUBcdFP/TYCQoDRKa2wtoSfZBn4txmPtG08M5zenEyn6Mk1iTC5blV2A4nNAB/6yKRdZcwv6Lkw4cBiyvsKSNDA0KDNHWFHoA2uRlXqFe3TknFmtpbWA+pwmzi7X9VMkB5/WLKm9ZWwTnEvd4HTvzLeAkB0QRZSJNrurRbGA7sgSAtNYXcEJdnHLRnFtFREFB9uJTvNttoyTQwVgmWOqHRgfPU9AgpkTgZKeOqGJBfkMW5jBcQN8k8AaDRELseleZ0Edp9vXX048N4BPeetHoMrCXAMw4MRYH44eLMqB95XIJ8niil0MgIN+1upmhgSCBCBtCBoQTA3ag56iaVa9FHs+EQCaDnnx6SnFqeHToEYHQYRSSPjGcxZYubDECfkaxVkPbrDtT8t8wlWLnGyYA7Oa0PaSSnLiUdeMCYmraJcbOjfzAmatYLuc17GZLOzUAaTLy5Dr/DRe9cuwFzU4tnZIJpgYgjjw52cjuYklnRmQZkX2cMYjsrA+F01wPhSxUZpVhr496z+b8o2zIVuWcfT2u/egE53vftjfpd26++SOga93gymBN72xrs9xtCyy6CFYhLsCTc3c63Eww8epCIfHVvlQCt05t3/C30PzKjDZyA07p5vOgLDRo6AXiu26MQhKJM2Ex/36ACQSdlaIq2OtXRhNcQlq3uw9bNmR2d0sBpqlPU6F1Nc+G0We5jHHdrWgs2ID119mDalhp2eH4UkApc7RERwCvhoiDY7VwFmMQrmjuaCLsSclvR8WH+hkGaXogUa2G3JB4EySQmLL2exg3vHPxBX5ieucpNaI6Pu3xF5kIPSNyBN16jY/84iWjUemdc/QvLHxgp0kblM0Q420wQEJdgmvc7pctbMYFFhT7lRleF7N8xb9wTXK2NBGKhh6xkaIUQ84FcoWIgklmFq0/G2eVMfYSKKDLWWD3kNHOIwHW4I3Y+IYIx1MrGnxp821EKa1nCeaWWmfmwcleiM1C1IRvPHA0vsWbDTnIn74l9+cWVmZpWNvxEtxIoQUrZ0LzrB9r4MznqWp62CtC2Vkv1d7wCDO0a4JBOW/XP/TObIJMY2GQ0S4jLED3cD1zQvefrGeIDM4W+Sgb2CBkuFUCBfSeRWiKHykjya/GEfV2inYumEQFZOI5kzaQuKA5qJ0s7HEYX1ihLbrzL9NF/p3j36lPJSu2qICtowSjlhtJ0qMs/hgLbDBBgsVZkSGQbl7KVCiQ5T810lo5CAT5DgPd+yeG/i4yxud0hAX912wpNr1YzrRBcSx9Y8zswK6xGfCzH3Nu7UBe+4sLjmRLP80XjoDm4p6yHOpq9ZxhR/qsorRVM4uWDY+WlmR4oOaBTpuAkMA8mhgQmKjYP6TSnUSmvg90iu2JmplX1C0BrZgRW00Qq6PcYhaLUbN7KOWZBIdknRA4WJXV6jbZaqdl3nRkP/P8QF+1JJtGZRLIFbsiLTKFfWpVWQE/VIHaWlVxhGmw3AjUU984dvfaQLKBDTk5QeYT6Pwo1A7nWfko9bVIy9qJy9btFihpcXOStm+w8gzNmXpMI7/asltS1ltVDqzB8zDxbH75KmegIM8XlsDtUhjlTCZRvRFwFBBsewyGl1sKMCth0ZKjOkgKMZkicO5Wx8GdSsOwjK+DaydLrIf/6R1lGfPxdsBhfK2rMzb/b2JHoFVa57uJepjxVgmtkPS5IyKwY0m7MOJKwqnQfOwVQcP7eCJDlPQkQqoawBy0E0c/f3//FvEzp94Zy/9NHGJGEuRYWRNme2QahQdqPNvalQHe/sajTmzbI5RLOzyAiXP0Ps6mZiezfZp4SzBvq0c6nbORaZ7tmpi3B+KUpEHUY/lYz2S7QbyLivhqH/oQKTXxDH+bSkRB3Q9KPpuT9Dsa0eS7svXjprs0hcbNPe3pQ3p4dhwc2QexOEnvc1jxA19hrh84zFDgiEMk7HpaA962Heofu0RBB0K0U9ajCG1IFiOQfl/++WYkpxrOYcV/UfnW6ZZWh5L8IARms0sD0+aacaTNnE52diM6S2zToZn7GcrHoOse0C52DSv4TSxCBAPGF/1VES6hyjp6xleJ4CEj3DZvsFzy8jcJj4SRCSvcN8oIUN7RpaSoMFCvkepqwZ9ABeTf1Qjy0mWa/bhef0Zx+Sx0mB5oeGfx1iwecWZ1VGMB2hfB0pjxszzAEMC5u0waTxydtTDdC6nnjvpro71gNW1zWA4X5gfUeIbX4bk/iA4cFjq96nPlfgfQoKumSd6CR2vGrcwSsLgWhN5b4MXGvSGqLJarjBUPxO7bQsEMQWoN7OC40IAJsZzz4uuVVe1iV0g3Gx0yAZ78YTCAALBVwSeEV+tFXy0dwCRdGRgKgikYI7c5uBeGpvEv4Pwc6B6YtCevMx+1C8dCWp/T17jEW4bo5+aXvNL2jYHg6EZWGusy0AeeHLH5z9sxZ5QcC4tcE52/H6g6bgLkZvpTXZwn9hvw/xpXocCn2c8oYPMJFxuiZ5hWCwCeIohvXCVQHJO3q8shZHdoF+WU+I7PTIwnKmcazLgSTSwd0pkUM7E5G41nH3vNQX3Dyxfv4arec3rG0+r7fnXW5hCz+NJXcSbHT3SiiMChAgc17Eb1kcBJu55kjjYrarG0sI2qiHFaNtGEvRPc42kgnQTR06FKFTUQtXOKG39F4ECxydqvMWJmQyj5Vuw6LrYkT5Ag0UUIkfP55fkDI3HXGPoPglJjkjH6A9Zu6yXqyVqEHmZzeuryNIIXzJgXs8dG9JGvUF8Lo7S7SsXWUcKiTOqiyy/KjxbwXLMUsBVtZ2gt7D8WiMX6k4gmds17kFVN1lTGczIYlTf3AtSEyzU3QakQJvOynkuVypeglraJd6scq3eZLtGmj7TGb7Vcbmq+DrckPPN8aUnDsMi0LAcvahJ14ukHctiAzruOZaPJS5imlV5iZf7OBJI/wIaJMJ3cXC23Ty3kClWgfAIK9NNLIsLbKrH0FIHoFhwl/V0xQoHPSEBtDHWTMnh/uYyNnddeAPL2jgY0eyhxoIT2Jt8rAfw9A0OugdCLegN70MeRusPY6JsNRyNxvT3R2ovcbHlaqfy/gxmF5/sJRSOfzh2IwfkERgQv0zd2Ilw7lXeZDfCNzBmzVgdjS2P7tygdRSfSMQCLRHjGlTdkNmxrVkgI8woXhelMqqK1/soOsfKZwiobGGpsOMqtZTqDLoi79qdJezTNE1pS/x5BbvuBLbjtKubF/O5vjA14WMa3aL4LkrOaCwG+Kj3G5dC9P47R4CjcIyexDfmp3bJUtqaaCh7HEmMx6AAdmRd9e6O9eNCTDBJ6rF0hwHgGaMX0Qsx4gAZ10eO0z8cwcLvOdIC1ETZj66xdSoeG8sWuWiMfVOMj2daAjnv4hblSXy1w4ERFPQgLF4A9vjvDC/4UGU+gu5UmQ9DCXegF75kxzIFibEVpkdMoK5OUHcg2UUvKtdK50V11c183fgia7a0djOQiEOy4PdVU6/6BrfohKuZmA/X8YSvKLKG6uAh1QR2EnrjyQXNqiKQsZEHqE7SQy2yFo9g9qGbwMHzr7Cn2zeXSDt4CVzC7bkLehdGZGIh1cGHlNu4QaACJQG9Zgm1uWpq7pbqaHy8b35E3ID74hLuS+gCi76qm1dVVzYFEviZRuILjt8O3XnYACeVYPmL68ZLie44EENlBulrAnaP8uCI9eKj3rNKPKgGnhAYVdxD/k2oaZbeH1kY7GnHc/LgLYqtkBhJn8AfrHEIvkEEEl7oRmfWdoRP0KSJpWsp6O/wZ7RFoFtvhxMQDNImfOwOV+54/Ru9PXYz6YPxhsWUe6SpO+4vFr0xfGBsCCIkcmXrUXTnBN85G47swk64oubImgYeb6ABbeAKsNH2/neFiPjCDujnOwBjGQICHbSUcToEabOjSSRwENBLJXPq2gECE6q/UoKlIO0tw1VT5luSFnH2QV7phUA6eyw0SYuWPi7ekTdmTJCj6SNpRVdF5I2WZF+szTI/7m/4xGvlaUMY0eByHMzFoW6LLvW0jmKx7G6j4S0hULGHYe7uVPbiCQbo0eeOdCPbWSf8vcHVi5QEJ/AwGUUv8hzETHoXMJvtrWmKFGWr1DbFn1ewTYB9oFw0QesZTzhe4f2kj8MfQT5ADD5qlUAgqX4GEn7ROO/FRONQ3UJPpkih/ev8NEAZurnU364uFmXnLByD6tmzpN5Ex6hSPLjnXKKSdNnQ3y+Ly2w1lyQXZGY00aoUCeqEqL45GYxRRd64SwciRaHytDoWMieoVnnlR+I5l+XgmNEosj7XwdhSp64XQhpG7g4TME6aoVzeqlZElScvfl9KrEXPMsV+HDAxx8Cyx+YYCfJYNjVsv/gcqYPeIBfy2aE9z6yeQFVBc2VgWjRg27PVY+3Kuav24v3Lr8dCi2nVdp0jTi+gTN/G6N7+7LuR0lqU7E8Si5R6lvxl3ypUeoQOcUBWKIdClm+JOleVf3pfggrLvl4dFo2pg+ZdT0zjYjkN8ZFztPTPEH5LB8ggRO+GzGMXFh3c/HsgI0niqqNSra+Vuu17pwgPNtBI3CBtqwhQZLbUJ+naGX8Y2HG/4juCbhKGfdygReDIADxGz0Ffe2Vfgg4pH9aQkzXFSGZsxne4i726h52tNQHElE3HLIUJR0/ODTdJRCo7BKnMyIDiEN04leiFMql51lvEygfLMBQg7+6weZ3lopR7OyxgQENb6J9fje0gN1xO2/hYuz8QSKm9K2SK+OKQ3BcymjMHzbCFsDUWwgnDTYyZA8cQ2zJZKbEj2OFqG0QbjrcNBixZf8yI3wLPLVtQxuZz3YJoW89fL2YTJEqM1wTFkXG/Lm7bODnj2zePNQijjpYYh8E1/Us2T2IyZrSRydryEm26cIDEAFvQJFT02BgVTJ7G0tT77ELMd0vOBsYYveTbXqFhL7TPyRVqNObQbXOyrCQE/k9QSG/sle93ZGRr9dV7SjqmM5XF6DilKcrUxYpu0V0qjrZeNdlcrp+1NmdOl5HjRSfRSPjOFtvx3pcLose9Q3OiYnFwHR/Xk8CQj8MxLuOYHEDuAejDB5LDx3oFMjjTi8PGeqg4fC3XdgPq/0zkCMJlOi+yJu5zfyYZaBmqDGyktlZyuqTiyBl9icvfe0zCmlRjI5c7R5kYnTUNOVvJHjiAxnFati859R2eKuOWaB1UhqFcloK1/BRUG6JV/m+cYi1aAwZpvL8WkrFtwBcBiZhLTDl4G3Htr/nXeHW+8Sm139KPsHI7bYqiak+x0RlXPKEivVHuk0oRiJ+CDXr+ZO8Z3RXsl3+SeOFeQxxE/0fL1xSL+oOH9bp/V22iPt1L+jdH3ZuPrmHXOgIH4x2cvWjuW45cs0SswnXTMbroHISWQE0MJbKSLb9MEY9EaqZIU9/WecZOBhiJ03Awc5kb2+XhqrPxGQA7mPtvgB9jR/buti9TiDttq4CQnxUKIqrC6K254TiKnxcMvVWOjP5lgxT1qKyzuS6iIApsGz1ca7bTWTG9vqh/7CnZbNRzohPFAEY6JLUaED8DL7rb5GcGf3j9GvOJF/jh2r0lJ80RR8vArzL/ExfBusdOphEQeJ1fLHf/L/HfEFryxNklEy83CgWGnUarsuowixs97H+mnzA/moK57yInynBwJQNzDXvGfJMw+cqCFdxqvZxzktdGp9fon5bL0BLNJZhfbCAzC06kl0fD3II98MsdEwQDTHk4RD6WXsYy0bAdARvoY5CheJqWrnAfjfkj1pYQCSwSIK4ex4vtJoJx4pwp48NIkLAfOGKPGrcPm7twaOxJqD/5JhZ1z37xtFF/uzAOrgXxHhrGJzbDITXDn0uQiR5M1g8xDzJz8iPderlC/fC6e17vBNB+d4TReHjhT4L6UHWVKFVtFe9H+E0GAvsmI9F8m7g2TyB2nlW3EYc8S6cPj/7byAh8C+g/Ng5vmCHfc4BxauCfc4RhxtJoct/ERQ874X6R40omZ3xudDgQiUpeOJArzm0M/fHF+H9ICFA/OmUguMfNi+PKjCxduiUkM8berAS3Ekdvr1lZsiu7eT95rS+fORFslKXayyFAGWuwzLZZZNXqMkO1GqNlnPIaNIOed1pMUyoKHN/a7+0g73u/gxc9HziuSMNWz+NeFJb4qKlPHBXflPRcUadY5Vi8sjTMyX0yKV+LscF3Iu6c0RKNDfxv/y/wlVJfXjjdP8I1ZUNtuWDAPaST9g95qUTQf7iTSvhLGNT5UN/VC7MtGa7Hnx8mAAp+4qzS04SK6ojv7p03H25OGL3lyfi2iUApr/UYbff2yANkTMt1dDiBZuguO9okS46HLsqm2VqcdB2FjA03GfQXnmQfiv8KX6FRl/G6xZFzoVPnS3Q8Gj7RJtIqlb1gK7sgPFH18RAP0mB02Iwn3bqgHktOeDLmcqPEuER86XbcA7rJl+acabuuls5uNenxH+7utPzY83QO52waT2Hmc0iKPntAfJB0Ybc5ARiO3tH3AYgOUEYSbIJbSXOgWS/OYx4lv2zWuuFkhb0sCkEYlRDXlrkRMYkkamzmltS90PWZfrPtNXn/Jo0O0kK+sPFajcPVoLPeUuXIJAatUknADLRaaZvmkafJbj9VCQMbC5kayHHhzgS1dVgg9z4+86EFfmrMfoPmwC1sgb55WeAFg9Kllgl4jkW1eQoidIVk+U5dzW8TL8pnscI8OO7o1/3l9ZX8OV0o0XE+N95p5G1grNhjN1QjiPwcDKkPbbFbxdffa8AFiYA+63JvjHyv+6FweScoWjwLfjg0ZVu9KLRJ2LD3wPPqaD/6exlj6g9nUMi02EBuIsMSs8rCinqSvgb98EjXISk/6JnlV/JK0jcGlJydwjXklMiAZAPWQ8YBcfsA5/FlsK1i5rGX0dABJxEiJcYmxjYSNe/eH7NpkvyoADO/umdX01wrrEbf3pG3Jp+Q5BLCq8nr83CrjUQ3bAxg4PAFZl4+Z20zCnW0cJAB3qEsPAzKNUdYnNfYg7X5mReW/W85JxiiwLEUF8WUozoRQz0La4cyTDtR+8p52d0a2nhgv7Y7eetqk2hKczVI78qeRi1A6ltQVvL3NSkmD0YGNZ2c07/hTjG7g8BhDa9PrPIChIz+qCmezAzJas9r/H5bkQ9jPgzKQHFyIZoN/cJlJT7wnKX7A/+sRkDoxO7ZNrX8LtEFTsBSDxHcgEQvFt5a/f1//5stASh2+9jUwLqx/epNfPpi53+cJbtXePg9wc/0dDXlT7Gf23FjZMxY+f6Bw6b7q4nz0585NPrwlwlq0KtzTDjMlSa9XPiHzgShVCpRETCeKd5+yoFyobgwURWcx9fkzM9W3axu7JlyYW/ZaN57AQhdw273GS9fYw/pgNg+fYROnzH4g0Dig+b3F7dUib534LB91B6KBlMMozXao75VVy/oS29hj3RO2beDJNtrQ58o9A433QamaLA2lg9SbD9ftJP9800FLeUsJ9PBATNmyZxMCbEqKJJVRpUPvzAFhan5TAy1ft0VC7tIvsYspxvXMMLavESd8VdP7liZ1h8mxFg2LUm40FKhUi8WCxE7EhLxKl+4CavooOHyDD9Qh5vzy6wrYl2GzN+bH5KJAfZf/qLCrFEm6ym+hw1/fnFLLL9GfTajXCNZR9tvmoESyUfK6RlKoWgBOelu6eoSHc341Z9yYcoWRV6uyAx05qXuZHe5lXIX2Ry/2XKOuRAp5dqwGXBCoXmBGgRTuIMArRZKN2hgkOS/IOMtTikO4fXJG8FfV4Ul1OIuVg9zTuD7XnCaUJcJTwvIAph6x1EQJnblsJ9i1r+9Fn2tq54FQWpshQcVl83w7E+NA8V96F6e0agz0qg1NdpLvJRCGr06XBsDtySnuLZe+yYS8zK+P8KQonGFLx7ThzmPntyZhF57E8ZqRz3d20P6T1IBbm7YjZtJNhhJ1p5h88EXEmUJxkLKfXuGuW/o2y+YcB/qUI9OZqD563OkvnRMrILVDgN2LKr0u4ebsXFGrz4UzS19wjVyLJyRbywM77v9zFt0ThLwe9AjQeggDIk3aNKdrIPBq13rjbd6Nqc0vx+v0ORuMTJvDkKrX4jbsCWLvoQ1ZsvBdafLKbBorTbwB6Z6QJ2CkwaiC05RWJiATndGGSpoiGxQaJcgg8fRQRSYb5CxuRvd5zn0vV0hB96ZZ6ngFg+YULy75K4sFnsHnW8nuaYPZ1A+fSMW0FnjAHssgYKhtSyEQMqrH2bXV823VMlD16PboyMviiGaMUS83aGKYF/mm95vHN/ajhRXim0vjmTiiSU92w+ZeAZMJzEDkyulx0IFB85pRDIMXjATokzhRDLU7XOeca81UqplUya4M7yiQ3AmyjEzuQlZg9tneKoODYmaBJGQHPd5IJ9mRvmOP4Xdqrg2n30Ovvmc9C7CM5Qtjnkdc3r/Kf9Waj7wkGfT85B/c+iu7yZh4OGnogzuZx2KvA5On6tRXkhVB/2G+MZweIYY8PZNUvmTO1KGWNWO5RdeZ1gn556xybzgWHr+Ckif5WGN9v5j3l53nhcD12SxGwr2tMide9fotL+jlo/RnJ5G/Nlx8gbaD5BHII6fBh8mofuFbsHZmc8/h794kujueB+eSjF+KZAezhz03O+ayEeyMEhCvmtCUIa48gbXrP7Ccf9G4eaQPrNsbgNapEHfq89ipd44Q+vfKxjyIG7rRSThmCh4V1ZeX8njyzaMztAMDLkTN7sU73UrujOgfTqDk2mny7vn6ShQkZJEFu2mCvYOOtrUNkwucb0waTa38nYMX2GRqdWZskNf772r9eWrb169f7X9cv2S87/287b2LtP3hnw+5PAhFM2dY5j2IGzV49tU2RcvHxAew8dpP+jjNZUrTO4muQz8JBTz4gGRJgMcM0KOacFinQ0akMsfXRVIOChmQh7gQAHTdBv6/NWugXczdDv/Lc/gzrTOnVHil1/xyK3nZVdEg3fJ+QbeQGjIa70kA8Eh+t7of+aF8off66V9JoJawA0HmKEc9ovsyg+xWlwNB1jRHmimsJ92YSp3/9yk7YerYzxujp7cFRUuxHfvXr+sF0ugXIAkNx6xPLHJK4hpzDuA8t/eKXyn818x3lwE+qFtjIz9pswpRmv/M/ws9qyQb1zTz0GuKndVQ3HXQcJPCPE+wAA/zXdTURrU5IAi50x9oTgHQz/uLecU4TyzpsP/nLv6v5gC8CKnVDSuHSDGe2rpD4GcL5fX6NO7AOct/4zvkFLNpOkzayJjnOgP9Lki+cTct6RhGlSwRH+IymZRozZkPldyHQ16y2Bey4q+sYurt6jzFW52vBRYsIlaf9oQpg2NBHTNi4z5O7+X6uZmJkOle1ycGQpWN92VpFU/oLHBmvD5XdeUV1d4hNBb8vPzC37EYtWLG5abcxzqRR9Ahg2E306QS3b44izBLxZUccwoEksRbBFE/ISbJ0lKtBVr2oJqg0TlpaTrsgtKR+dP6geadVwRhTETJKjKqSS2/1vTopCrsE7aufC2o3vVi754bC8Na13tjFOauiQR3jcGVBFTE/7Qz1v3K8b7lJPlEpwzjI+Blinn8Ye+HwMKfiI7c9PXLoN8SVGHJv8ULORsMVooIjGQS0mnyp5QBcS8xSzu+kYm+5p6+bNlvz+JBxvxFWZsxtdSoV1YL7ET0gPx+MiOfO1cqsZ5ik1uDTjOc3tD0RZvuHHqVxy9a+reMuUN0NsrvIA/e1Vw6EM3JUvnWwOGOnpTyFg8wUNhsciqfPDa5WaxYFwkCOLre9fs6cunyr1r78rsFqkdPqp68ffR3//679EvkUtE+mGZA/s4cHunGx9JIIDcj52cr8KyxnOs3A/J433i6nQPmJPyqsIjDE4OtGrhTQPvs4ew+ljldeXZjoGol9+U+poxYNFCnZ0SCMvuK3OFtJ8zgavXFM0eAUPFP0Sf+KCpiR7pIrpI1nAeY4Lb6AwvaZS5u4XlBueGVAom1YLenqM19L4cruAMhrYyDMcNGZZ9myCKtFOHoTzo6onZgZKawabLcPIMDEVImdfWA0mXpsetkpwmJPTPRUj3uufhxdYr8NPXenx1DSFB1wggJPFzJNAiJxJuQXwWA59z8ZmkM02vrqSHZfwtaHZafF9cnOBHUWQTYEAACUsgg3czm352WtfXJcjJOkSjy65BRiw7kRY4J0bZUlrbj1gcAzHyqqyS1H6hWYEaSYwd0EYXJ4LHHltC4CNMzDaf15QLt9IGdZyLOXDxorspJPttd1On6oXYsqTWaomu9ZZkQUy3cgh7+1bV+OEnXYUzW7TYIdYim28vfweg+4JQywDRGsTtXNktqageDh+OcJxgk8mXQlmoGpvKUR+hASMs7BErkgtXu5Vx7trsBpeQ5FhE51DnGIE1bwvj3sRZg/mY1/CrkeCYVs/jVVaaQAzjsvbTtKKjmqfY3PzHojl/ylRoDUswHfdiSYb4PZ2YRIblJATBcsAs5wv1OokMjLieM7nZz7xVxnoeIwGbrUdM3DA6h/AfY7XDgRo+/eMvvjfo7vS6+paZvt3sWgLWHdPHELksJWJzwgKks9jcJQ8ck147PppDa8bCvezhMAadGkJRqgLy3/gfhjexBrOs1TldEgF5yr/PBmMSjM9NjFa0zJhIBdTEP5y8+WPKVzjLS4yIFBQDM8x1hbv1iH1g6LO8jWOLsHySfRC/X/+aGzkZV23NtvzXwoaXPKZe7KhtPS9zzOCsTeymcebP6clJoaRLDTxm7SZHEsVocyaBYIx6VIOfK9JrL7JcP5TE7VtHPZNHyWtp58OM6HdH7vI7y0qRJoFZdqsxGwExWK27kRmhhD4GsM7p5McchpnTnBBEFu03xDiTj9rLHD4UwDzxonETf39snd1mS2w3xt2G/rHQJe6tUrqlk3wgRtZ1ovVu6tJCDd8LVf3wXtcQtuFLBamXPWcoc8HayQHl8peBrXCJXwTE8DhdwGl4cvsZW9Yh5XXs5UPsg2sKNNu8kwubY1tMvrN6YvnBkRqGsGnDBFDMbefeqP2PllZ88dNKkEOno82JPivoOJjXUzKxYIrLrp7ixRki5K5btgekst+0pLDDX+cOA5us5CA3Qhpnw0PI64PdXfogKgMHgaFbo9DK0SfsbTGHPgOj7yzQ04DWii+CVBy+OKCtkaMQZB0QSGgJlzBTqYExkhmFPR5ogcfIM04kMH3zkoVUeD0HARTmI+tSTnxtBBB5EosZf8VFCwJ8BC4zDMNhxRvVecdwxjhKTs/Nw+tnUxJOzpOMJhRuG7BsX/DSrebOB5896SN6p4kKddSu1kHRqLw7bE7qxO5xZSX97zOUcPHjlKqdqLxeXcwFGhQkEtKbtdct2fZgdlutTxzoR1SL4Shuig8076hFtawOsCpETpEJdsYSMX28Iq9B9qxqY1IAyJjLL/fFVIO9t5k4fZ23ofCTJDxR4TdJ8mJOZkXzQdRP9/b2MMXXnvqNeqp+8xtDvDRBhpI/ls/r9Xbuxpx4rqNms6roLU6QRM8uPF11ZMJIVLiSI/6CzVAHsqjtJ44pw56QxHiH6WfC0+prz1qP3GAMEUVCK8QOaM/6bRsRDF/9wHTpIAfqNfBHmxzew2xx4+Ei0pR6nE/vOqxx7JkY+gLo+tEj8Z4PsMcKdpC//QdXU38XavNYxpcz5LnKpw9rynqFSqO7FyVsv6RPq+etwzpkv+Ovy7KY56S3E4qt0RyJSjDfId+bm9AFxonUd/Q2NFM83BO6yQ9qrSs7RMV9u2V0OLILEcdBzYHQRlVB4/8kpqdkIME2g2Ir0X2b8F5ce7ZHjzXbWY6jZda2mLprR5uWNGm55lfiLW1Bt4Ajds2yt99BhDJVyMAmSoP1quhCU+0ROixP++9R7HeR7ID3Vw/CUFET6p2eHEsw9shl2A1+jrLyfLALMillJPCIaYxsKXiVgY8etpGQiQfhENW29A0llAUpbJGPH7SRpN5IJHzADmXYGoh9cZ7AnimcRire9l2QFYuCs9Aj7jReN0LBrIdZLnnrrpZIHCNdDUwqY5fSL/6XKQtnNoiPcLvD6UanBZxxLin8cp6LAPa9Dggv78+dT7P4cYOQXjmQVizIIrz3KiV851pev5W3HHA61mY8Ofx3Zh2EFHdNW+aNDvfaZuj/gl9r1bVI4sLPT1jnyAiCDqcamxtdY9Rdsg1+Yz4TzUTQmJ1scJyFu8kXEAan2MSPedQu6iHo0Nl8rluFcow9BV+YIxCO52sVn8/gVINDjGJfNXvDV+cgaGUNBTYg/2iLKYiUyDroVGyyK45buJmVMIUVWsEU3Y8tWn2KfkSW43l91SILItE2wx1IgjLHtMD8oG8X9Rv+oC6fuw2FI7CRWcYp9vTUlbJGXRQ0NFYEv3v3zQmMcDp7mzXZoo2t/pe1s7Sdo+9/H9QbtFDQypWV9dgiHE0XYkfRvpoT/LIkWT4nlIzNKq0gYJPX52Nb1hIGyeEm2XiMk9FY1vccs0Ny6085evv2oPWj/oGPBzPOf6y1Qtt9oq+4Zmzq92MmOCSjNV82+wF0LScmRIeEUAwNECRTSYmf9YOFL37EsA/1UwNnGqj7XpJ/UsYPyUIyMR+anoRZbJCLml4HnGcT82kKkPuyGfCjWVHixwCNCgAA/j+pyPsKlqsAAA=="
+            gzipBase64: "H4sIAAAAAAACA61a3XLbxhW+11OsGE0DJBQkt8mNWNXjsT11OnbtsZx4Oh7PCAKWIiIQy2JBMazCmTxNHixP0u+cswssSFCy3fJCAha7Z8//3+7JiXqh07qZfW3VIr3WZ8oW15VVRaVWRTNTqarSuVZpleOztStT52MMNuZGV/RAs48xuSyqGxV9Ra9Fdf7Hb78ThGaGlXlea2tjZWpAOTg5wYfbotEqM7lWEU2ZLa/wya50bd2mlXrRNIvXVblWFosLU2G6uSn0RFWmmRXVtSqsutGLBtAIpm1MDezVTNc6His7MyurdJrN1MzMNWirjZl76KopSq0WGghlGcCbej0G/KqpTWkJ6fmYCb7ReiHvarkAySpPgffVmjYkvPWtrhr1Xl9dmOxGNyoCocs5IXdFeP97qasMDJg2tJPKa7NY6Jw2qnTWEE3EEqYeCxsIIU7U61VFbMD2tEuaA1xhmzoFfRgtrVHX2Il2B5xpcb3EJ2GPoD8B7WmNbZaW4FTAsQYuWsiIiCzP8lpPMUkIjBNsRzu+m4Gxc5MvwaGCv6lpDQ0QvWDGV8wcs2zG/Pm20CsrDBtgykS2gxB4IsME923ys1WRYdllptZ4FWgO+5kuIR8bT9SLgmQLAb3RZlHqdp8++TartYbaYrHD3qrSpDlArWa6UtOitg2rRZUcHBTzhakbdafSRTFWutRz4DxWV8umMdDqozFpWZHpMSMOzDJglWaQI5Apsh+qXP+CwbR66pDAzIIGXxCdG3DMzNUoOXGUjSbdjnmdrmgWGLZYlOuf0nKJZ4gCKjB7B87QC016ppu0KANgnm0hNNaaN2lRk2C6qQuMyMyDEtrCjD9XIyKGxsA6MIPYw/ieq9Suq0xF9P2HZ7E6/5u6O1BKpolh0qRVWjTEsWj09+fvRmN1eXL76IQZdHJ0J2s3l/GkXQme1mssvGMunjlIyYyph652Q/QyFr04g8qu1Kt0EcVqQ7B4g8TqxqE3Fri8T8vzqBurdbOsK5k0Odi05HrG22167RbBtLKQaUzxGzC1sDpJy9KvSObAz/Mv5m2nsOVIABQwjqn6kCSJ4H6j1zaKP8aqmKro0IMoqqxc5tpGRR7HjsocqthoGiGQRxFLzI7ipNaLMs3001lRwptWEWA7NBkVT5ugQlouivkuvcLONLYQHRGMns7S6lrnkeNXp20yQmiyyhyee6WJGehPGOQvsTAWtvuWV1tyY6RKrIDev8C84f6m7OSulmR/YAt82TKDhNKSjApoWLge4RuUuSRtJAW4gLyxC2mvIPiumLMWnk7cbBnGyLbaMpgEYcd/8DQFgGKnJh0DPHwoGj3Cu0VOS1rAahcVGvRCJ40hofP+H+Wb4JKViLDC2wFFwcrYwffATJkDmOgE3D0pxGOYAAeNiZtJtuVXbVucKK5XUK9P4Ux2N5jpNScwIPkRw4DG46SwTyVg6TwmxLwuvkcojRhMsEqXVod6Cx+nq3xn2pCGym+/nsqvp609ulqtPWetlagBxWUK5S3aO33BscXNlkCzPdlFmA+06KNMvOAhbxEydYOw0CDtiHRdmzoORERAeJA0pFla3vm707+oX39VA+PfhWvVoIPwP5ZTrefmtof15iD8T383Y/X9aWe8ji0cUoXoseRMCPFFYxWCpQum4/3BNPCuDty52AxZHcepCBHJyYOCUpzAQVRRJJDZuuQxISARaY8X3rjNomwcJ8zYyDMWyyRIO6aCPRYZILnADiWXMwxhJCL/NIS8enwOEsTgY/zUkzyn6OxTTQotkQvQMc/wEcrpPjmhIKxH+7KU7RSll414d602ISo0Yt2enOvtSaM+Rw0MLFznZ5JkcK1w3PLPO3aXnFEqYDNMR5SHBOSRJIBkaNmYOeMg3xDbrq+RAMrX69osF/JBHmmY0oOD6bKSVDqwR0JCjMdJ25suffj4oLR5+edIetMys4E3I5feZyonyCwRZaiioQhgITRTaTDSqHm6bldoF0mTjrJtZxmkKrTyPMg0bimbpFwjIfhRqBLbSQpQJUxzky1JrRKYWb2+gJJlML0nSHVGXwneH1D0pMeC30eYAK1MZkWeQwPO1SFQYA700OVEoRODyz9p4EuxEKWn7cUpEhII1U8aKAq+6WiU1kV6vKBSU+dQGZpAmGNS0vp5Vs/HaoQcRI8U9GmKigp2LT7zKBpcJBkQLZOohnXb8+KOITsgDs87yjdBJkZ8Yh7JJshXRm2m0g3fE8f6E/dGsDB2iQHs2IoI8H+WCpEOMp5TAfgSmMK662iUlUV2A4FIHtVqxw4LBQs428zM54hIlD3sALPLq3nRkL+Q3IyLzTZB47cEOkD/n+lpuiybKChIJB/sWYzLzT+cfvS8OvTpZJchdkgdS8FCIUP/0sC4Gip2wf4/fvt9RFO7rGx/9fTm9cW+8unE7WMvx/CVtMdZuDsNYG82c/bsorYPYeeqLOeyWBEHs5SHIfV8n2h0L8Bc7PQIehGOpE9Tfqh8SHYZu1m8LHzyAixcU2kU2BVb6nChJdOxF5g6gkOlf6yf9OC1iR9944XeEI/NsmpGsIcjSqgCE4Z3eKD+auszb557Z3i7HJ4QEMOmDHJeX/0MJEUxnd3GhCJb6jAUUltslXNWjK0oJNOSbiQrjXXsbS3QVXZdjR2UKQP9ju5zV1MTrFdBA2GrkpbewnbbYER673ceFraXwJfLer90W0XC1gRgW8UvSUGR4pAKW3V0h1hMrbSE+L+5nEiBWTdeXzeB9tPY2WBnkI0A015zsiRtSO52kdCls9m1Qpv0BjkimCbZgpTUhbRnv5Z0DGnkdVHFCWcdLD3ufJFjr1zDEdC4McoIYNlMl6VBYmiQx7jSm3hRwovrZgU1Y4SalUnUEyUexs1aLqjvaTkXpB7NBLa9VgbTaz9FyjLL3V3M4l7ATvkPdJ98ei+U0SGSMeCmcVtUcZOVCCZYvhVbpqSOvuUK3tl0RSJsW8AT36KAzK0nTbgGfpQGb7VrKFvPx+u0aAucthBxDQruUEmDQlhM48uylKESmtDpGo2kTaPni8ZK30D6Go6soJ9A48AsLzU1AHznCRSbUtTNYRPwDY6UFLg1PXbiraMLFP+Qpk0GZvT1n97UY2Q7o9DSTfVKnH5n7D4D9huTF3JjCStb3EVCt1lEHIrDtkkJBwOQvXUSmsNZInKqHzY7TZQ7H9Y35CAIXlc4c+7jBZfMUutbQrED+UHeP3Ljx8+7bnuNDlUpoEXM1Iep8ugfF6//iXqdMrliukaN5lDcxD3ybiqy1nNGK6FW/DqKOoQlIxrG709/kkWlrq7hLCjH62ba4j9atuGMhXfpqO7m9RpPg1zrKuyQf8FOQd/Vj7bwxLW3jdWIEaZ+5DaNnqqOnRtpFYU643K5MHvaxXLsPc4m0Bpe2fGjpeiv56H4A7GSfp/GYYqnPo3mNkHcktbdHo5wP7AF7BvBnn/h9psWvhCYNOuFS+37wZhPDFxnbERq0p0j+KVb0fuZZ5okjnHfPj65Z/aJ2LZHam/J96ZXRVk0a4/vdqOzndxrdzq2sh9Igr7J42RawPailJUqTZAT0JYOhRZWa7eCYTseNtTawaSwDlHuEzlYwWDYe2wPaVr9CODkvTZlx6uwAecbmKF/GTCFKXKXnPqCfkCae7mnwNeQ7nPriveAqzW1bd5CD4u6A7JtYtmyRkbZXHT+4FwNQ7jPYLagOJ4MUB0EFxcgejXBUHT0ONtspjkclCbjFgtqPtOYzJROkZtmYc+4ZF9ZLtjxf9Stl5aVC+RtkhZdHt0J5M3ZCUqyFjgShmZDSSv7GStHXG3QF2A0JE8DVSt9aCtgYX4/HVCumNsLwcmBgPRLXqUoq6y0lxQA8/k2n7dJwtPmM1caAYAPgkE4grwkqQUdlJob8CNtEobYJSDuyXXMeNM2EZAQuEhrFBZSeFM5HzTOBEch7AHyuDzZ4hB7cmEytVBk7ZbL7idefhUlXz1H47OP0VuvVFSjNsafVFHxHrg5NycKw1WX6b9PKcONTpPvlR2r3CyvSgcNAzEfYlPlcGO5twfuWl9PnPlHKosRimt9y3yXywpcDrjLFJDTfMzn/1IQzCDV3CD3rEzbUqCDdDjFvJ+mttj3jElOv3oGBedyKIzqOOr65rrktuKrtJkl86KKvj89PaWDg1P1jfqz+uabVnmZQa0mf3uuHk2GLPfeI7XwGOv+UrEnnK0zuE7wFBEPRTFitS3JPWcz90MdOJt5FAetjC5CsuMd1p+xsLVfPfs68p5miCskfEEcgO51v7tFDKNffmAZ5YFeBn1q48kDzpYMj4QotzkOBqyOZjzutRh2E9DNwcEKsdushtxjBQvqm/+gNF3YeoCW/eLc9rmqrx9dK+s5FY2hLZ7BlmGCVFYi+beB63D2ztdkCl3mXLcziratHFlL6LiU5FzkY3Vl8vXYzQ/qNmpTfG7L876mZ9hdOWYt3u1bjiZ7rJBwHKwcGG0qFTz+RxE/+bZkB9SDki7RQ0b4IK47vceea+64HI38RbVj31ryqhW2X9m3uMtleCU0Kr7nFCBCA77fOm7vv/Wm+MF2GrRo7PtU4XdK+0Mk+QbdZ2Eol+54d34KOsG0o4zRNlDhJ1Xvmt2cW0opJzyuNca9lJ9NUdn2htZEWjwEp7sFyF0cmltI+KEeSdKjRDYKSBnuBtJenFXstsKZUgFjT5Araj1nggl3ptdtQe+dPFpxua+htFzGsWerAaYKdgm/yV/RLOJsuDsghNsRu+nQAjEuVIX/38nFFuwHDyCE12S9fNza01lIf0df5ZKV6yC75H1nUswAE/f5jfuKDe5Z0z8NCQXxYysHp4on7VrxjYH3+hTS/2WWdUsoZ1y6SUbd4cgeBANPtY83fsbe45JPwW/fmYl3ItTMju85ONu2pn6CMMjiZ89fPn/3fFvbXXmIGjotS79qO4/pouCTrbu9lzO+J8wXS/2nY/p0iUQrrfliA/kPqzOklP7677ROr+XewmpWgIVyIbWm6lpbH0W/5s5xaa4tuSBObVOyQE6Up+E1YqpvDPeBJO7WfB1Bmsz9m8JJmGXtPaJg0qQQ/PHtywtQmM3epHU6t1FX/6V2ltiSzv4fobyhDsVILsN2J7YEx+uFv+vizmoukDlq7nxCHqNxULQiweZTn2+7McsYxJP7cuN9noxp2TwQZofy1i8Jvbv9oM3BbsCnwEz8j3xV2G3vtOw9JVa793n9Hd6ovSQyVsGdEH8lhO/QQCFFS6A3poLg9S9yPZYQ+qKrMzXmvoPGwqrx2abI1sr0SkOAq7poqCs0VreFLfBwoetbwLLj4VMzpHnpDO5nposGqcHAzWCPrKqX1QURO3zlt53WVQ1g7n8BfntOvr4vAAA="
+        ),
+        (
+            name: "core.js",
+            text: #"""
+// The page's shared part: talking to the hub, making elements, HAP types and how their values are said, and the
+// homes as the page keeps them (with an index of their characteristics). Every other module imports from here.
+
+const api = async (method, path, body) => {
+  const headers = { "X-Hearth-Request": "1" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    const error = new Error(json?.error?.message ?? `The hub answered ${response.status}.`);
+    error.status = response.status;
+    throw error;
+  }
+  return json;
+};
+
+const element = (name, text, attributes = {}) => {
+  const node = document.createElement(name);
+  if (text !== undefined && text !== null) node.textContent = text;
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
+  }
+  return node;
+};
+
+const button = (text, onClick, attributes = {}) => {
+  const node = element("button", text, { type: "button", ...attributes });
+  node.addEventListener("click", onClick);
+  return node;
+};
+
+const $ = (id) => document.getElementById(id);
+
+const notice = (text) => {
+  $("notice").textContent = text;
+};
+
+// ---- HAP types, values and words ----
+
+// The short form of a HAP type ("25" for "00000025-0000-1000-8000-0026BB765291").
+const short = (type) => {
+  const upper = String(type).toUpperCase();
+  if (upper.endsWith("-0000-1000-8000-0026BB765291")) return upper.slice(0, 8).replace(/^0+/, "") || "0";
+  return upper;
+};
+
+const T = {
+  on: "25", brightness: "8", colorTemperature: "CE", currentTemperature: "11", targetTemperature: "35",
+  currentMode: "F", targetMode: "33", lockCurrent: "1D", lockTarget: "1E", doorCurrent: "E", doorTarget: "32",
+  currentPosition: "6D", targetPosition: "7C", motion: "22", contact: "6A", lowBattery: "79", batteryLevel: "68",
+  humidity: "10", active: "B0", lightLevel: "6B", obstruction: "24", leak: "70", smoke: "76", occupancy: "71",
+};
+const S = {
+  lightbulb: "43", switch: "49", outlet: "47", fan: "40", fan2: "B7", thermostat: "4A", lock: "45", garage: "41",
+  windowCovering: "8C", door: "81", window: "8B", motion: "85", contact: "80", temperature: "8A", humidity: "82",
+  battery: "96", light: "84", leak: "83", smoke: "87", occupancy: "86", info: "3E", protocol: "A2",
+};
+const hiddenServiceTypes = new Set([S.info, S.protocol]);
+
+const words = {
+  [T.lockCurrent]: ["Unlocked", "Locked", "Jammed", "Unknown"],
+  [T.lockTarget]: ["Unlocked", "Locked"],
+  [T.doorCurrent]: ["Open", "Closed", "Opening", "Closing", "Stopped"],
+  [T.doorTarget]: ["Open", "Closed"],
+  [T.currentMode]: ["Off", "Heating", "Cooling"],
+  [T.targetMode]: ["Off", "Heat", "Cool", "Auto"],
+  [T.contact]: ["Closed", "Open"],
+  "72": ["Closing", "Opening", "Stopped"],
+  [T.lowBattery]: ["Normal", "Low"],
+  "36": ["Celsius", "Fahrenheit"],
+  "73": ["Single press", "Double press", "Long press"],
+  "8F": ["Not charging", "Charging", "Not chargeable"],
+  [T.active]: ["Inactive", "Active"],
+  [T.leak]: ["No leak", "Leak"],
+  [T.smoke]: ["No smoke", "Smoke"],
+  [T.occupancy]: ["Not occupied", "Occupied"],
+};
+
+const units = { celsius: " °C", percentage: "%", arcdegrees: "°", lux: " lx", seconds: " s" };
+
+// Whether a home says temperatures in degrees Fahrenheit (values stay in Celsius in the API).
+const fahrenheit = (homeID) => homes.get(homeID)?.home.temperatureUnit === "fahrenheit";
+
+const round = (value, step) => {
+  if (typeof value !== "number") return value;
+  const digits = step && step < 1 ? Math.min(2, Math.ceil(-Math.log10(step))) : 0;
+  return Number(value.toFixed(digits));
+};
+
+// A characteristic's value as people say it, with its unit.
+const say = (characteristic) => {
+  const value = characteristic.value;
+  if (value === undefined || value === null) return "—";
+  const type = short(characteristic.type);
+  const named = words[type]?.[value];
+  if (named) return named;
+  if (typeof value === "boolean") {
+    if (type === T.on) return value ? "On" : "Off";
+    if (type === T.motion) return value ? "Motion" : "No motion";
+    return value ? "Yes" : "No";
+  }
+  const unit = units[characteristic.metadata?.unit] ?? "";
+  if (typeof value === "number" && characteristic.metadata?.unit === "celsius"
+      && fahrenheit(characteristicIndex.get(characteristic.id)?.homeID)) {
+    return `${round(value * 9 / 5 + 32, 0.1)} °F`;
+  }
+  if (typeof value === "number") return `${round(value, characteristic.metadata?.minStep)}${unit}`;
+  return String(value);
+};
+
+const label = (characteristic) => characteristic.metadata?.description ?? `Characteristic ${short(characteristic.type)}`;
+const writable = (characteristic) => characteristic.permissions?.includes("pw");
+const isHiddenCharacteristic = (characteristic) => characteristic.permissions?.includes("hd");
+const visibleServices = (accessory) =>
+  (accessory.services ?? []).filter((service) => !service.isHidden && !hiddenServiceTypes.has(short(service.type)));
+
+const find = (accessory, type, serviceTypes) => {
+  for (const service of accessory.services ?? []) {
+    if (serviceTypes && !serviceTypes.includes(short(service.type))) continue;
+    for (const characteristic of service.characteristics ?? []) {
+      if (short(characteristic.type) === type) return characteristic;
+    }
+  }
+  return undefined;
+};
+
+// The service a tile is about: the primary one, else the first one people see.
+const mainService = (accessory) => {
+  const services = visibleServices(accessory);
+  return services.find((service) => service.isPrimary) ?? services[0];
+};
+
+// ---- The homes, kept in memory and changed by events ----
+
+const homes = new Map(); // homeID -> { home, role, section, tiles: Map(accessoryID -> tile) }
+const characteristicIndex = new Map(); // characteristicID -> { homeID, accessory, characteristic }
+
+const canConfigure = (entry) => entry.role === "owner" || entry.role === "administrator";
+
+const indexHome = (entry) => {
+  for (const [id, indexed] of characteristicIndex) if (indexed.homeID === entry.home.id) characteristicIndex.delete(id);
+  for (const accessory of entry.home.accessories ?? []) {
+    for (const service of accessory.services ?? []) {
+      for (const characteristic of service.characteristics ?? []) {
+        characteristicIndex.set(characteristic.id, { homeID: entry.home.id, accessory, characteristic });
+      }
+    }
+  }
+};
+
+export {
+  api, element, button, $, notice, short, T, S, words, fahrenheit, round, say, label, writable, isHiddenCharacteristic, visibleServices, find, mainService, homes, characteristicIndex, canConfigure, indexHome,
+};
+
+"""#,
+            gzipBase64: "H4sIAAAAAAACA60Z7W7cuPF/noIR3DupJ8tfsb2x6xr+iBEf8oXawbVYuAhX4u7yLImqSHlt+Az0Ifog9wz3KH2SzgxJSausg0NbA7Gp4XC+ZzjDbGyw67lgFZ+J7zXTc16LDL5qc8AMz29lOWNGMQMo82YSs4ITSOSiEKXRMXt78omZh0poxsuMzdUCcWXN7njeILAWTHOZxbQNWy82NgCrwC1NZJEzuxWios+ChQtp5oDNZJmJe6amjmAKovHUiFpqI1MdJezNnagfmILtmhUqa3LBZFGp2mg2rVXBAC6SFy9SVWrDeCXZEfB8KFMWFsLMFchUcTOP2URlDxE7+jN7fMGYxZ4Lnolaw4lHFvx1/a0Ag8zX/yL+ATqZ4IAFWwF7OgR0OWUhnmcvj45YAxJPZSmyyBMYB2eqNGCp9WuwUXADBANeVblMuZGq3PhZqzI4bNnWQlewECjpgkvDpsKk89CKidIx5kSntWNiP1JwHDCSPNcgn+aFWFe1nMkysPso5QH9Zkd9Wdlxb33Afrz6+CHRpgYvy+kD6RYhgaeoE9OIe9OK6GVOEBr2sFA3wCLkY0sX4kqLECERsCqbPPc2fNmSUbeRU9WSEXWtaqBTigV7g+sQCR8nBD9OIJI0RtDxMftybaMUgkcvBMbx2mNLVhtuGv2UfCEJmSXroEB9gGdxzLyGeCZMBDzBv1qYpi5Jt8MXEAEuulw+AKGwBMvHpDXEvAFDThojKJKeBkFWqgw9nam0wcMJeJAb8caSIjqRNw8ZcSnE2HffsRaKloyIHnnBxZwzPtKYgglDy3V8Kx5im543mF0fJz+L1CSAX0uhw07kyPsBBSD8ryXowFOIO+Fk0MKceDJhx47iztSwOGZBAAFA0GhgWqTQNy0QMRRIobWpKs8gfW5/p3GdY8LAkgm8Zx6paEGitPAkSXoUbbiTNjzLoNKU5h0UHlGKOgxSFCBoRSHUZ6RfQ8FlRsK1jp4J47x8+nCZ4XaLXyoobsJr2+q0FgZ2J4hWehgZQmFdh5+uIsdtEYbSu1B1pgmBMDFV9BxqJYZGgXHA24MsDLZ3A4qZYJN+tnfX8c/6Fv4a4S+A7Z2e7u/tbr/eApmc9JYiCg9kBg5pqkpgHl9RbbEYiVGfEXzGoSy0wU6YEJCZ/gmugjD4Nu/Im94e0+AREW7GbBQltahyDl8bf9/8YSOGmIvYL7+ATkHPYXSq77FrjCbYVyVEB9gB7gcoo3NTQqEByAgAqcpVfS0KOAnFosYwOnuD8KauwSvLO1tbGHS8Bqcvb+zsUmV2h95D4ADwokV2gJ0dgOQqvT2zeEjx3IGuCREhyD1Tqu6QPKTF2dnus/uktMQbCDb2zluePej+GUAL5b62t0nt0sANjEdOSILFKWQM3MGI/hoNZT/fiTuRI9aIOM6bQmbSINbWJmABCXmHqp3iV462bU+cYlZN4PppUs/5FSIJfotM8IAu1C2e3t9D3DRtKl6mJAIYGv1o3Xjl3Ej0J00+AYxXaEsN/UU6xy8UWTUmJ/O82oevKUeWrzbtchtlRDB2GIXCmwF3T5z1cY3hMYO+ZIYSvdoifRfQuKjFmYLuBAIdQ+bM+QLXGA0WA79O+0Ye7S4ZebRJ1aofMiPk3bPnyPp00rrh9Z43Ke72TDfa6ZlutD8w3QiPyXKqME4wcqpaGQVhDt8n232zzmUGXcaVqO8gza6p77NX85Uw4fgqQSIxu0o8gZuutNkKZL0yvk56MX1zwMbB5xIhIgPuwbt29SMvCrv6XN6WalEGN3F33gb3c8c9Zi8xCPVjJbDgB2e50vYAQsBXHuiWV0ZBcVim0+M4IOOxevls0aZTxIIW0ngWSuW49Ce6fB8e8Nj496QxqmNio4Twl9WwKMH+duD3HNeejkPFukwmgh/gRuC5NeTC0dvZs/RErmWjce+Cz0FPaM2NZ7lDKFfABDrxCjoqwjtXzaT//U7B/GC/7LnRRWC5GurxZ95KvXW7JzjQauW2lYRkviztB1nKrlrtIAOcXpQNJAT+9QiUFh6DPshItPA4bbbceFkJIp3h/fom7t0kTSmNHSFSazbIJvbbr1gNIKdTCBJbN/6ARbFOMzGrhUCk337FxG3uET+/x8QVQDGj85oGD7zCf5oLGn04zVMwZT3ofrnQkNDM0WSds1wrB6Oe4Q+I4lyKSxzHTj5dttf5tDsFdzpyuTynW50GOGxjPPA4wUXSY/+5xFPQ8AUdlaA1Ta2gjUSiJAwoaETV9gvU8EJpgaak6y+Dsikmog7a6562umkjg1GHrI2ksDWlv39iW9Bsvof5KSlkGW7Hdp0KmYfrtMzVbGszJP4RDiWbvd7gA7G0MkKrciHvRRZaRlHUNl0ng9EUxmgrNgy4oESVk2+YNFj4YbRFMTE02qYJNsESy0QGzZPrnwecktYGXYu+PNtBu9OB7ZTgdAv+/c9/9SZP6vuObAM3ECWhVq1DxcEEfUf1fIybN8fJ2A4UXhbCaXnR1+Eqz1KATKDCCV4G/XnDygO7kHrlss9xevhY4vxApfJw1Rl7p3597j3B6SzkusVyFIaofxPa4QV+QunSmh3Z7B4PTAXTOc+44ccJbt/gVBoEz2vuYhrD9ZuELLarIgGJy/BQl1oDn13i2wkl6IAuzBo2VyFpvb2d5l9gWsa0dIH0R/aabbBd9gPbgbTZTLaiJyheF1+8Mb6pUbSaaPy8mpCeV5iET2uPqPHTl14eupHBj4tdhc35ROTPJM+znDKh01pW6Hp6NThbQmRrj88nAUrlmplaGryLfh9zKIqF1Bo46mNokdK8ASHCoFoEkSco9VtqrQbS/C/k51lH/k5qCeK6xg3rZMhTWGhV09sXGLsDwADv0MA+45somcocmIWhg5MML91H4iXHgHz5dX+YzLkOrUn9CbJl1HWGUKuyJYliqkd473V02orYe8tw+zS+Pid8r6j0yZG0fUBnuJXCUmMuS1tul4RYdgbK4o8OniyXBXIiPRtr9rWEVi4NlrGsHE/Ljydt5W9vJxr0nZk4MxIfSTXjExh8Duz7ay0Lju+oJRgcKowg6FTWoBrA2itMCH9hFVx6D38VR707S3exNoi+3pFelnv8BMNhOda6UPtkpY3Qlv7AePNm+QWE3gGxRYnZragMtjaFKIAdvYSAGcsZ3GCTBybwXce/irgBh96m7UzznldhdMjci/XlOVsH/WgdQweTU4DSnBqTYaE/wxOtcvYA7kTgo1XBQmX6K2YDnB7by/OY9ZJkEHlPXoeUl2eqnMoZ9GHoIXzbs96hVYKy23INAxXeP9AmDHd4BhUZ6EI3p+qucaNH+bfYby7RHeTlGB/8CVVk9Mi4Qu2I4t8huSuJWFtJqJ/Eh7NVF1smYGgX9uFsiXFrHGTaI+ThclgW/rti8v/Jf7ZSN73q0o7bADhYts8348E9ddsK4WsFJoq4x/8mIUF4JWP/Shq7x9aYrcXuJTK2LWHMrmGqj23PF/f6jti28jF2sbG9j+P2coyfudXiYUGI6QqI+5Ul9hm8wkbxUoTHXVDS9PUfvd1X8dIaAAA="
         ),
         (
             name: "groups.js",
@@ -1329,6 +765,121 @@ export function draw(root) {
 
 """#,
             gzipBase64: "H4sIAAAAAAACA61ZW4/buBV+96/gCkFWTjUyekEfZjAdDCbT7gJpumi8L10UMEeiLTWyqCWpcVzD/73nHF5EyZ5LNn2yJB6e++UjvViwZSXYD3IrdMb+K1uh2Vu2UbLvNNOFEqJlqdy1QmnG25Lxclu3tTaKG6n0/JK1Yscq3H3FBC8qemZKtHwrSpbiFiW28hFeHvasNnq2WDDiN7/CVydyV5uKmUrUiikpt6AK7sR1LdRjXQivUkToVoB2y0uReaEZKyrebkAgsEBpXn4llMjZBwnEpAzvuvw/wLECE9e10obJTrSizGezettJZdgBaOqMiUZsRWsy9tAbI9uMtdKA4MzaDfJ4eyfbdb3pFXx8rHX90IhPQTttuDIf6kfBjmyt5JYl+cLKTq5mqOAdbxqNRrGqf7hCheBZgfVsB2JhAUzfVOBMMGXda958j25pjWjRLxLcZyRtt3qxpm7FPJ8VsgWbCmDOrhnX+7Zg6RZYS3BRx00F9shyP2fXf2GHGWNG7emXMb7jIBtMP0d+RSRWUpok7l0J06sWePQCPxxBrIFkSIVSUs0dX7eJvuXgOc03Yrx/zRttGcyO4BtrgY0r2JBaNXYVh1gUvYIFE9S3tI5yV7el3OUdeLsz6eoj5CitrKVibw7I4LgaWKDAes1SInn71pJ+d309yEAnpslPt8u7HxLvjYOlO8L2o43jLfLf2hSFrHYia9GUtnRc/vjI4PJfcQNYVjRc64/wIWMNfxCNz7Wl+AK2yvZT/7Ctp8au7WaXnmmC76Be35ZiDSlQoo7E+JKtCkpQMD5IQg8kXNX8giQml1YyGeQl1G3Xm1gEfZjKQEMuWYI/CZbhr32tRHlJ2YDF+aUR7cZUQPLnPyVnhYJPG16ISjalUGNF0KgcykW0ZUrSs0Eb66Nk7KwDM/sO9dHkswT4RIzK8v4R9n6AFga1rlJPlfkKEY9xVjFG75BJ9PterHnfmNRlrS0UHx2rXv7Im96ndfQFvJgklNq05hMelLqKct12Q0gIbC2TcGtRmFq2cTjcpyeCnhC3E4+v/kVC5BqyAcXkLWWDU8yx9C4PoioKHW1N5lGKULsGnYiTfbm5Yb/827kcUjsYhiKJzFpJZL43WCpq8qOUxurRwjxn4UVtBOZ9UnLDLygLL0leHgoUJRDvE7MasYH3JBs2zB19pDyahcqTeV5jr/OD/PJihbiMLCpRfAZ6WK6hPlak/ZsDia7LIzyiBHxcBbUZCshpJ4yta6snkv34Xt/kdVs0fSl06jbO0auhi/rdp1lvRyTokWKSOVJm+1ws74YlP/28TBgo//7+w/3yHrasFo+/X9DoW7gEAoUXFNPFYMyCnLWITJoHi86HQnf8yUwmfUIpDzxg2dxVdVN6bqB81CBsymcUOAou8oTAXpJb6nJgeDzNEe9A6i1p8k/hGhy5zE2l9HXOWEX5FacaqjMpTiuGub2hNLMTbRDUBG0OIYQ4yNz4o56vtunKEhNEoDqMmd+wHwFl2cIFpLLPIU5u3n1lxFchNsezdpEO5+1yOye9h6Ixt3DgZNFPzzQBBHqBTLEF4KT3z7dl6Z+JmhzlJvk/Pi2ft2sVDfh53LGdGmHoQ2EBcPIotROyawS8QpgJByCE5QXgQC3VHnAbsvQAwAPYUb+np9xvqUOfzNcNN3/nXZoGdq50J4AzWs+3SO/EWO4HLzVzY3v15hA22LBcQpAcke2goEDiuCcUNHTILOrY/7+J5eReWLano+vT+DTwm2bYmMdomFms7ONiTZoMMjui/CRzpH+z6pyZaJPp8NI8I+5nB5ptTaOJRq39qXk20PsWZxXaiu0DHuYipfomOZ150BzBSMvFWQkTZ2ziAETBGDxkNE0OJpVpCkeisgb1fdG5N88JW+81AGwYWFcjTmh5rFpTgynE/mbIxdtQbgaQPKs1HIKgzAMrZOIdk7AAD9NkyT8DCKHxnEbd4IU+N4oxLFifRCv4kfpfFrrwSfsj0W8OU1OwJWtfWqiaTekheLbevGUueAEPg6Gj+YXN/ztPVOBcvLeevAO5gGon+8duTj7KoSXthcmTODO3vRFlNIFtvLq6+Dwu7wZqb5rdE19E8ZMMsAn+nNh8kpCTzgVnTHAVxG9IRrJ+mrERRhqSD0Ycan7iB9m55uSxAkH3Sxal7QQxRDXonJsR6+m8hmEUso5E20MBnDbdRPp5+W0JODB9PhFxKkZZd9b32TdAnyeVXcU9adSfntE2oKEXNfxtcMh28xF7C4hCIQRMNPBk39g3BqDks+gFyHS+HUymHGTi67AScfNgaXS95lGTeyEpXwWdRia/GkLd0ix14MjCJhd3mBsZ9QCEUXRrmDHnlXRX1UXFDPRVjYd0tTdV3W7gyA3EGdMS78+4/qzt3V64D0NRd7I1SjYEW6Du1X6CWw72FvOInQ2X49PuLm533VNzHPefHeMBrPh7AEhMH8BRtRHlq0pulQ1co0dXI4NOlseF43u+0OgSUlLFjWFVuCQjh8ABFFAuTvCEopL48ojMGU1eFzQn2121jErV+vfXXmgHGeMyPVFpANf+ungAzBD8QuAFA1269UZuObLUN2wVyu53LFlWABwAmbQSUJrAMOLBJPGlubAX43Ttg8q1DsvSbS7w3vC6pTRD/Tq+EaxUfKeDutqCE64Ea8Ta5LMn+5G3eY7TwF4pvaa/YE8KV8v+RuqYjQKODnwy4E97NwT8OBQtRNYV7Lt37H0w9dk/DuoWpssKImRWOXu3mIkvdK2+7lvrS/QY3lyYeVR8Hfn3mv0ywPY/oPpnJSVzumiiJuL/iUBAiKqhE4X6Xl/R27OBHMVxLZtGgnkQByMlBo5UyrteV5NW6l370Yn2DXSc56GDHgJIi8PsOmoSgpzEjXMa4+E20wMjqkh/ItEWA+g0TCxCRfFfFK7lzdEZpm57EQO6rz+y2SOLtz7udbZVTDveM8ezPwKHyaZ5NurYTneXBulAPHeIYvTNyYvC50QPyQ3JlytBt890jwRNMs3znLbgzf7sf7sC3EQhGwAA"
+        ),
+        (
+            name: "history.js",
+            text: #"""
+// The History view, loaded when first shown: each home's recent changes in words, who made them and when.
+
+import { api, element, notice, homes, characteristicIndex, short, T, label, say } from "./core.js";
+
+const describe = (home, change) => {
+  const accessory = (id) => home.accessories?.find((a) => a.id === id)?.name ?? "an accessory";
+  const room = (id) => [...(home.rooms ?? []), home.roomForEntireHome].find((r) => r?.id === id)?.name ?? "a room";
+  switch (change.type) {
+    case "characteristicValueChanged": {
+      const indexed = characteristicIndex.get(change.characteristicID);
+      if (indexed && short(indexed.characteristic.type) === T.on) {
+        return `${accessory(change.accessoryID)} turned ${change.value ? "on" : "off"}`;
+      }
+      const what = indexed ? label(indexed.characteristic) : "a value";
+      const said = indexed ? say({ ...indexed.characteristic, value: change.value }) : String(change.value);
+      return `${accessory(change.accessoryID)}: ${what} became ${said}`;
+    }
+    case "accessoryReachabilityChanged":
+      return `${accessory(change.accessoryID)} became ${change.isReachable ? "reachable" : "unreachable"}`;
+    case "accessoryMovedToRoom":
+      return `${accessory(change.accessoryID)} moved to ${room(change.toRoomID)}`;
+    case "roomAdded":
+      return `Room ${change.room?.name} added`;
+    case "accessoryAdded":
+      return `${change.accessory?.name ?? "An accessory"} added`;
+    default:
+      if (change.old !== undefined && change.new !== undefined) return `${change.type}: ${change.old} → ${change.new}`;
+      return change.type.replace(/([A-Z])/g, " $1").toLowerCase();
+  }
+};
+
+const accessoryOf = (change) => change.accessoryID ?? change.accessory?.id;
+
+// Who made a change, as people say it; undefined for changes recorded before the hub kept it.
+const author = (home, by) => {
+  switch (by?.kind) {
+    case "person":
+      return home.users?.find((user) => user.id === by.userID)?.name ?? "a former member";
+    case "automation":
+      return "an automation";
+    case "accessory":
+      return "the accessory";
+    case "hub":
+      return "the hub";
+    default:
+      return undefined;
+  }
+};
+
+// One history entry: what changed, then who made it and when.
+const historyItem = (home, event) => {
+  const item = element("li", `#${event.sequence} ${describe(home, event.change)}`);
+  const who = author(home, event.by);
+  const at = event.at ? new Date(event.at) : undefined;
+  if (who || at) {
+    const parts = [who && `by ${who}`, at && at.toLocaleString([], { dateStyle: "short", timeStyle: "medium" })];
+    const meta = element("small", ` ${parts.filter(Boolean).join(", ")}`, { class: "change-meta" });
+    if (at) meta.title = at.toISOString();
+    item.append(meta);
+  }
+  return item;
+};
+
+// Draws the History view into `root`: each home's last 200 changes before `sequences` (home ID -> the last sequence
+// the page saw), filtered by room or accessory.
+export const draw = async (root, sequences) => {
+  const parts = [element("h2", "History")];
+  for (const entry of homes.values()) {
+    const { home } = entry;
+    const last = sequences.get(home.id) ?? 0;
+    let events = [];
+    try {
+      events = (await api("GET", `/v1/homes/${home.id}/changes?after=${Math.max(0, last - 200)}`)).events ?? [];
+    } catch (error) {
+      notice(error.message);
+    }
+    const section = element("section", undefined, { class: "history" });
+    section.append(element("h3", home.name));
+    const filter = element("select", undefined, { "aria-label": "Show changes of", class: "history-filter" });
+    filter.append(element("option", "Everything", { value: "" }));
+    for (const room of [...(home.rooms ?? []), home.roomForEntireHome].filter(Boolean)) {
+      filter.append(element("option", `Room: ${room.name}`, { value: `room:${room.id}` }));
+    }
+    for (const accessory of home.accessories ?? []) {
+      filter.append(element("option", accessory.name, { value: `accessory:${accessory.id}` }));
+    }
+    const list = element("ol", undefined, { class: "changes", reversed: true });
+    const fill = () => {
+      const [kind, id] = filter.value.split(":");
+      const items = [];
+      for (const event of [...events].reverse()) {
+        const accessoryID = accessoryOf(event.change);
+        if (kind === "accessory" && accessoryID !== id) continue;
+        if (kind === "room") {
+          const accessory = home.accessories?.find((a) => a.id === accessoryID);
+          if (accessory?.roomID !== id && event.change.room?.id !== id && event.change.roomID !== id) continue;
+        }
+        items.push(historyItem(home, event));
+      }
+      list.replaceChildren(...(items.length ? items : [element("li", "No changes.")]));
+    };
+    filter.addEventListener("change", fill);
+    fill();
+    section.append(filter, list);
+    parts.push(section);
+  }
+  root.replaceChildren(...parts);
+};
+
+"""#,
+            gzipBase64: "H4sIAAAAAAACA51YX2/bNhB/z6e4aUYnAYrcdm82XKNrs7VAuwJNsAELApiW6JitJHokHddw9boPsI+4T7I7kpIox+naPSUij3e/4/3uDz0ew9WawyuhjVR7uBN8l0IpWcEL2K15DSuhtAG9lrt6Apzla1jLiv+gQfGc1wbyNatvuQZRw06qQqd4TEKFCsCseQWsdoqyszNRbaQycAC2ESnwkleoIIVaGpHz1OrF46hQsdxwhZBE/rou+KeU7CsUvUJsbMlLXGB7aGClZAVRNs6l4tkHHU3PznJZI96C61yJJYcZxKQ39TgTmD2DwxmAE2N5zrUmx1FOFHaXxLN2Q3A9z1aiLuKY2V2WiQJmsxmg9DyrWcVhPoeI1b0uRNHqVxLx9aqvsyyzcDLa0HTy+iZxntuln6W6qI1Q/BWu3HjDyp5V8wcsWyPWpt4Jg/GJnauZ2W/QX3IW4TDNIRpe7W+s3PIXVraIJl6wRS7o3pEDs1PxyG65aa0cbb9Mpl6PWKHfXsujRy6C7cLRKQ+VnLvKZJ10WABZZraqhsXo0N1va7lbQKMNkBhaGh387h15B3hBso5ggn9Wq6hZtOCagbO7NTPoaYt27kj2ANiEtDGw+qPpQI9mFKJAD7I0PgBG/bSq1GmZwABzQxYujRL1bRxudDf7tXcywdsg1xpY8pz4MjoQwvYWmoAZ3bn3lOJsKUph9h03vtFub87vCu3VljYiqv2wgdnW/XcL7QjUW3nHiyv5noj+zWAqOgxGIhzKlC47rDqSGNgkkedFccJrEu9dIjmXhQ0wkj+N/LSqTksnFyT087CUDJUXfMW2pZkEGeYVybKA7zB9tsgzrBou5fxezXfDveQ+EEpAy5deXwP//PV3v4Ja+vTx54PDmeKbkuU8HsfXz8//uEnGtylEMHoSJXjVb+SOqxd4NbElcXPWdJW68/XdiiplUKbvR5Pu5/7NiQKVjcfwe9t3mBdKgWnYcLlB2lG/EGYaXNBKqq55YS/D3oWLS47LtnPBeruEj3yDpdBkLdatwSrW95Tlvusnbe1dIqCPmO3DwrvhSmMdOuKBLftbjXttj6EPq5L+aev9cm+FkKqDso9AK66g4tWSq2jAvq2RFTPivkXbp/rdk5S9d4YuY9jc2jN4RSelaf0kY71QF4SeDBi/dzWe9HMIDgZqP3GF2QWpSCkqdT9dCBPMFi4+/vRrw6s+SPwOlR31feEk/AgSR6WIUlh8PzpY4UzzP7e8zjG1R4d2kgi1ZZ6lzSLpez0Bm3mKDISRJb2UbTRuHf+dAyXnS2Z43K5R8R/cD2U56f78GWjX08oq2zBlNOq7pn1M+MVyb0u+bBYpWcIlZmz65azkvqVc36Q4ghVo89LsS2w+kW3NeAFGVN1axQuxrSJsRjfTwGLFDQsvTlesLOnu0K5Fg0Qusb3FP0lZclYn2Qcp6hglooRAHSAvmdYTO4vgFZ6TQrLijJCv5CStZkaYkgY468Lry3cefyuKIczYZsMxb0jcF5aOY7Q/ban1UrGdtlkdDrrYqLEtLLCUm8VwtkWMBp4+ftwVCF8XFi0z9MLRC7AonT+zmu2Zdp+M0uKG3VLt2eGQ5y6GaszezYVYSbq0ys74Jzsc+/EV8ZLnel/nEBPAtFOtj7jckaALyvop3bf3NHIBpGoXuwM2t0Cu3MDtZgsdJ0NqHewujtgzJx+SwHo66wHZcdAWM5pzsTo9dtIlN47qFp7nEdlux7tuM2Y7Rvm8EXH0y8UVEWp892RsAY5HB6+7GftwzNkKr3I2OrxlZp1V7FP8OHWozilqlJdJ5pXbGdsPPFi2bJHmSknVT5nuAeJWM7SoMWjJYEZy0x3PqWoO6O+WEG+XsiHHfT3q+e3lW972Efsx8q8AKvBJEt62483Qaol6jo1GTAl2bidXnOajS3yxdfSVK5Q+QnXuFPfg3Pc9bHLjXYwu7rjamzUmYUQG/ewakYZWRc8yR/HV/3jzDOpHH6X/gmcHtImf8txktghgUppXE79LQ3CPujnG3j8LfZaE70HvwVfj6nOcMIWIup1JMMSexObzTti8602UDxHPxx23FaaB0ryYYOLZt8URtUrKvq6i9FvXNMSk+Na8QQHvosWd6Q2+DeJoEiXDxw8V3DDRhzWHkrGlg8vMm8xji5PwwXcUAayvs3BGjAcNeNodo85BkO3EFAwztgcGyr5zD2gyY0S95Q9psI/qENepnwy+8qeC8D0yDRTabtfPscq+RzxCwh266h8covjS/hf9a3pPKVLZZqvXcTAxDcal5PihTNxrZ/wXa1EWitcxpbZTVvL61qxxnnEsmATdyM5W0a+yLUYZdqSO3cPKUxQXZP0N2uI1FgHP48g2z7IvU2V8up46PakF6yXcUGJ99cL9oIBt9ZRL9khiZ4d/AfACdWMeEwAA"
         ),
         (
             name: "index.html",
@@ -1749,6 +1300,85 @@ export const startPairing = (context) => {
 
 """#,
             gzipBase64: "H4sIAAAAAAACA7U723LcNrLv+gqY68qSuzMcXRzHllZRyVa8dp048drexHVk7RkMidEg4i0kR6MpZarO15wPO1+yfQFAkDOKKw/rsi0SaHQ3Gn0HNZmIjwslgvM0FTJJVNOU9ToQt1qtRFiuClU3QhYwl+a60E1by7asm+hYtLDKLtCqoffFcibmukgbUShZz9YjcaOqViwr0ZYila0Ss/XeZEKw6lYVrfhZzT6UyY1q/9yI6bxcFumUyE1rlZe3Ct5yoCCvgUBYLZuFSgGFpQVrZnW5alQ9AoK3qhZVmWUqjUbMspiXdQ7AskWildQ1s5ksykYVoiyUWOl2IXTbiEa1wGZSpkqE7bpS6UiUtaiVTMW8LnOCyeRMZUD0H+8J8BgoVIuyLQmUEMtc1VKsFqpWdp8VMC9yuRbLRiHJExo1fOOuX8gasV2oViUg2ykvB4JiIRtcMRIqg7W/1vEvTSR0AbKUoi6BKRAXbFqKAujGe0jx9fm77hiBn1Zd8/GEdF4pCKnVjcpB9kg70dNIAJVKlVWmRCNJtnm8l5RF0/rrT8X9nhAHxyL4ESDqYCQO4flFrdNrBS9H8PJKFvD0BJ7+LmvcdVqCXMpKFQT/NUx8r68X7WyZzeD9KbxfIEQGCgDv3yDuZZupNhgBqWfw+gGOJ1nA3HN4ATWt87JpJcyLg32cVgVsE98O6C1Z1rpdi2bdtCrH4UNDAp+Rw59BN8sVoT944t7hMEEsurhGMOTyXV1e1zLP5QxlYnk4QIbfywI2pu5ahaLHUWT7JZ07viHXP+lUlbR5UJeMqeEGzjUoKLA41yw/3MJrBSKmtwMDAZJPdatLFtohbuH1MtepW4YbuVCL3hgJq4I93GQ4ABQPn9OJLBMUpzgicS3KFYEfIa2PKlO3ugFCOIJk3oPJtXCYe5uT/vmvf4D9gQaExTKfqToSp996qnHJo1fi7Ax24FzICenjuW9YsvMSrbwBpQIdDz99+jSmv58itrSgGwHOnolUX4PxkY3JwlNuzxoruc5KmSLB8NP49dvjyeRYPBcz2ajx0VOwd9DHpEVXtkLTB41bicNvxAyNWoKtke0ChyN8KuiV2X5zEZ2IabHMMjLLQhToNMo5gACeeE/dVWXdCpYWLXkJaF7hNkBcLegJCQtNh2HaWuc5OLFT8aFFlSMYklwQxTgZRicADEZg9g2QSP7EYTB7hfHJv2ivnyefJ+Hl/vj5+fi/r+6fbyL3/GTzeKJjdaeS0NAl5HoOvpSxRMQa07uV2RJPeb84oTFwniI0emAFiFs3Sy8PruK2/GdVqfolyDmMIoeBf/5FHD0txF/FC339pmiBYt0ofHDIQO2eRhETc5s1YmEUX4n9u2/m9KeI4kqmH1pZt+GzkQj2A1q5Yd+IW5r863N6f7QZw/+H9P8RbD9uVdO63YvffhME9mxrykrCMWIm4lpVmUxUOBlPrkd4TEQW/tVw3HVhF5yJ6eN7fo6bTMOCfdhftBkPRo/AEW6PwtBUHJuT3rDpfPQddko+nsJVuWxJQ1Mw30SBioINgDeiONeLyBJCOsQKNLLgXVknC/G9zCtxdP7kVSDG3wpvEJTPmHyzvIZg26rU2Tz8JCWmIOOk8bn5K+vZK9Cz0VOQpxEOW/18WSToxNikwW51jhEhnL7Bny90m8tqSiYtAOEajlxM/3aLjvNbiEjANe4QbaNha1M26ILTAGTtcT+KItE/FkjhnVAQXyDBSt/BpAjTWq7Ay7QCQw2EmcMndmoF3IGY0FQwLQBjsKbJkvu1fm+HQ2f1BvLsDAZlsy4Sb44tMRiwHeAGVxSYrE5a008NCBKG9IyB4sH68J7SHtk2x+Iy+LX+H5wMrsTGWJpTXMNOUy7rhE84lCupOzIxP1iIKIYzC0NK0gicnmKQ109orAb9Zq/j9562/4/36BPBUk8F49c5Os0wiCd0EoFZaUNOcSvR/tIyWWKaEic1xsjvMkpawoAB7KIH99KXHJwd5HmnggFiUrSfaQxcrxkkmJPesoXCfGWw7jUPdgsZyq7EM33E9MDbPOLJyDJ6edWn0CQyQzN7K9tFDBl2eDBipZuYIXkXErKRYSZyx8iCiO3WCLzGI+EF4H8J+RDe7clbYMa2VvCJlAUFqVOL4Vq1L3ksDA5TiNH3IN8sQ+1/Vatfl3BM2RoMtAYPvvGR4ZIYDYycgDmtkdinv/52Rn1mBwwZbjrdCi1u4IxQX8hWhl9GO7QIRnzKZg0e/fIKfPIljppT25DvjzhGs2nHkAgli9C36oF3EEYIhgjPOi9PEY3zIqy50BPBgHV6VDyEGF9aORO/lLpoxJ8QDvIhTmUSiB834OCKNMNSoKrQt4HnbzBxMXKZikWZpeQkGQCoLFRW2doOc+qtZAb5egclE7rmU2FFPEhn7gGhRrdKxjkSs2XblgXoagllG4kbNGWur5c1nHMD+edPWFeiKzD4uryGK0bj2t6Cp4ENAMMc5d5cYMC6d28jikYjl6COhG6QWcrYNyaBMmWeOQdh6jGHkOVHJaJuqEwx68AIioK33VtpqjuogZXMYbnG6sDA2qXLWa7blhfPJUQbWs2wNvfdWYjSIffqM8y6Cix8cyULwhDtdXkkqMOplXsYsNzBFAd1/MioJFa0kOF3YFCMyzEqUgDDoC44Jmstx1UNS1WKw8Q/TOiUYcZAFF4XOk1VwfY9ctrt3DXYoPHVL9Zv0jAgbYX8AjQPspQQcETdoUMV2/r7SPUtUMCydq4LrMHvHfUB5SFZcDv1+gMgohgY5FIXHVEk41HNdNOjusx2EmWNhKkkk03jD7CoMn2rUE5VmWmsm+ww1iU4/gODG06ZNKmbRxrfdxJHJfFIm9cBhXc8ukMuuGO7e9IAR3FxuK0m0agPUxGIl0rizrvajRJNyKyKsiVlhux0DcqP5ACMki45bAhRW4Fihd1SvoQsE6XDxPFQRrbwyOEBc0kvBpEXIfu2+dVlHMfkaGKqFpowuornOoPKIvQdj48Hg8/3fPq+x+ZJOMQcMw/Ey0e9jTh0QqPl7i3u/E9kgkrcYJYTSvCKDBtTBp2VGGNfljn4eRXOaDByayjF6tOwmYzPpq9CmR4qEFs3O7qxRlvu+HTur4vMglBabWEf0fEQs6dlcYHDAo8VbqOLRh6fYmAxY98hDd2M9dIQdndwCYUxanUgOn/kkembAxRgfa43I/H43u9heIzbYSi8OoygiyIQwagTblNRU+tLSHy9toPCKbgnaZMEoMDtoD0INABbX70Ed5/WqghBFUPSyzhTxTXmq0ZNITHpa0DwfVneYODBul0ObHe2/v///b+e9am8ask3XVn2MHE1h/HVV+KRF8rw1RgEeHcDFJ35Og94YfAVWG4YfPQL0TUG16IUWQmxrDbMxKaK9iyzacvqQxd4fev0GhFtLSHbgeTIxt0z5OgjjoKVYk5+eRUxVIwYQ7O3YUgfEHfMI2XTcPYY8HmzGPvJhfNbMfti6h8slTc+PFhP6I4gacBMAbwKe77YQPjnt5KgRuh8x9eQPgBMXWYY4jGXWzZO63iXpptADaoxteLmWmWpbWUXLSxuXDvbJp9kVzt7237xbYvrmEh0FTlR3a7JMf1tXMOtK9HVHWy+6VXoIReKKiXwOSRNoAA6J3BUKqVSlUJF7tVS6PVpM3iQuqiWkJOyRLa8PXYgbZOu2VEyEnun3IMgt9xr70UxhrXwRQlSl0XkF3+4MPK8IbER294YznbugHmLkQiVVAVGpuBD1zLtLiC8HkgcON/RL2BoCbhMXIUuk5l3niMoqXWPvhT7mIFX1NhdU4XrRxcaGAYYq4QocVRPdHQmIaR2TqOLDGDt0I78xD8zumM6daUxyrCQt/oab5riXKVaXlA4aMjY/wnq9RYHOxlbJDHeENkAFqDF8v1Op77A7HYX5uGDCLqTasGT9SIc56+KOrHc17ANoNDz9z3Xw2C799bbWnjPB3EMsp7LBFa/pfumQBW3ui4LPBow8V4MF7wkburkx9kvYG3YtjC0t6Gcm+IixZtnJhkKz7K/G684pC72BVaORbnqQ1EppAi/r2n8h4uh0MkFokuHRYwd8r+Jp/vwJ+qJXVi8aL6mX4WHEBLDUY8LViWGh+yCrSICF6XkTR/OHAwUnu/A1KD+CkPIT8rslqMAWP5H8DvlsrXDI3H49X6f2mbvIbpsddEDOvZxod2NIsdKCJ7iNeS1/6Vb7/Yk9oS4EdR1EKGq67LuS2gnlenHzoMn5TJLicxM4aVkKsLH94QoNnEG1Ioqxs5Nazh1kF489XjwbGc7PO7QtC4gwuKhFxkb++yyJb+RONeU9junRC516JRMjYuwaOaQf1QtvFODd/IXW8dyDKQ4Fzj7wTUx1Jjf4Z001gd4ZRkGXIA/4DPMbYxObsgQCAX+B17qcv+q1w1kINsDtFO71QFdCFqF5+4xdbOL0LK4le5nHkP3ZCFYr7mB6jXeQ8OQOw2jTl9yh5TY0VlYPbV9/RaV2CYE6HexneJrbH/rm51c21u0oX2HQ/cahUTVt7++xZHPecjgfiiduVEHG/vtxD8h9Zl2V0v/OVt+2JIftmMWec+MKQ5tm3Fnrxssw2WWbWlJTLmvb7akyTZdCQapxqbfd7+0dWsc2yBsq6muOqHybNRFaS8fMV9YgHD4nmhHAkrpyvsvQvn1JyTQA0sfuVrLPuEu7TM5Kn652ioNqOLFRNGVusNMsit1ToVXJjn4k17WWcNcww1Q19Lwq4FHHTq8PzALjND6PuR36xJLfusytwS1AdFRh6jXNTvPsjCIu5oiihA25i9xwt42sO3Cy3y33NDI0C9jJQ7HgUu2O1hoG54f7rgEhCABPGIWQOTRtK0KR7isWv6OgVZRU8i0Le75MvrYn9FpF2VcGzL/g9vBJTamkMjMwGB/73F0kPPO8bIExptBnesLF6a4tYWa5O2cdgOlNw652wvH/a72AXazCMNZXBNRLpK5R89jUPl+V7S6VngartVlaxtnVtycwgXE9Lb0cWoodxpjiUe9esM/zocjr5NVF6n5va+Pplj73QTB7MOcn6vm+olBwiN4jYV9TVvBEL6cc/BiCZmKTjAtWLZlUuYVBGWcKOdz52joGPDWRaErOjg8Gj/5evz0m2ewqpItiBfKoeCz+WDBfLFAb799ps8TsKqSd2z0iGDfYWYFS1WT1Hqm0tk66DE/xosdA9xXu4Iv9P+AjPBHT8fNwFA6PqdPnwCAOfvetwSDjmK0i0WOeT6T1UOlJzfXdrQ9fHwUDn8XXbc3gvU67thg6fDLTNXtED23yB68hwm8rJRBtz2BylLbhDBatuv2ukaHV3/hosQyTkgDrzY0y7e8pg2cTPyewyZ3K8BgIfg49NQYZe4GV6YGd8+yd/a7hlnB4ggoT/EaYqtrO422cojqD/ZgB3cLgiUdep0VRIiNmp2k8FtD9+WZ/VKki8ugUzg+K+9G3GCAAftlTiqbBbjtXj4y8C/GRIeqvJWimKTKtrRC/kLNtLNGvSrCWxL2MwbxrTjAq2wjgNcchTvnG9Ed99VQUO85mnWhZQjwA7sCz5SFsQf7ZvswL2WRkJ4Ney5dy9jLPu0NTTfWCYRMlJ6jXR1Xr5UxxEJJ97xMliZucIZHy7eDj7FVV/bRl8oe7/QeVzX9vFBzuczacKffIQKDm8k/ed6m701sRMLGjd9rDAmNUdAmdnMmGfBSRzfVFRJcEWzVKcr/LjNfNlRFdN9aZvpGiS5qdfWKn35uBgnhmwu7Zccr5xhcTEDe0c95oUw+sxnZTre6S3ysVZfoVk8Z8MqKkV/jVDeIP+21HHoX893wTukEnnKBlM7bFiIt2GjIoXe2bOgei+6lDGm/kDVFQdGsyGVz8SorHQbvfvzwEb3e5PZgQtnd5PE9C24z8W5spr7vsGm8vSgbdbrB5olTfaFTykUyH5lI3p+na0ieH1xBOebBoqivSZs4i/3rJEof++CIEKM2Ldt1hTkI/W71tgPYNn/7bQ9UuvilJIYMhUGDiMb4SUyIp0HfdgY9Px1s4qlDYz8+CbkQsbmoLb/nUmd4V/y7dmOAbH1tUQwr6x0fgfRmfA3tTZvAieXWTqXzOmMbvtU2UZgpm1se+tUN3dCOCxGCI2IPGYEeKNzsCts42l4MiqJcjSDGJerkgd/AuFGqwuK7+zWOmOixe0QyIX5ITteA911N0nae+ZGZ73XFttY83Enc3T3yK+qtgnrYg2OwYQ9uVwNql+X+/bstw2WE1n/1DHjCkp16O+j1trDRDJlIr+nSVb5enjE3zGwb4KDnC3gxkO26mPd71KY7AR5kB+SooxztavN6LLrreeDQ+1riRq3xW4nIBiNgaiGbrhESWQZShSVTuMXjw92wgRfo9bmioWIMnchm5NsHHaBY4b2j+dj3WuqCPyjGz6rAMnCrD/7uE9hKto5dDdu8pFo1DYdf64JPKFdk5H3N7BKzfaeGcuYZi1nYU18z5ovEyDKBIr135bQzrSIknlFGDzhE1+dzIjt3XgGEsvVrWbYJN/htLhaPgekuuO+9LZnB2HxP7Klmb8ZTz/6Kk71Bk9ZOGxaHyjaY3jaQbRHt1KMNfbr5b+4ZjNw3NwAA"
+        ),
+        (
+            name: "people.js",
+            text: #"""
+// The People view (owners and administrators), loaded when first shown: each home's users with their roles, removing
+// them, and invites with the code's QR code.
+
+import { api, element, button, notice, homes, canConfigure } from "./core.js";
+
+// Draws the People view into `root`, for the homes the person may configure.
+export const draw = async (root) => {
+  const parts = [element("h2", "People")];
+  for (const entry of homes.values()) {
+    if (!canConfigure(entry)) continue;
+    const { home } = entry;
+    const section = element("section", undefined, { class: "people" });
+    section.append(element("h3", home.name));
+    const users = element("ul", undefined, { class: "users" });
+    for (const user of home.users ?? []) {
+      const item = element("li", `${user.name} (${user.role})`);
+      if (user.role !== "owner") {
+        const roles = element("select", undefined, { class: "role", "aria-label": `Role of ${user.name}` });
+        const choices = [["shared", "Shared user"], ["administrator", "Administrator"]];
+        if (entry.role === "owner") choices.push(["owner", "Owner"]);
+        for (const [value, text] of choices) {
+          const option = element("option", text, { value });
+          option.selected = value === user.role;
+          roles.append(option);
+        }
+        roles.addEventListener("change", async () => {
+          try {
+            await api("PATCH", `/v1/homes/${home.id}/users/${user.id}`, { role: roles.value });
+            notice("");
+          } catch (error) {
+            notice(error.message);
+            roles.value = user.role;
+          }
+        });
+        item.append(" ", roles);
+        item.append(" ", button("Remove", async () => {
+          if (!window.confirm(`Remove ${user.name} from ${home.name}?`)) return;
+          try {
+            await api("DELETE", `/v1/homes/${home.id}/users/${user.id}`);
+          } catch (error) {
+            notice(error.message);
+          }
+        }, { "aria-label": `Remove ${user.name}` }));
+      }
+      users.append(item);
+    }
+    section.append(users);
+    const form = element("form", undefined, { class: "invite", "aria-label": "Invite someone" });
+    const role = element("select", undefined, { name: "role", "aria-label": "Role" });
+    role.append(element("option", "Shared user", { value: "shared" }), element("option", "Administrator", { value: "administrator" }));
+    const result = element("div", undefined, { class: "invite-code", "aria-live": "polite" });
+    form.append(role, element("button", "Invite", { type: "submit" }), result);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        const answer = await api("POST", `/v1/homes/${home.id}/invites`, { role: role.value });
+        const image = element("img", undefined, {
+          src: `/app/qr.svg?text=${encodeURIComponent(answer.code)}`,
+          alt: `QR code of the invite code ${answer.code}`, width: "160", height: "160",
+        });
+        result.replaceChildren(
+          element("p", "The invite code (shown once): "), element("code", answer.code, { class: "code" }), image
+        );
+      } catch (error) {
+        notice(error.message);
+      }
+    });
+    section.append(form);
+    parts.push(section);
+  }
+  root.replaceChildren(...parts);
+};
+
+"""#,
+            gzipBase64: "H4sIAAAAAAACA61WUW/bNhB+96+4CgEmAaq8bsAeEnhBkQRYgQLt0uwpMGBGoi0OEqmRtN3A8H/fHUlJlBNnfVheYpF33919vPvI+Rweag5fueoaDjvB95CqveTaAJMVsKoVUhirmVXaZDk0ilW8gn3NJayFNhZMjfaXwFlZQ61a/pOBrSH/vbA12JoLDVo13OSgeat2Qm5m8zlttLmLIeROWD7aQ6kqQvnz3v0qZjPRdkpbOADrRA684S2XNoenrbVK5iCVFSXPXXSMUjJ5o+RabLaawxHWWrWQFPNSaV78bZKrGYW/1WxvXLS4dCGtgpVWyq5yWCvtDBys+9VhWUpCy54xsxChmPHvLjtcQTYqxIUFMPMsS0gJKYPF73CYQTDomLYGLR5DGWlS/5LkkPg0kmx5haYUOvX2aKKfQa19GsWONVtu0ixzkABiDem7uOLUOeA+ulsht/zK2Xmwg0NBUhYeN94zvLQCq1vAkFlYwvS2suJrIXmVI0bZMGMuIel8ynDMPE4wL1jXcVmlY4G/Jv5wCslanmVxVN8qUcxtcy6cMx2jRRzRTk9R4RGvr+Fx2ZPUB8M2a+NYjcBYq4sDubjcjpCGL+rYY7YKsTzPwwa8WywgcWOSjDH6KK7ZpzQ2yMy5ssicGoBpwd437Ik3ySWs7ikMlhQntxpqH4OVtcLedw31mJiaaV4R2Df3yxGTLHN4TCaDTBYfJwvL5QhMpbru8LUu4lpDuKLbmjp9DMuI9sX9WEbpRcfz6Jo2B8u/2yUVFVBi6vp6VHfahH4l8e5EnEObUAHBrfBMY+GLYEXJD8cWO7hD6jvVe0eAx9mJXVXd7TCbz0gYx0rTpKyZ3NC5hUkfprz/o6mNvwHYnglLEpYmXz8+3PxBvTfffZi7wZ5fHFz3iuo4dx08DyePCyuqmhK5DOm8xgAEGUyTZLJ+RD20KM0p11rp7CSn4OP2CkzDsA0/gY1DniFzpCvOiaatZzgBrNYhvWXgBT1N7umeeItcp3p7ISu1L5wS6zZdea/JxHjxD9S6lesVSqPmdqvl1Y+e1u3d57uHux8/rv+T/4ha6oJTlXhZMonEgNB7uxR7qon2YHF8Tbed8USkcZYnuknf5+TM3+YvBC355NbBIGtKRpfGqJn/LZlU4DnFTEgxR1iyeXERDVIy0cdBUxAkKCjC5K8o0Iloxo5TfR3PIJTHzbaxcYGV2L3N4Ht6+4xVCpwHunJVQ+zGl+AwQlRylLUfJkL41B/JAexz58rcPrXC+jJ9bhO8F2oX7IeB5LQ9mUq3UnTa/b/la4aY6dCH0/HynDBp9nhtLya6+OXbw9k5C+/EEzV8RQzDZd/iLMWUi3ZzQnk0Z0aXOE9zpHL+jy7MbnNN183i4sAlHcRf959uFL5CJSH5zAtaz1CcIxTWWEQJD1e66ejV6PP2SxeHyJmEfS8qW+OJfPjtZ3okcbGpbf/5qqr64yo07xpW8ptaNJXmMo2SGAru6PAfTjJI3XsdlCx5hoHiPg8dF2UYt6XbdR3jmB0CjmJzVuneVDmvQWfekNSPYcc9nP3DIxi5DXKnZ/YLRoqicC5odbya/Qu2YYNa6AwAAA=="
         ),
         (
             name: "qr.js",
@@ -2427,6 +2057,446 @@ export function draw(root) {
 
 """#,
             gzipBase64: "H4sIAAAAAAACA70a227cuPXdX8Go6VZKZU0uzaI7hjsI7CwaIJss1kGKwjA6ssTxaKORpqLkC2bnn/oN/bKeC0mRkux489A8rEfk4blfyZ3NxKe1FGeZrKQSKmukrERY31SyUSKtcpHmm6IqVNukbd2oaC5kmq3Fut7IPyE8Hbsp2rW4WaetaNfyTijZxqLpqljIvGgJSyM39bU8mM0QYhMzZlHJG0YhNmkuxeWd2BbZl6K6EmmWSaXqppDMBZwqGtGmzZVsxXVadlIl4n0Np3I8lm63ya/AxxqYXxWNakW9BbR5cnBQbLZ104rdgQCoAlgq5UZWwOBl17Y18FjVbZHJmERSscjS6qSuVsVV18CiWsPhWNzUTQ57Kr2LRZleyhKWmqJNL0uAuS5UAT/OZHMNiFQMlLJ12qRZKxtQXJG9q3J5SxohNcdila4bWYFIbXywF6um3oggmbEQwdHBQQlCoupQE8ei6srySIDqdsTju9OYlfbuVIS4N3c1GQH2utmIPSijKCVssYILJS4l4kO8Mj84yOoK1ASmIimATOgzHYnjv4EkRszR7nffiSf+WrKVzaZQqgDMi6SosrLLpQqDdR5EgAkPnAdtef3XIBZBnrZpcNFDDVChDGkbgS5m7KCuQ9QrEAtVAW4BPrdOr6VQ8NmuyXW0xGBI9kTyznZdKzmwi0q0FgA0L4AjwA16QMwoPf9KXMqLhTi/iJJNug1Ds37HsORgZmnsA2o+9BMHQbIq0/YnRKp4k1Dq38kAkWFiVZSwFhoLRuBKkV0NrUiEyn4NkSWlrK7aNSqaVVGoE1mqolPTHjGQKgGlp2jKRdJVEOrHx8ciyBhB0BuvqLZdi34JxvERQA5xgzoGUIx1k19auQGnSluIRYEEjsSykWkeRktxVVyDQRD2zc/vAJTOG4PSxzuiqg2KUeOTjhmKpELj8cn2bovBQHE/dErcA00Z0Gxdox0B+l6lAIUi/0zpCs0WUh45RzwXYiGcL3apf6H8kCuIJ/1rTvFPZIuVmI4T1vtlXZdBRLIYFhVkuwx1oLNeGPAKRGAH6FcF5MgY8kpWpgo8NADMEL2HpBiM0rQp0kNKeAHskiCB2BMzhsT5HWbNqr4AKqw85OXl6wAEPA8+Vojm42oVXIAk58E/pcKFD3VwwUiYnwRyn6zy0LJZb5ERACXsOzYVsNA2zEEsxqBV7UKu0lIRaOQRom1gVf8FXgkQmDUnDBU+1khwvgrwVnUOaBkL5HLwwrkIdZy6mFF6zSVi2Fu7sbNAFjwPuqJqKQvijxffm1+vXuIv+PH1xPh/NDOGbeh6POZfLU70Vfs5Pr5IzvnYBcbCWdtAttZ6iRzLaSLWcKg91u0T0K2VJxpaVCPkoH608T50m0vKoj2uaGi5eyNOEclBzBU67Vhd0MLQFKgR9DR5i1vfZBjCO3BoUGww7bkE7cvuIrAisxCYwu5PbEhmt+8zYVv/CMC2dEz1Cn3Lo9Oxk0gh2d5UVG/4PBfUzNQh1+oQp/3vORFeiJ/Sdp00NWyE9tQz8YOYidfiz+LVywi+XjyP4PvFczhkqPQMPMpkpFRttoq85rGGW5Lhnu6Y2wBr3H//8yNmGlToROXsoU4oHwX7ZUzkoRWfs7pCOgrfhBviZ5Pe+lvprdlSrdwaXQXPkxeWMhw/gz3ymrS6C5AIe5fvWzq0GLt1tIFz2HWPM1x4Hjm6ZmkNN1oPO2OUOS6dgAah7EMX16ZXqO4/wkLaZLm8gvGEYWCl7EDioLyFn0oC8hx3QHn7c6vWi54uRoGXIbdpdV9+JFEOsW88RCwm5BCFyXSkIFuVESry9sd0oNl3SGw66MJteWIWMTYxDGxLYnknd4Mtna0c6/iZbhwPoT57qOPgNUTBD4OAYBBKAPgfL3FwxsCNPfdzHytsxtHbsQ5g/4UTRd3Mne53utMyzRmf/qW+Mb1ZrJcGrVhDEFaRZfFwOTNW4sMlUMYEZjt7but7AMvt2bcVT3t+nKff2C3NklNCdz1hmNFAg8hoNOTm/npqAZMqRc3ZstlvFLnvVr4xvlFcH8lY5jMYQ7AWekZQZd0+NuY0HTxikOAYjN5Hrs9RYY864nUNVJbWgqBCYQyiYnDPEOTpCjPvUP19aDENmKrKzzoZhv7YMK1ldD3mK4wWo6FLc8dcGR6mzOTFOCaaJ8PSysHqNuR0lXLsjEA8xhb5fQOQySBa0Xg+wS/dN4NB4HNbppk8WRdlDkKFBIPpIbJZo1fUyWBeBZWxi6HBR8qbknpILkmS8H51elP55CUG/huHEvnu8IDXiHr1jcPKsYURKnrAdDhKajDdTRtPchrVvduJwNAnsQroHLuYuktKYGAOGWCgDOir9MRoSpPGGE37OLZtDOAFBSWtsSk1zcWIqMngi4Sn+c9WtlFiy/O312CH93BSVlDLAsBVXWHTxOE7RVZnsyktPwofK5yxQFUx2XXAWzxJIaYI4PaLrwzD4Be6zbQkECVfcIaRm9J47VCXp1HKZCxQQgvVq8m2BIzUaQjC3dAVTucPeF4sHFPMdXgDJk6tusYDES7s7H1cyfuyzDeKflWm20Unp+P3fTk9o4tURnPIyEdq4Mu6hVi+xbvipzv6puK2X2Lv+8HcbPqlBQEe1bEjIHbs8CfAZubfXdFIGIFwRqeumW/AAOT7v0yUNeJOH6aktK5LUORgy/bN+NlHPkIsSJZ+MHN7IOVKUJcPl0Y10U30jZimZfBySjRkeofXnZffdtk29ok2+IPHIsPExuxbPRuMyg+XN3ku0kq4HRO79FfoeDrI88O+z2P8VnVMCK13llJc2vladZcbbuB9lk7SCiYOy8jOFAn/0l2v5k16E5LAWVkrqYDiH/jlIzD1gPE7mhmlJc0JqEjdVZkIJW47xOk72Tb091Su0q6EYucW9ss6vwPOdtqle1ezap+LcyiVRquZLp/6chFi3clWeImqLzpgqoVm1KiAKpt2g5sUn2+2RRj8/ObTyd+B+eXs+sWMXkpmT3e6r9jPmCK0gLjKAQzLy5hYjo5sBVbSw/nx7NMjUA7R8HtNuHy6w2XOFEKB3fNkaYHMBEH95z2mO/q60RGBsTD0j222BsM1Td1EVl+aHVpNQAgFI6s5YtOCTrfIiB2k/oFvF+axQoGgdPlN92VmUsqlyprikrrOPhfzz0GomzeJiTmq7yl+byth84JtIrQggRvO/AoDReyqrvjaVEOBicbNBdvr6Y67L7M/6ML2c6wE6R3UPHDoaaC4n3yIe6fcgdb3S1B0lPxaFxDtRyKIxG+/4b0zvxHdyZaeJ549E6dgZ35H8N9Ai6qtxRIdABzwi5Rb923JfUpLxLPZgbylV8ZVV3FG7r3HMcQ2bVpM+ec2ca3pxvdMO+TFILsDCGgXkjtFB8c6NkPa93gecJ4rQzoA+3AcPLqTbvbgx0Nw42PGe+TdHzPX3lBoupbJksQlHTH295H6yGh2Xb8K+HWVbB95OU2P6Ra2Kx+miPCTV9NsF62rpM8ephLuvMQAdts87m6BySK8ebU8pJKvGxcu7nubSxBwfAXUNjWMxrFzxH3A2MKOifTQPOIObop0D+V0AoNU19Z16bUTeXH9QFsGHJUqcBin815B9xreruq7Xf2M3Y+VY54B5pCbttFdKKAadnmmOLsUsRsclWc/W5vn8LnwOcEVU4T4NXyuO1u/rd0fOWiH6Z7y90Qvi4juE22qg+1l633EVNjkC2Q2vvntlGxO2VIBZqonPUDkiO9ZaTSN6M5ipDJKFDeACio/idFswqWdPqSOHY/xxTLy7xY0fadR4H9OPT99+/7tp7e/t0mIXPz3Fdmvllp9/CHTTbgiq2BkMYtzPxHVZALPltojFwm7IxlUS40vH3o7Mf/PBm4b8SM/YWhIdFlLga6zzKUzADu9xSjl0l1if0HxDYzRW/Mok4/5ol7OWGcAbvyyn9zGcfy4KEZuJiOY2XQCeBy+U8FbyZtDO0t6iqTSnGw7tQ61NJF5EEOsUzdSdASg9gf/Ayam5EJEJQAA"
+        ),
+        (
+            name: "tiles.js",
+            text: #"""
+// The home view: a section per home with its scenes, a section per room with a tile per accessory (its state in
+// words and its main control), and the detail dialog of one accessory with every characteristic. Writes go to the
+// hub and the tile shows the value it answers; app.js redraws a home when the event WebSocket says it changed.
+
+import {
+  api, element, button, $, notice, short, T, S, words, say, round, label, writable, isHiddenCharacteristic,
+  visibleServices, find, mainService, homes, characteristicIndex, canConfigure,
+} from "./core.js";
+
+let detail = null; // { homeID, accessoryID } while the detail view is open
+
+const write = async (homeID, characteristic, value) => {
+  try {
+    const answer = await api("PUT", `/v1/homes/${homeID}/characteristics/${characteristic.id}`, { value });
+    const written = answer?.characteristic?.value ?? value;
+    applyValue(characteristic.id, written);
+  } catch (error) {
+    notice(`${label(characteristic)}: ${error.message}`);
+    refreshTile(homeID, characteristicIndex.get(characteristic.id)?.accessory?.id);
+  }
+};
+
+// ---- Tiles ----
+
+const summary = (accessory) => {
+  const parts = [];
+  const service = mainService(accessory);
+  const type = service ? short(service.type) : "";
+  const get = (characteristicType, serviceTypes) => find(accessory, characteristicType, serviceTypes);
+  const on = get(T.on);
+  const active = get(T.active);
+  if (type === S.thermostat) {
+    const current = get(T.currentTemperature, [S.thermostat]);
+    const target = get(T.targetTemperature, [S.thermostat]);
+    const mode = get(T.targetMode, [S.thermostat]);
+    if (current) parts.push(say(current));
+    if (target) parts.push(`set to ${say(target)}`);
+    if (mode) parts.push(say(mode));
+  } else if (type === S.lock) {
+    const current = get(T.lockCurrent) ?? get(T.lockTarget);
+    if (current) parts.push(say(current));
+  } else if (type === S.garage) {
+    const current = get(T.doorCurrent) ?? get(T.doorTarget);
+    if (current) parts.push(say(current));
+    if (get(T.obstruction)?.value === true) parts.push("Obstructed");
+  } else if ([S.windowCovering, S.door, S.window].includes(type)) {
+    const position = get(T.currentPosition) ?? get(T.targetPosition);
+    if (position) parts.push(position.value > 0 ? `Open ${position.value}%` : "Closed");
+  } else if (on) {
+    parts.push(on.value ? "On" : "Off");
+    const brightness = get(T.brightness);
+    if (on.value && brightness) parts.push(say(brightness));
+  } else if (active) {
+    parts.push(active.value ? "On" : "Off");
+  }
+  const motion = get(T.motion);
+  if (motion) parts.push(motion.value ? "Motion" : "No motion");
+  const contact = get(T.contact);
+  if (contact) parts.push(say(contact));
+  for (const sensor of [T.leak, T.smoke, T.occupancy]) {
+    const characteristic = get(sensor);
+    if (characteristic) parts.push(say(characteristic));
+  }
+  if (type !== S.thermostat) {
+    const temperature = get(T.currentTemperature);
+    if (temperature) parts.push(say(temperature));
+  }
+  const humidity = get(T.humidity, [S.humidity]);
+  if (humidity) parts.push(`${say(humidity)} humidity`);
+  const light = get(T.lightLevel);
+  if (light) parts.push(say(light));
+  return parts.join(", ") || "—";
+};
+
+const confirmLock = (accessory, locking) =>
+  window.confirm(`${locking ? "Lock" : "Unlock"} ${accessory.name}?`);
+
+// The tile's main control: a toggle, a slider, the thermostat's steps, or lock and unlock.
+const tileControls = (entry, accessory) => {
+  const homeID = entry.home.id;
+  const controls = element("div", undefined, { class: "controls" });
+  const disabled = accessory.isReachable === false;
+  const service = mainService(accessory);
+  const type = service ? short(service.type) : "";
+  const get = (characteristicType) => find(accessory, characteristicType);
+  const on = get(T.on) ?? get(T.active);
+  if (type === S.thermostat) {
+    const target = get(T.targetTemperature);
+    if (target && writable(target)) {
+      const step = (delta) => () => {
+        const meta = target.metadata ?? {};
+        const next = Math.min(meta.maxValue ?? 38, Math.max(meta.minValue ?? 10, (target.value ?? 20) + delta));
+        write(homeID, target, round(next, 0.1));
+      };
+      controls.append(
+        button("−", step(-0.5), { class: "step", "aria-label": `Lower ${accessory.name} by half a degree`, disabled }),
+        element("span", say(target), { class: "target", "aria-hidden": "true" }),
+        button("+", step(0.5), { class: "step", "aria-label": `Raise ${accessory.name} by half a degree`, disabled })
+      );
+    }
+  } else if (type === S.lock) {
+    const target = get(T.lockTarget);
+    if (target && writable(target)) {
+      const locked = (get(T.lockCurrent)?.value ?? target.value) === 1;
+      controls.append(
+        button(locked ? "Unlock" : "Lock", () => {
+          if (confirmLock(accessory, !locked)) write(homeID, target, locked ? 0 : 1);
+        }, { class: "toggle", disabled })
+      );
+    }
+  } else if (type === S.garage) {
+    const target = get(T.doorTarget);
+    if (target && writable(target)) {
+      const closed = target.value === 1;
+      controls.append(button(closed ? "Open" : "Close", () => write(homeID, target, closed ? 0 : 1), {
+        class: "toggle", disabled,
+      }));
+    }
+  } else if ([S.windowCovering, S.door, S.window].includes(type)) {
+    const target = get(T.targetPosition);
+    if (target && writable(target)) controls.append(slider(homeID, accessory, target, "Position"));
+  } else if (on && writable(on)) {
+    const isOn = on.value === true || on.value === 1;
+    controls.append(
+      button(isOn ? "Turn off" : "Turn on", () => write(homeID, on, typeof on.value === "number" ? (isOn ? 0 : 1) : !isOn), {
+        class: "toggle", "aria-pressed": isOn ? "true" : "false", disabled,
+      })
+    );
+    const brightness = get(T.brightness);
+    if (brightness && writable(brightness)) controls.append(slider(homeID, accessory, brightness, "Brightness"));
+    const temperature = get(T.colorTemperature);
+    if (temperature && writable(temperature)) controls.append(slider(homeID, accessory, temperature, "Colour temperature"));
+  }
+  return controls;
+};
+
+// A range input that writes once, when the person lets go.
+const slider = (homeID, accessory, characteristic, name) => {
+  const meta = characteristic.metadata ?? {};
+  const input = element("input", undefined, {
+    type: "range",
+    min: meta.minValue ?? 0,
+    max: meta.maxValue ?? 100,
+    step: meta.minStep ?? 1,
+    value: characteristic.value ?? meta.minValue ?? 0,
+    "aria-label": `${name} of ${accessory.name}`,
+    "data-characteristic": short(characteristic.type),
+    disabled: accessory.isReachable === false,
+  });
+  input.addEventListener("change", () => write(homeID, characteristic, Number(input.value)));
+  return input;
+};
+
+const tile = (entry, accessory) => {
+  const node = element("article", undefined, {
+    class: "tile",
+    "data-accessory-id": accessory.id,
+    "data-name": accessory.name,
+    "aria-label": accessory.name,
+  });
+  const low = (accessory.services ?? []).some((service) =>
+    (service.characteristics ?? []).some((c) => short(c.type) === T.lowBattery && c.value === 1));
+  const unreachable = accessory.isReachable === false;
+  if (unreachable) node.classList.add("unreachable");
+  const on = find(accessory, T.on) ?? find(accessory, T.active);
+  if (on && (on.value === true || on.value === 1)) node.classList.add("on");
+  const name = button(accessory.name, () => openDetail(entry.home.id, accessory.id), {
+    class: "name", "aria-haspopup": "dialog",
+  });
+  node.append(name, element("p", summary(accessory), { class: "state" }));
+  const badges = element("p", undefined, { class: "badges" });
+  if (unreachable) badges.append(element("span", "Unreachable", { class: "badge warn" }));
+  if (low) badges.append(element("span", "Battery low", { class: "badge warn" }));
+  if (badges.childElementCount) node.append(badges);
+  node.append(tileControls(entry, accessory));
+  return node;
+};
+
+function refreshTile(homeID, accessoryID) {
+  const entry = homes.get(homeID);
+  const accessory = entry?.home.accessories?.find((candidate) => candidate.id === accessoryID);
+  const old = entry?.tiles.get(accessoryID);
+  if (!accessory || !old) return;
+  const focused = focusables(old).indexOf(document.activeElement);
+  const fresh = tile(entry, accessory);
+  old.replaceWith(fresh);
+  entry.tiles.set(accessoryID, fresh);
+  if (focused >= 0) focusables(fresh)[focused]?.focus();
+  if (detail?.homeID === homeID && detail.accessoryID === accessoryID) drawDetail();
+}
+
+// The controls of a part of the page, in order, so that focus stays on the same one when the part is redrawn.
+function focusables(node) {
+  return [...node.querySelectorAll("button, input, select")];
+}
+
+function applyValue(characteristicID, value) {
+  const indexed = characteristicIndex.get(characteristicID);
+  if (!indexed) return false;
+  indexed.characteristic.value = value;
+  refreshTile(indexed.homeID, indexed.accessory.id);
+  return true;
+}
+
+// ---- The home view ----
+
+const drawHome = (entry) => {
+  const { home } = entry;
+  const section = element("section", undefined, { class: "home", "aria-labelledby": `home-${home.id}` });
+  section.append(element("h2", home.name, { id: `home-${home.id}` }));
+  entry.tiles = new Map();
+  const scenes = home.actionSets ?? [];
+  if (scenes.length) {
+    const bar = element("div", undefined, { class: "scenes", role: "group", "aria-label": "Scenes" });
+    for (const scene of scenes) bar.append(button(scene.name, () => runScene(home.id, scene), { class: "scene" }));
+    section.append(bar);
+  }
+  const zonesOf = (roomID) => (home.zones ?? []).filter((zone) => zone.roomIDs?.includes(roomID)).map((z) => z.name);
+  const rooms = [...(home.rooms ?? []), home.roomForEntireHome].filter(Boolean);
+  for (const room of rooms) {
+    const accessories = (home.accessories ?? []).filter((accessory) => accessory.roomID === room.id);
+    if (accessories.length === 0 && room === home.roomForEntireHome) continue;
+    const roomSection = element("section", undefined, { class: "room", "data-room-id": room.id });
+    const heading = element("div", undefined, { class: "room-heading" });
+    heading.append(element("h3", room.name, { id: `room-${room.id}` }));
+    roomSection.setAttribute("aria-labelledby", `room-${room.id}`);
+    const zones = zonesOf(room.id);
+    if (zones.length) heading.append(element("span", zones.join(", "), { class: "zone" }));
+    if (canConfigure(entry) && room !== home.roomForEntireHome) {
+      heading.append(button("Rename", () => renameRoom(home.id, room), {
+        class: "config rename-room", "aria-label": `Rename ${room.name}`,
+      }));
+    }
+    roomSection.append(heading);
+    const grid = element("div", undefined, { class: "tiles" });
+    for (const accessory of accessories) {
+      const node = tile(entry, accessory);
+      entry.tiles.set(accessory.id, node);
+      grid.append(node);
+    }
+    if (!accessories.length) grid.append(element("p", "No accessories here yet.", { class: "empty" }));
+    roomSection.append(grid);
+    section.append(roomSection);
+  }
+  if (canConfigure(entry)) {
+    const form = element("form", undefined, { class: "config new-room", "aria-label": "Add a room" });
+    const input = element("input", undefined, {
+      name: "name", required: true, maxlength: "64", "aria-label": "New room's name", placeholder: "New room",
+    });
+    form.append(input, element("button", "Add room", { type: "submit" }));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        await api("POST", `/v1/homes/${home.id}/rooms`, { name: input.value });
+        input.value = "";
+        notice("");
+      } catch (error) {
+        notice(error.message);
+      }
+    });
+    section.append(form);
+  }
+  entry.section = section;
+  return section;
+};
+
+const renameRoom = async (homeID, room) => {
+  const name = window.prompt(`New name for ${room.name}`, room.name);
+  if (!name || name === room.name) return;
+  try {
+    await api("PATCH", `/v1/homes/${homeID}/rooms/${room.id}`, { name });
+  } catch (error) {
+    notice(error.message);
+  }
+};
+
+const runScene = async (homeID, scene) => {
+  notice("");
+  try {
+    const answer = await api("POST", `/v1/homes/${homeID}/actionSets/${scene.id}/run`);
+    const failed = (answer?.results ?? []).filter((result) => result.error);
+    for (const result of answer?.results ?? []) {
+      if (!result.error && result.value !== undefined) applyValue(result.characteristicID, result.value);
+    }
+    if (failed.length) {
+      notice(`${scene.name}: ${failed.map((result) => {
+        const indexed = characteristicIndex.get(result.characteristicID);
+        const what = indexed ? `${indexed.accessory.name} ${label(indexed.characteristic)}` : "a write";
+        return `${what} failed (${result.error.message})`;
+      }).join("; ")}`);
+    } else {
+      notice(`${scene.name} ran.`);
+    }
+  } catch (error) {
+    notice(`${scene.name}: ${error.message}`);
+  }
+};
+
+// ---- The detail view ----
+
+const openDetail = (homeID, accessoryID) => {
+  detail = { homeID, accessoryID };
+  drawDetail();
+  const dialog = $("detail");
+  if (!dialog.open) dialog.showModal();
+};
+
+$("detail").addEventListener("close", () => {
+  detail = null;
+  $("detail-body").replaceChildren();
+});
+
+const characteristicControl = (homeID, accessory, characteristic) => {
+  const meta = characteristic.metadata ?? {};
+  const name = `${label(characteristic)} of ${accessory.name}`;
+  const disabled = accessory.isReachable === false;
+  const type = short(characteristic.type);
+  if (characteristic.format === "bool") {
+    const input = element("input", undefined, { type: "checkbox", "aria-label": name, disabled });
+    input.checked = characteristic.value === true;
+    input.addEventListener("change", () => write(homeID, characteristic, input.checked));
+    return input;
+  }
+  const values = meta.validValues ?? (words[type] ? words[type].map((_, index) => index) : null);
+  if (values && ["uint8", "uint16", "uint32", "int"].includes(characteristic.format)) {
+    const select = element("select", undefined, { "aria-label": name, disabled });
+    for (const value of values) {
+      const option = element("option", words[type]?.[value] ?? String(value), { value: String(value) });
+      option.selected = value === characteristic.value;
+      select.append(option);
+    }
+    select.addEventListener("change", () => {
+      const value = Number(select.value);
+      if ((type === T.lockTarget) && !confirmLock(accessory, value === 1)) {
+        select.value = String(characteristic.value);
+        return;
+      }
+      write(homeID, characteristic, value);
+    });
+    return select;
+  }
+  if (["uint8", "uint16", "uint32", "uint64", "int", "float"].includes(characteristic.format)) {
+    const input = element("input", undefined, {
+      type: meta.minValue !== undefined && meta.maxValue !== undefined && meta.maxValue - meta.minValue <= 1000 ? "range" : "number",
+      min: meta.minValue, max: meta.maxValue, step: meta.minStep ?? (characteristic.format === "float" ? "any" : 1),
+      value: characteristic.value ?? meta.minValue ?? 0, "aria-label": name, disabled,
+    });
+    input.addEventListener("change", () => write(homeID, characteristic, Number(input.value)));
+    return input;
+  }
+  if (characteristic.format === "string") {
+    const input = element("input", undefined, { type: "text", value: characteristic.value ?? "", "aria-label": name, disabled });
+    input.addEventListener("change", () => write(homeID, characteristic, input.value));
+    return input;
+  }
+  return null;
+};
+
+function drawDetail() {
+  const entry = homes.get(detail?.homeID);
+  const accessory = entry?.home.accessories?.find((candidate) => candidate.id === detail.accessoryID);
+  if (!accessory) {
+    if ($("detail").open) $("detail").close();
+    return;
+  }
+  const homeID = entry.home.id;
+  $("detail-title").textContent = accessory.name;
+  const body = [];
+  const about = [accessory.manufacturer, accessory.model].filter(Boolean).join(" ");
+  const room = [...(entry.home.rooms ?? []), entry.home.roomForEntireHome].find((r) => r?.id === accessory.roomID);
+  body.push(element("p", [room?.name, about, accessory.isReachable === false ? "Unreachable" : null]
+    .filter(Boolean).join(" · "), { class: "about" }));
+  if (canConfigure(entry)) {
+    const form = element("form", undefined, { class: "config accessory-config", "aria-label": "Name and room" });
+    const name = element("input", undefined, {
+      name: "name", value: accessory.name, required: true, maxlength: "64", "aria-label": "Accessory name",
+    });
+    const select = element("select", undefined, { name: "room", class: "move-room", "aria-label": "Room" });
+    for (const candidate of [entry.home.roomForEntireHome, ...(entry.home.rooms ?? [])].filter(Boolean)) {
+      const option = element("option", candidate.name, { value: candidate.id });
+      option.selected = candidate.id === accessory.roomID;
+      select.append(option);
+    }
+    form.append(name, select, element("button", "Save", { type: "submit" }));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const change = {};
+      if (name.value !== accessory.name) change.name = name.value;
+      if (select.value !== accessory.roomID) change.roomID = select.value;
+      if (!Object.keys(change).length) return;
+      try {
+        await api("PATCH", `/v1/homes/${homeID}/accessories/${accessory.id}`, change);
+        notice("");
+      } catch (error) {
+        notice(error.message);
+      }
+    });
+    body.push(form);
+  }
+  for (const service of visibleServices(accessory)) {
+    const group = element("section", undefined, { class: "service" });
+    group.append(element("h3", service.name ?? "Service"));
+    const list = element("dl");
+    for (const characteristic of service.characteristics ?? []) {
+      if (isHiddenCharacteristic(characteristic)) continue;
+      if (!characteristic.permissions?.includes("pr") && !writable(characteristic)) continue;
+      const row = element("div", undefined, { class: "characteristic", "data-type": short(characteristic.type) });
+      row.append(element("dt", label(characteristic)));
+      const value = element("dd");
+      if (characteristic.permissions?.includes("pr")) value.append(element("span", say(characteristic), { class: "value" }));
+      if (writable(characteristic)) {
+        const control = characteristicControl(homeID, accessory, characteristic);
+        if (control) value.append(control);
+      } else {
+        value.append(element("span", " (read-only)", { class: "muted" }));
+      }
+      row.append(value);
+      list.append(row);
+    }
+    group.append(list);
+    body.push(group);
+  }
+  const focused = focusables($("detail-body")).indexOf(document.activeElement);
+  $("detail-body").replaceChildren(...body);
+  if (focused >= 0) focusables($("detail-body"))[focused]?.focus();
+}
+
+// Draws the detail view again if it is open (on a home's accessory, when `homeID` is given).
+const redrawDetail = (homeID) => {
+  if (detail && (homeID === undefined || detail.homeID === homeID)) drawDetail();
+};
+
+export { drawHome, applyValue, refreshTile, runScene, redrawDetail };
+
+"""#,
+            gzipBase64: "H4sIAAAAAAACA8U8y27kRpJ3fUWK6B2TGIpSj2cHA/XKQlvtgQ243YOWxj4IwopVzKqim0XWkCw9Vi5gj3Ne7L/sfT9lvmTjkW+ySqXpNaYPLTIfkZERkZHxYh0fi6uFFItmKcVdKe9PRS46Oe3LphYr2XLHfdkvRNl3opvKWnZpMKZtmiWPyUVfVpIa8+lUdl3TPoqYZvZ5L0VZHxwfi/umLTqR1wXBXOZlLaZN3bdNlaTU3ANGhezzshJFmVfNXDQz0dTSAUrLyTsJj9NF3ubTXrZl15fTTPzUlr3sxLwRfYOgcMnFemIgE4rdornv6PUur9aAWQ/93b1suzciX62ynzvRyqLNYVCuiLCQNU2AVete/CQnl830k+xFlz92OB/wqOeyyA4OyuWqaXvxdCAAVpkKWcklzEnFZN33TZ2KV6moG0BWpohICz1XqbhMmTIpQkyBquu6SEWVT2QFPbCpfFLBhLL7tiwKWV94205hrbuyK2HIpWzvADTAmZUIAQms2lLaCvT4NPuuLuQDNOb1RVPPyvm6lenBRsxa4GuUHU+bVgJBojcHBxXsV3HmTNTrqnojgLpPBPa7d6ll0HfvxAZIhqR2uIkSBhsQzUrWBwfA9K6nnUmAlneP9VTEGpKPYcpsSsTZV0TWHviOf4VgIMw7hHKfIytXZRz9+S9XUSpuj+9eH9Ouj189MfDNsQ8cewIhKovNbQr7YuHYJG+ctRDhHmThTK16nvmTzzOedX7O03kuCFX1+CO+x4O1Ug2T1tkAI/rpQsSybZs2UftkeYlvXz2RRARAks2pePVEEzLYapfP5eZWYd3KWSu7xRXwYgt1if/ZXPZD1JLzzPD0HN8Jw4MNyAIw/gj+CQTc0aNmabdeLnPg0JmIzWTDOh6yyls4+2fi+uaNaetYSKHVEVkHgh3ZP65wmJ5wzqcoVu8ZdifiVESRnQK7Q3z8DV7BwFSDwZeO0MRzY9cNqTUyyS7ToFwgJa+ypnbaYXp5J00fv1J/ORMx7+fsTFxmcFraZYPqMvEkfLpuW9Q7GoJ6v5JL0LZ5j0dWXLvTbzyh7fOWKcCz+XXfycumkMHU99C0ZQ5uSGGXMJ+z1bpbxKDVTLszlOF5I287QBWU96snnKMGGHnGSYjRADg1qiMkq06GpK1AX+8mKo640KjD+bWtV4zEC3c4jsccpGkud2NSNE07xARb/zFMeKgSzEnXt2u6vxOtrBAzaPSJGn1QI2URhfsB1t/DMWnuLxq4hct6DhcY4Yd/uecmK+tptS5kR7tP/B2vmq4kEyKQ6D+rdmfbLAGmw+5nZcY6WOtGtbOvxAkoiNsPcOWAQPmdm3+5RTVxUTXdyBYRLmPsQDdwz0X0oY5w+ofZLPLOy6Qt54seLKXObM42OegbWL/5jTNnwEinK0RR6ZEhmtyxHdXNgT3cHhf41Wgm9eqC5iYL+j29E/gfGgUuclQf2naAjuUzv5sl9PtAflU7DZw1LY2ka6IGtYwm4TWcTZl/Ausp65bNJ4kPzXS6XuX19PEmOGCeDlfIMCj3LPm36gAlv9tQ0hzww506vLf6doced3Wj0xri4vYFLF2sl2VR9o9mEd1AGlu/3BgO6BZfCbP2NX0bA/bWYW6Fomn1J759DwZyZWBT0wB5bqVBrYQt1GrAz01Zx2C1RYn45RcR/f0//xuucDQ2jCjNynb5PShkz7gAMxmaQAnh9Q0wWf9kajgZTdyP8oqzSVr/UmNrtAG1YCBldb6Um3PcIho4V8pf+ML3U9BL6pv5HO1x8IWqspCg98i5MKz/Ap0euQJjG4QVFyIHZE1rZmo/CPqCQaKqiEEQcDPbjCa23mAgjcvwFUwy/6QpUMrliKOivAN6gishwaqRBRq10yrvOti/Hh4pA5eBFGWHjkaB9q2hStl9lDlIP3TQVTHLQQP9sy23PW21rdaZvWBebo49Z08NDBzU8dqJ0yaNBmnICPKCWy1k1ee0u9hIgDtuCd4UjGMoGb4VObTAdp42b4KxtXxANN/n/SJbwuHC0dkyf/hR+yhf/jFVvfmD6i1r0/v6JNU7sG7N704S8VvBWCZ2QfLkjIvBk5QfGyMaqTjJXtsJBlUthxn4SBLGGoDsLsfR3//2XyDDSJ346CT718QVYmxFhZG3ZX5ErlF0Km6/b9AdHJxrMXkUi7yawaEt5LyVEpw8I++bJDUrm+PTwV0SkUeumeYuzk1m+QU55hF2gCkVeRD1Xn6rd7LfRj7mJVz1L92IWlWRevMCiziQ61HTd3+BxumkSeKhfe24ya58JYTa631lQ61wbrQ5Kg/S8Ong8BhzQ98hrt44ZEiwhXExNgudwAqvHanfeAJBl0L0DzFjzC0I2DFq/+/PjinZuVZzWNN/K70VmdVMNCShOTJGs6HyONHMNCZa6mqybRTTR2aTjFPssx2PUdU94lzsomtIJjYB4kEYzJIi0itEydDP8BYBJHyEy+4D3lvG5ta+GppIXuNr44SMnRnFSoIGjLxCq6sBfwCZyS/1FnZiyBIJSVFYZ72oXi8nso0AnAbLjIb/DrFhN8dZ1a1aIBV4X6dCY8bKE0aSlTEqGgfOiXqZz+WMc4nu+lgv4K6dBtv52rxEiR98GbP7mwrO8nNWvy99rsX/EhF0wzzRBSy8bt3GyPoPyhjXsN/oQN9b0WJwW5T1ag37WeQqbtuBQGBY2QTHAWYH8lzJHiPw2s5l3PAeGEEvjPTiBRcYvsrgCaKTQ8NHnRdC0rGBqSGwgonaKNQgZ7S3iKULjJ9TMTCDTlRn/qA7HQvq9YnqxivcTr5Eaw67uZOOzWm4B3MHblsysAdePfH9D0dxYBTcqhlIkyN/HZjKhnawPKlHnqYP2elzZj8OZ4eB6JrlRfENpkS+B5CyBhGMOBOyRZmE7P6BdEjMsNgE8BxD6nCdQMrfPO8s1Ry0NEIA/mU5Jb0zEAOjmcpKiwET0cA+KlFBOYQp3GFIfa8bG8bYNxzhel5Vc+95tZnyijoUh+ubJOuAhLH2lZSrK4RxnoKshj9rSuRRQqD8LGQpGmX3X+d9j6k00DZT9z5JHOzWdWtlYR/XEFWZMykhjmREaxQVlJs4cgZEoaMWunbGaRt2BA4c36jxHjdmMo6WH8FCZgE+6gINmKiEHFNa7yjLFXveeepJTRKKHImO8R/ybtWs1iv0IDjxGVkZITSVrueFjWij36ByLo7T7TsXeU8OibOrSV7MpRcrWG2LFPBQHScYMJa7NXKh7wSWueXxAKq4z9vaYEYRo+b+WZBaYGHsPiAVtOmirIpvGNYFuKV94lGVRw2I7QZphkrHVVU4izXVbF1zfnws+eYkSRNHYRFoYAclKykbxxO8LJLOf6sY0DmLmW4vZXee0emIp3ldlKCd+Co1byCDJPguDs6xqwoLGffNeISDkaSHFhc4VIcwM1FksOBmzXTNDgc9oQB0MY4E+7yQDx9mcQHtyA11gBVvHIyIeuixIAEHxMdxAC9r5arKp/Knsl/ENIN6+BzyNjp/G6mww3A3GtOvzsRJ4mLLw65V/w1QF59iM5ET28wGDM2dnekoHSgg7szcpHhIe4E1BkpvANCNiTqaWF6DTj5GR/GJTCzwElO4FkXTUtixa9ggI8yw0OIRrTIa2qHiwsIJa58hoFIXN9SZlVRn0zVl156sYF9nWUZH4q9rOHWXcBynfdO+rao40iUNdE1jWhT7ouSG9mKAb81+IyuU3//kGHAgHSQ3++WpXbFUc7UwOtcRd2SjBtiZTdW7J1bP0SdXv3sq3VEAeMdoJnJu3K2t8XLkSP5vm6W1ZALzhWsqwE1U59ENtk5VxsaqRW7apr4Rkh9aAjtv8oj2JHYdcWEEFT0oFa8ADvTv4ncR15Cou+9JlMU4lPAEYr0IkOB9voqd480FRUrpkRJo6kv0Hch20UzlUVkl63m/8H3jSd7uGe1mIBEGJCs0+udtsx4G3KJLHmZqPtzEE3bhKWRQeEm1QZyEejy7oF3XBDI29gCNSQaoRTbiEVAflgkSPP8BZ7r7MEPZweIr1CMYLKYlqE/bfrOyAkmPY2ykMfiQ8Ry4KkyYREFJwK9ZwWgeSvtwmIWDqGYDtAGvxS28lpILbPpT035T92UrUcBvNBJfN0D4vA7TeVQ9BkQlWD5znWtN+47uVRdu0vcE7BnlzZHqxUd9ZoXKoBp4SsBo4Anqb0JNq/ThztgHL2td4mP3c/niI4qzUBjJn8AX9jgUvkEF0kLmBSaz9hN8gqamWLlWDcMT/iUdEVjWO+EE5NWTwseecOHuF2/Zt33flnAaZDxQN+kQjLctltwzLd3xkFnUY/TAti0oI5EH24yiSxPscw4cxYWd6jetkbUMHO6QAR3gCrDR8f6PUpn4Sh3Q60cAYxUCAh2NlFGoeq7mHGkRCRIE1CkUTd04QBBC9TmlsFRIe2yYt2Wxp2iRZh/VldY6RPvFnrEwJK289O3mHWVjthlyRD6yVvRQRN54SbZjY9h8ODzwiTfL84awosHVOAvZSvEo+8zzOuRy1T9G40dCQcUVxrW7M9irJxiRR187ArWXLp/wfUeqFyUJbuBxMYreFgWYmdQXKJv9o2mCHGXr1Lbyr2s4JqA+0C7CQtQHJjgM+cPvhzj8APYBYvBFJxQEsuoXYOHL1ulXIRpH6paamMoKNbjyKcSlcINq60867tetJ8uydxjHoAbxLDUu1TWqVAHsJZeoJVu19PednOXrqo+NUNpqVaoEdUpUP1yO1qiibjymC5GqUJmsToTM7J2k2mk/U5lzxQ6uGY0im3MdrS11xnolpHaaR/BAgJFoRnL5qFoTVT05NrJpsRE9qxSHdcCkHIPIHodjVJHHqm3g+MW3KB3Ug1rIV4f2PrN+Ag0Fz5WBadOAY8/Wj7Wcc7n29uri222lxcS1Y+eK0wxU5NtZ3Tuk/sYlkzIlh0Rik1JTyWf7XqXSW+QQN2SNcmhk+5akc137t/cMXFjO9eqyaHCj4BgMzDRuVrchPmZMisEdwr10gYxCNNJLDHVh0cXN73wu8AI3+ipx3VE1bOiVuvMHtwhvNvBI3CJt6whQZbYaT9a1s/+wsON5x3cLuklY9nGPEYEzA/AcMwdD75VzCbqkfNxDTjZUI5lzGN/RLuo8A2BcbKMFIAbZd1hhytGTW6NNEmWVvQGrzNiAKiG6k5SYhcpuvbzw7lr5gA1jBfJBMXvwsYLrstsQ72gmS3lhiIL5RGLLlxG4rh/4sdVX9L3LmXgFhhf1RlZncWeGeCRqZIYfsrxvipzDR7ATZ+JYasbL2nu40ucc0GAAHE2a4hGgqOjaBUZPQVXTQomtyfOkRQVK90r1fVaST10CW7+HGM+QfV6Zmy5e25pJMyWtfh/ekHgcMWU+AS84CvL7+1hY2maZLuT006R5GJhP7K45dSfKtSHrgGaNKJYgP+JO+cy0nreuMYy9lJ4b0SA80PmjPCi8lcWP3AR8j+m7qGukwA2oMueNNeq/q8gcoaWeTkmeDUcUfLgXrqN1Wfd/RPrhw+s/6KcvMbYFtO8jp35klJOBIc4xT9/ZpyhowMG9+OXcf8wbkGNGPnSdmlUYY+CWKHUpdJ5d0/QbJORljwUzTIzEfN906rc7xiUDzHg7JD5WXsYESc/jCdpAZCjeHaoHPCdj/o61jatSxgqIe0Mzs21VlVfBhtw/3FL+5acE7b3srgErK0KN7T0Jb0bfeBbPnBfPzvCPC+Pg+obPyDA+sYOF0gx/ZlWTv1isX+L4sXLyaxg8mwtp7xdOPNN9FED7tzOss8BPOVS5Bholqv5IxzuGtRvpSMlGuqVOY5fWZgLi4nn9GHExm1r05XUdOxWB79v+uhUW4wr5mQusoyPwOVdYLx+w6xnCRS+74f5fritFnO200YleMpW8RK9rzu1M6voZw18luTvMO46kbTUDsdW1Gdm6dFvIZow9qgTfm2z9LsHakn3ZY4lHhsxHI5E/dvPtM6c2ASzP4OvQfNKQiF3bOcu8Xs+Ai+sW86BOe1PIapB3UE6HiIKUhs5oOMj7eY2gY5DdQI607M+eD/LrKvtAa+Ku+BsYL8h4jUPOVbydtpk+Z5NywbMtq1Dmzg2xaNvG//d/gig4reUVSvwaQUdbRMUNI4E/tOXx65ix+KMy9F8eflT6JSzXeWlU8q05lgzX088vMwAVfioMqcm0bO62BPejjx49HNPQHHn6DG6XgKZih2wPzsgLbEyrdXSiSCt0Vx3tsiW3F6WoQ7O3OemGgBkbnjIaCb7M7+Q/Iwps3GUspD1zPtXBg4dYO7EqX2gTNStTZ8EOdkF4purhmA7SYHRC1LNuXVCHHyY/Y8cn+Ui2IkxKTLDLt263x7Z3RUmdO+3Y9dI5YKpW/NUD2VYfezFs71tT/k4NnTD/1zWcbLOvIamu4AWZX7WEPeYEYDwvqys9SQ7QRlLYBPXmFcisl8GrohEV4n8Qi2UNO+tIvWjr+I+QDL6PDRLkSrgCi28l22XZdUAityIhWrURe2ym/v1Z6PpOv9/3A0i/Rlqn31Ev7CyYdrQaLDZgVYFKYjQqlQTKQLuVdmoReZ7s/qRKGNi2ZPjI18suJWiuowJ59e2UDwPXUxP2Gw0H7hELdPJZ6ptw/D0gf1O61SoBL2QsdpMgEjEYTMVRU1ePiZe/Xa7xFw7c3W+G7PWd/IpKhXUG9967jbwDjAMH6oZGBDU9o8WSYSx2r8rJZwO4YBFgz/PVj4PlxwohudztHf1WUvhbP/kcv5qGNcpe/+4PVWfzbyp90bkCQTWKtywptzh6DvsC69UkCa2LZcPL5v61xZhU+u3UY9ogwy+/aNdoUK6ZDCoxwbmTD/w7TqZYL3UyR6lbKZia5FzqIwpg/g/addiqY0sAAA=="
         ),
         (
             name: "triggers.js",
