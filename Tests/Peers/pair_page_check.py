@@ -12,12 +12,14 @@ namespace or to stop it (it then reads one line from stdin, sent once that is do
 banner, whose setupURI it pairs with through a picture of its QR code); {"done": true} at the end.
 
 The setup code field is filled from PNG pictures of QR codes given to the form's file input (made by qr_images.py
-from the hub's own encoder): plain, scaled, with damaged modules, turned, not a HomeKit code, and no code at all.
+from the hub's own encoder): plain, scaled, with damaged modules, turned, not a HomeKit code, and no code at all; and
+from Chromium's fake camera playing a video of a QR code (the page's origin is treated as secure for it).
 """
 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -123,7 +125,13 @@ def main():
         _, answer = owner.call("GET", f"/v1/homes/{home_id}/accessories")
         return sorted(accessory["name"] for accessory in answer["accessories"])
 
-    driver = browser()
+    folder = tempfile.mkdtemp(prefix="pair-page-check-")
+    camera = qr_images.y4m(qr_images.picture(qr_images.modules(args.url, qr_images.payload("789-01-234")), 5, 8),
+                           os.path.join(folder, "camera.y4m"))
+    driver = browser([
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+        "--use-file-for-fake-video-capture=" + camera, "--unsafely-treat-insecure-origin-as-secure=" + args.url,
+    ])
     try:
         driver.get(args.url + "/")
         signed_in = sign_in(driver, owner_token)
@@ -159,12 +167,16 @@ def main():
         photo = driver.find_elements(By.CSS_SELECTOR, "#pair input[type=file]#setup-photo")
         labelled = driver.find_elements(By.CSS_SELECTOR, '#pair label[for="setup-photo"]')
         check("a photo of the QR code can be given", photo and labelled, "")
-        with tempfile.TemporaryDirectory() as folder:
-            qr_pictures(driver, args.url, folder)
-            # The simulator's own setup payload, as its label would show it.
-            uri = banner.get("setupURI", "")
-            real = qr_images.png(qr_images.picture(qr_images.modules(args.url, uri), 5), os.path.join(folder, "sim.png")) if uri else None
-            from_label = read_picture(driver, real) if real else (None, None)
+        qr_pictures(driver, args.url, folder)
+        code.clear()
+        driver.find_element(By.CSS_SELECTOR, "#pair button.scan-camera").click()
+        filmed = wait(driver, lambda d: d.find_element(By.ID, "setup-code").get_attribute("value") or None, 20)
+        check("the camera reads a QR code", filmed == "789-01-234",
+              f"{filmed!r} {driver.find_element(By.CSS_SELECTOR, '#pair p[role=status]').text!r}")
+        # The simulator's own setup payload, as its label would show it.
+        uri = banner.get("setupURI", "")
+        real = qr_images.png(qr_images.picture(qr_images.modules(args.url, uri), 5), os.path.join(folder, "sim.png")) if uri else None
+        from_label = read_picture(driver, real) if real else (None, None)
         code.clear()
         Select(driver.find_element(By.ID, "pair-room")).select_by_visible_text("Kitchen")
         name = driver.find_element(By.ID, "pair-name")
@@ -210,6 +222,7 @@ def main():
         check("the driver ran to its end", False, traceback.format_exc()[-2000:])
     finally:
         driver.quit()
+        shutil.rmtree(folder, ignore_errors=True)
         emit({"done": True})
 
 

@@ -89,3 +89,22 @@ def png(pixels, path):
         file.write(chunk(b"IDAT", zlib.compress(raw, 6)))
         file.write(chunk(b"IEND", b""))
     return path
+
+
+def y4m(pixels, path, width=640, height=480, frames=5):
+    """Writes grey levels as a Y4M video (4:2:0, 5 frames a second, the picture centred on grey), for Chromium's fake
+    camera (--use-file-for-fake-video-capture)."""
+    top = (height - len(pixels)) // 2
+    left = (width - len(pixels[0])) // 2
+    luma = bytearray([200]) * (width * height)
+    for y, line in enumerate(pixels):
+        if 0 <= top + y < height:
+            start = (top + y) * width + max(0, left)
+            part = bytes(line[max(0, -left):max(0, -left) + width - max(0, left)])
+            luma[start:start + len(part)] = part
+    chroma = bytes([128]) * ((width // 2) * (height // 2) * 2)
+    with open(path, "wb") as file:
+        file.write(f"YUV4MPEG2 W{width} H{height} F5:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(frames):
+            file.write(b"FRAME\n" + bytes(luma) + chroma)
+    return path

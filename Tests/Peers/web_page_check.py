@@ -67,7 +67,7 @@ def characteristic_id(accessory, type_):
     return None
 
 
-def browser():
+def browser(extra_arguments=()):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in [
@@ -83,6 +83,7 @@ def browser():
         "--disable-extensions",
         "--no-first-run",
         "--window-size=1280,900",
+        *extra_arguments,
     ]:
         options.add_argument(argument)
     os.environ["SE_OFFLINE"] = "true"  # Selenium Manager never downloads a browser or a driver
