@@ -33,11 +33,13 @@ export const setupCodeFrom = (text) => {
 const suggestedName = (name) => name.replace(/\s+[0-9A-F]{4,6}$/, "");
 
 // A function from an image (`ImageBitmap` or a playing `<video>`) to the texts of the QR codes in it: the browser's
-// `BarcodeDetector` where it has one, else qr.js on the image's pixels (drawn at most 1024 pixels wide).
+// `BarcodeDetector` where it has one that reads QR codes, else qr.js on the image's pixels (drawn at most 1024
+// pixels wide).
 let reader = null;
 const qrReader = () => {
   reader ??= (async () => {
-    if ("BarcodeDetector" in window) {
+    const formats = await window.BarcodeDetector?.getSupportedFormats?.().catch(() => []);
+    if (formats?.includes("qr_code")) {
       const detector = new window.BarcodeDetector({ formats: ["qr_code"] });
       return async (source) => (await detector.detect(source)).map((found) => found.rawValue);
     }
