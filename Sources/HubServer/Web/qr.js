@@ -82,7 +82,9 @@ export const correctBlock = (block, ecCount) => {
     const power = n - 1 - k;
     const root = inverse(power);
     let derivative = 0; // Λ'(x): the odd terms, one power lower
-    for (let i = 1; i < locator.length; i += 2) derivative ^= mul(locator[i], i === 1 ? 1 : EXP[(LOG[root] * (i - 1)) % 255]);
+    for (let i = 1; i < locator.length; i += 2) {
+      derivative ^= mul(locator[i], i === 1 ? 1 : EXP[(LOG[root] * (i - 1)) % 255]);
+    }
     if (derivative === 0) return null;
     fixed[k] ^= mul(EXP[power % 255], div(evaluate(omega, root), derivative));
   }
@@ -249,8 +251,13 @@ const readSegments = (data, version) => {
     const needed = [Math.ceil((count * 10) / 3), Math.ceil((count * 11) / 2), count * 8][kind];
     if (at + needed > total) return null;
     if (kind === 0) {
-      for (; count >= 3; count -= 3) bytes.push(...String(read(10)).padStart(3, "0").split("").map((c) => c.charCodeAt(0)));
-      if (count) bytes.push(...String(read(count === 2 ? 7 : 4)).padStart(count, "0").split("").map((c) => c.charCodeAt(0)));
+      const digits = (value, length) => {
+        if (value >= 10 ** length) return false;
+        for (const digit of String(value).padStart(length, "0")) bytes.push(digit.charCodeAt(0));
+        return true;
+      };
+      for (; count >= 3; count -= 3) if (!digits(read(10), 3)) return null;
+      if (count && !digits(read(count === 2 ? 7 : 4), count)) return null;
     } else if (kind === 1) {
       for (; count >= 2; count -= 2) {
         const pair = read(11);
@@ -270,7 +277,7 @@ const readSegments = (data, version) => {
 };
 
 // The image as 1 (dark) and 0 (light) per pixel: luminance under Otsu's threshold (`local` false) or, for uneven
-// light, under the mean of its 8-pixel block and the blocks around it (Otsu's threshold where a block is flat).
+// light, under the mean of the 8-pixel blocks around it that are not flat (Otsu's threshold where all are).
 const binarise = ({ data, width, height }, local) => {
   const gray = new Uint8Array(width * height);
   const histogram = new Array(256).fill(0);
@@ -317,7 +324,7 @@ const binarise = ({ data, width, height }, local) => {
           high = Math.max(high, value);
         }
       }
-      blocks[by * columns + bx] = high - low > 24 ? total / count : threshold;
+      blocks[by * columns + bx] = high - low > 24 ? total / count : -1; // flat: no threshold of its own
     }
   }
   for (let y = 0; y < height; y++) {
@@ -328,11 +335,12 @@ const binarise = ({ data, width, height }, local) => {
       let count = 0;
       for (let j = Math.max(0, by - 2); j <= Math.min(rows - 1, by + 2); j++) {
         for (let i = Math.max(0, bx - 2); i <= Math.min(columns - 1, bx + 2); i++) {
+          if (blocks[j * columns + i] < 0) continue;
           total += blocks[j * columns + i];
           count++;
         }
       }
-      dark[y * width + x] = gray[y * width + x] <= total / count ? 1 : 0;
+      dark[y * width + x] = gray[y * width + x] <= (count ? total / count : threshold) ? 1 : 0;
     }
   }
   return dark;
@@ -407,13 +415,12 @@ const findFinders = (dark, width, height) => {
   return found;
 };
 
-// The three finder patterns that best make a symbol's corners (a right angle, two equal sides, similar module
-// sizes), as { topLeft, topRight, bottomLeft }, or `null`.
-const chooseCorners = (candidates) => {
+// The triples of finder patterns that could be a symbol's corners (a right angle, two equal sides, similar module
+// sizes), best first, as { topLeft, topRight, bottomLeft, module }; at most `limit`.
+const chooseCorners = (candidates, limit = 4) => {
   const strong = candidates.filter((c) => c.count >= 2);
   const pool = (strong.length >= 3 ? strong : candidates).sort((a, b) => b.count - a.count).slice(0, 12);
-  let best = null;
-  let bestScore = Infinity;
+  const found = [];
   for (let i = 0; i < pool.length; i++) {
     for (let j = i + 1; j < pool.length; j++) {
       for (let k = j + 1; k < pool.length; k++) {
@@ -428,19 +435,17 @@ const chooseCorners = (candidates) => {
         const module = modules.reduce((x, y) => x + y) / 3;
         if (Math.min(a, b) < 10 * module) continue;
         const score = Math.abs(a - b) / Math.max(a, b) + Math.abs(sides[corner] ** 2 / (a * a + b * b) - 1);
-        if (score < bestScore && score < 0.5) {
-          bestScore = score;
-          const topLeft = three[corner];
-          let [topRight, bottomLeft] = [three[(corner + 1) % 3], three[(corner + 2) % 3]];
-          const cross = (topRight.x - topLeft.x) * (bottomLeft.y - topLeft.y)
-            - (topRight.y - topLeft.y) * (bottomLeft.x - topLeft.x);
-          if (cross < 0) [topRight, bottomLeft] = [bottomLeft, topRight];
-          best = { topLeft, topRight, bottomLeft, module };
-        }
+        if (score >= 0.5) continue;
+        const topLeft = three[corner];
+        let [topRight, bottomLeft] = [three[(corner + 1) % 3], three[(corner + 2) % 3]];
+        const cross = (topRight.x - topLeft.x) * (bottomLeft.y - topLeft.y)
+          - (topRight.y - topLeft.y) * (bottomLeft.x - topLeft.x);
+        if (cross < 0) [topRight, bottomLeft] = [bottomLeft, topRight];
+        found.push({ topLeft, topRight, bottomLeft, module, score });
       }
     }
   }
-  return best;
+  return found.sort((x, y) => x.score - y.score).slice(0, limit);
 };
 
 // The symbol's text from the three corners: the version from their distance in modules (and its neighbours), each
@@ -470,10 +475,10 @@ const decodeAt = (dark, width, height, { topLeft, topRight, bottomLeft, module }
 export const readQRCode = (image) => {
   for (const local of [false, true]) {
     const dark = binarise(image, local);
-    const corners = chooseCorners(findFinders(dark, image.width, image.height));
-    if (!corners) continue;
-    const text = decodeAt(dark, image.width, image.height, corners);
-    if (text !== null) return text;
+    for (const corners of chooseCorners(findFinders(dark, image.width, image.height))) {
+      const text = decodeAt(dark, image.width, image.height, corners);
+      if (text !== null) return text;
+    }
   }
   return null;
 };

@@ -89,7 +89,9 @@ export const correctBlock = (block, ecCount) => {
     const power = n - 1 - k;
     const root = inverse(power);
     let derivative = 0; // Λ'(x): the odd terms, one power lower
-    for (let i = 1; i < locator.length; i += 2) derivative ^= mul(locator[i], i === 1 ? 1 : EXP[(LOG[root] * (i - 1)) % 255]);
+    for (let i = 1; i < locator.length; i += 2) {
+      derivative ^= mul(locator[i], i === 1 ? 1 : EXP[(LOG[root] * (i - 1)) % 255]);
+    }
     if (derivative === 0) return null;
     fixed[k] ^= mul(EXP[power % 255], div(evaluate(omega, root), derivative));
   }
@@ -256,8 +258,13 @@ const readSegments = (data, version) => {
     const needed = [Math.ceil((count * 10) / 3), Math.ceil((count * 11) / 2), count * 8][kind];
     if (at + needed > total) return null;
     if (kind === 0) {
-      for (; count >= 3; count -= 3) bytes.push(...String(read(10)).padStart(3, "0").split("").map((c) => c.charCodeAt(0)));
-      if (count) bytes.push(...String(read(count === 2 ? 7 : 4)).padStart(count, "0").split("").map((c) => c.charCodeAt(0)));
+      const digits = (value, length) => {
+        if (value >= 10 ** length) return false;
+        for (const digit of String(value).padStart(length, "0")) bytes.push(digit.charCodeAt(0));
+        return true;
+      };
+      for (; count >= 3; count -= 3) if (!digits(read(10), 3)) return null;
+      if (count && !digits(read(count === 2 ? 7 : 4), count)) return null;
     } else if (kind === 1) {
       for (; count >= 2; count -= 2) {
         const pair = read(11);
@@ -277,7 +284,7 @@ const readSegments = (data, version) => {
 };
 
 // The image as 1 (dark) and 0 (light) per pixel: luminance under Otsu's threshold (`local` false) or, for uneven
-// light, under the mean of its 8-pixel block and the blocks around it (Otsu's threshold where a block is flat).
+// light, under the mean of the 8-pixel blocks around it that are not flat (Otsu's threshold where all are).
 const binarise = ({ data, width, height }, local) => {
   const gray = new Uint8Array(width * height);
   const histogram = new Array(256).fill(0);
@@ -324,7 +331,7 @@ const binarise = ({ data, width, height }, local) => {
           high = Math.max(high, value);
         }
       }
-      blocks[by * columns + bx] = high - low > 24 ? total / count : threshold;
+      blocks[by * columns + bx] = high - low > 24 ? total / count : -1; // flat: no threshold of its own
     }
   }
   for (let y = 0; y < height; y++) {
@@ -335,11 +342,12 @@ const binarise = ({ data, width, height }, local) => {
       let count = 0;
       for (let j = Math.max(0, by - 2); j <= Math.min(rows - 1, by + 2); j++) {
         for (let i = Math.max(0, bx - 2); i <= Math.min(columns - 1, bx + 2); i++) {
+          if (blocks[j * columns + i] < 0) continue;
           total += blocks[j * columns + i];
           count++;
         }
       }
-      dark[y * width + x] = gray[y * width + x] <= total / count ? 1 : 0;
+      dark[y * width + x] = gray[y * width + x] <= (count ? total / count : threshold) ? 1 : 0;
     }
   }
   return dark;
@@ -414,13 +422,12 @@ const findFinders = (dark, width, height) => {
   return found;
 };
 
-// The three finder patterns that best make a symbol's corners (a right angle, two equal sides, similar module
-// sizes), as { topLeft, topRight, bottomLeft }, or `null`.
-const chooseCorners = (candidates) => {
+// The triples of finder patterns that could be a symbol's corners (a right angle, two equal sides, similar module
+// sizes), best first, as { topLeft, topRight, bottomLeft, module }; at most `limit`.
+const chooseCorners = (candidates, limit = 4) => {
   const strong = candidates.filter((c) => c.count >= 2);
   const pool = (strong.length >= 3 ? strong : candidates).sort((a, b) => b.count - a.count).slice(0, 12);
-  let best = null;
-  let bestScore = Infinity;
+  const found = [];
   for (let i = 0; i < pool.length; i++) {
     for (let j = i + 1; j < pool.length; j++) {
       for (let k = j + 1; k < pool.length; k++) {
@@ -435,19 +442,17 @@ const chooseCorners = (candidates) => {
         const module = modules.reduce((x, y) => x + y) / 3;
         if (Math.min(a, b) < 10 * module) continue;
         const score = Math.abs(a - b) / Math.max(a, b) + Math.abs(sides[corner] ** 2 / (a * a + b * b) - 1);
-        if (score < bestScore && score < 0.5) {
-          bestScore = score;
-          const topLeft = three[corner];
-          let [topRight, bottomLeft] = [three[(corner + 1) % 3], three[(corner + 2) % 3]];
-          const cross = (topRight.x - topLeft.x) * (bottomLeft.y - topLeft.y)
-            - (topRight.y - topLeft.y) * (bottomLeft.x - topLeft.x);
-          if (cross < 0) [topRight, bottomLeft] = [bottomLeft, topRight];
-          best = { topLeft, topRight, bottomLeft, module };
-        }
+        if (score >= 0.5) continue;
+        const topLeft = three[corner];
+        let [topRight, bottomLeft] = [three[(corner + 1) % 3], three[(corner + 2) % 3]];
+        const cross = (topRight.x - topLeft.x) * (bottomLeft.y - topLeft.y)
+          - (topRight.y - topLeft.y) * (bottomLeft.x - topLeft.x);
+        if (cross < 0) [topRight, bottomLeft] = [bottomLeft, topRight];
+        found.push({ topLeft, topRight, bottomLeft, module, score });
       }
     }
   }
-  return best;
+  return found.sort((x, y) => x.score - y.score).slice(0, limit);
 };
 
 // The symbol's text from the three corners: the version from their distance in modules (and its neighbours), each
@@ -477,15 +482,15 @@ const decodeAt = (dark, width, height, { topLeft, topRight, bottomLeft, module }
 export const readQRCode = (image) => {
   for (const local of [false, true]) {
     const dark = binarise(image, local);
-    const corners = chooseCorners(findFinders(dark, image.width, image.height));
-    if (!corners) continue;
-    const text = decodeAt(dark, image.width, image.height, corners);
-    if (text !== null) return text;
+    for (const corners of chooseCorners(findFinders(dark, image.width, image.height))) {
+      const text = decodeAt(dark, image.width, image.height, corners);
+      if (text !== null) return text;
+    }
   }
   return null;
 };
 
 """#,
-        gzipBase64: "H4sIAAAAAAACA6U823bbRpLv/oq2z8YBJIgiKeoSynKOLMuxd+w4kZ3LLg8TgSQkQiIBDgBa5Dg6Z/9hH/cr5kfmI/ZLtm59A0krM5vIIgFUV1dXVdetC9rdVRdJPCpVrH68UMN8lKjgzYf3u2/Oz1TrqNnsROpTUpRpnpWqpapctZqRmgLYRLVDdVXkUxVnKp3G18nXpZqli2RSRuoqL1Q1TtTpaKTi4TApy7xYqk9pcqfS7NHurhoU+V0JeNVdWo3zeaUuX8QFzv4yqZJhlReXDfVLkVZVkhGy10lcVGOeDxGXVZyN4mIEc46SclikswpI7NIzIkalpZrGsJrBJB7e4pQwQN2N0woW+L4q5zDyepIP4gmMKZJynE9GEQ7PgBOTfAj38ywJ6RZBJOoqzUZJoWYxUFUAO+IC7uVzQDtYIlhaqFa31d2Dfy1VzLOSZh0WeVnS5KP8LmN810U6QgLLeDqbJCPEn8+vx/QsvoJ5EqB9hpdLdZ1+AorjbKmKvIpxlYSsBAqTSGW5mgEbZ8AzgAsjvVDEBFKaTxKmc5Qgc0ddZOY0rkAK/AXRBYMcWDvMZ2kCosuA00lZqRdnr0kd7vJiBGyYZ9O4vE2za16BfkJrHCU7aQY8mSTxJ1gNfM+B7fnwFtAl8RBxFwVQmBCnLpJk9L//9d8f8kk+hdlzUC/13augvX8QigCy+TQp0mGk4slsHMsVLWuwrBKcsUyup0lWlQ2QRlo0bkoQ+iwvKvisQG6TJUiaJDkb50AMsLoAJY9UmRP1M9bWq7SAhU7yGGUDjMrySg3jAjQ1rRqPcB6hi7SUR+aTZZZPU1CPxW9Haht+d+j3Hv1uw+9WVyWLGShPVgFYqfIr9Y+/qxPVVsEonw9A3kQHSI4ElIe0skl+XTYeDWGbVer81x8APoPN8hPw8ui0KOJlsN9qh8cC8Pb9d6sASOjxI9wswSQBCQMEbNUFfLSO4eqZau/vw5ft7VB9fqRwkl7ah6f0BeiGx3i5OIaHMEFvgVcpXiGOhXqqmoujpvpWBcFCPXumWqH6DW61WqNQdRXfOn50LyRO5xMYFcSRGoTq5Dl8U0+fqgEMx/kQf9yHSfHLoN8HBE2zulH6qT60NgpIVTtrx6YZWqsEx8/yu6QgBDg24DF8V32FKMKQP/vHCkT9j7//tkMPUe6nrqBJ+Cno1gQewxzDPIE9OkxBwKxCoKiVWmjpJZ/iyTyuhIbJEmRAVCDTUTD4GB82kbWeuBC6MUmya5hvh6X2HOFUurMTmnHA2YC+E+LfaBRIErEVSTUvMoYEURyTDn9Ec7nMRmA6Qcc//I4zFQEsN4X9hnoxBBsGawA9jXnbwubJy0S2h97puIlwB4zT6zFygXil12zxw6IJR8RozcoZjs0lqy5rLUOtsKJ5bElzlHYNB2Ug4zfEwmKIjLVsY9VH3ml4jQio400hLFTq3rKVHhu2ngqvglFcxWy3LpPhGRJ8qZKiAKLE7KGNNfZSbMl8hr5U4NUuGIe7Is+uLZy1mV2c7QVa11twF2A538VlCY4B3RGLhGdDpwWOM1JnY1BNMG8lWPIha26R5xUY41d5kSVLtHxg/OcTIpuXCpb0MptPJpdkOHFGeAR+A33HNC9kDpwOvL12AGAsM01n4xEavaJSWhB09wWxyOqELLimFag1RoPqoCiE9EoFZSOBrb0MWIiEQUR7ApoAe1mkRMMb5SQdJgENRo0R3sA8vVZf35wVyac0n5f+Xdl/ol14pxynVxWZUQ0Sl9XLFKKOZBZnw6V+ZBS4YAUuQIFlFXDhq/DIG172ir6jy3oTsN0+EZJkG7gjf2O1ltWh5n77LRp9wAcGBFSckSL7vAmJY0KN4vVtbx/LJcikSjPWftZ/s3vjITMRLLSLMKpzROblUYPkChXoRAvBlc36Xa8F0/AWrsmFGG4CEZHGJvICNqETo7WEZqrZvBwHzVAvzTBKQ/Y1C3lpkZm6Z5h3b1jYVlvKzlZYiozKFOj+gfNCtzx29Ix5YchZ0SOHqceudLSKATkKAuxkvezuxV7ViH1ut53sEdzpx2b7ZUgY7RpLNz+Z5WVaUegPW6Tv6fgti+sWxJXBBwoIp9XOLzDWSDxykKFLg3+3sFVFAQ16ltOt2ev2gSzh8YneBRvWAJbjOvYci15z4yqdTEQH1imb2aGOkhm4G4a7AbiavkEwg1p042K4QQxECWnYjdEuVKfIaN8Nq9a99YqQNY2MEJzt4Xi2W3Rphi+aUC0mjGlg8ZrF7vZD04+BnIiBo6Jja4ggtv4UY/LAS8VI6H++DhYh51I5JHAQ2U/BeUBEKzNNKEzaYK5qjMJ72yeYKzozrdgtDERQKVoQ6bUgoKOIDeM7pL4PqhykuDYTsbmGzVkAq1VNQRTzt3drxIHYnTgQZkeDZlSXJBgR4yBCsvjDsBYQWJ9FM1if9WVXBWtkiXeFRjdQs3ltFQ8we0MW1zPwLmRG6XWGKZBOR9UQLgpM4DhPAuF+ghw9eBupd5H6MVKvQxsr4GzrghPMJSWs0UkkZF8DuKnjKZOjnL598933786//4imoQcspH8HkWodyZd2W385kC97Tf2lY2DgwgzoRKpjB8EFDARu0+VRpPab/b6O88/Pfv/h/OL3F2/fn/0FKMDd8LareocR1Sda+zCiyUhaR/K9gwQIfe8AlgAPHKAOX9P3tvxjCn5E8D2+RY/dIRqc5gDcrxH4kEmmAbLOtgxsy1LbQAiKnhdEK/ngLKUFI52ftvPT0SvwH3b0D6x+39K9AnFAP0DNkaZWg7gYDAjS6MV2705//f3n84sPb95/j7se4iRR3tXaAqrxXS66OIBIVKvP2/Ofz9/icntP3j2J1JO3+Os1/vrxSd9uh7027px0pFGzlgaMD1UUixKg8litCEDq+7j7pzEVaiL16/sL2GUUb7ea+D/+18Kf0JZs9j26Xr2/eHf6EQkjL9LAglPwWXxPF+m5j1TwO5gFiPq9tM7Mi24cUwLMh/0cDyZChnWO6dtz4h1+xewOTZlF8VQFLUQAD0NnSWjAmov9vUN8FiASMIrs2sQkBYGdO1R/2KGcrO93Wm2wNyZdBhScgUCIbo2VXtJQHtlVHEtiJPbsqSRKZJsZnGMRoYbTN23ffhmnkI7oqhSlm+VyOsgnXEmbZ2yNTH0t4IIbF89KiIoK9BZg4ap0SoUoYwQjrR8IKcaSKmFFEpdgw2OwnCXoJcxY5Hc70/gGFhOTgIURevZ3Qh3yg/HUc5X0b+gpW4fg4DvgmATKRiLTuLgtV6szNG6Lhoc+MM61iBRE0XfpqBpHCtTyemxzJDexyO8AenlMX56pJdDAwHQHow+anUOeVkRgPCdWp+rX8I9mZLeGv3B0AHYMfr6Bn9DcoyE7aBCaZBacR5humKcw6sg+OiDwVmRXrUcc8D146DBDPBjuPe1cesLevoXCoBlABNgtlyCI3AWOncfDcRBgcpISK1cfAUNuHC7jDgw4DGlieHej3fUff6jV+0iG+4jIckbpMIQjEFr3cAFkgpWFSJ8+0Uwz70MT+cp60Tgc6iDPlUCrRTwFX3QQOqitEBAAPWw9ViHFcLZigvk9mU91KTvuUl1N0lnp1I5xy1yC0lzSxroc5pP5NLvUe+bd6QfyWD2YJUg1MwMKfSlQY1aAvWQJpP49PeAGbu+t3rZ49EN/mndxNW5cTfK8AMhdDDC3lXPvBu7theH6KVHOW0IkjnOu98K1s31xxMZZHF58cdAjx+X5vo1PPJwCPdrNaq2v7epqDrhLqoHpSj4WmlISN6AgM1ONQbB7dA4Dvu/YLf3AKIalch/MgFi0xLGI/oonPsHCV3Ere9v1Glw2dOsnCYwe6TuSsswJBdKJKeIogc2Yli8BowifvkOkTCv5Q9whAWK1mQ4lNmV0B5LLaUJgrkDqtCk6btgvR2gVGMEq0IEFOtwIdGiBjjYCHQnQoQVy6f2G6W3tP0xwq4MFnfVoZNlHgsWwG9HwhcWjrcRmbEc1or6I7sjanX1QcOEpxToJLUUnYfrWyxQznCG60A7el3jLWmXWCC+60jozsmNpo0MQEOgAhsZBiENsA49fv8+Eh35BjLE98wgLVQ8vI+8mVoR7SFNkiOiz4XaCHV7xCa8ZNJc+uuoz7+iuhLyEXT1/rvYg+MYd3uWBT9Uh+mAnFaySReVFSWQKsJorIVRXXZIQMHgIL0mKbKHBtaP9QG+/ZAyX4lcuBZdX7UW7gZOKSRnGGR6EDRLa7gojJckJxxBHVXkOZGdLKQgf09nlHZ2dgVG5rpWB+djRCarYZvyLodWVNj3WDrlGSPvQxwy3oVKUlq90pHlSD/tMzOfMSS7xhJ1djzE3UG5OSFLEd6ZARoq+rBLXAKKRda/nsztI8eFOVXCZ1QZ4GMxhQVg21bHceX5iv+9QNcXGLDIGFO8gNAj2N1dXEXetpMrLwAKkkPatcg0FaHGqy5FOSWqButWjGSNNm2r1LVqmzzK8t3Siz35YqzTjf8K5gD75jPEPVhrWcioEkkgCPlfjcpGt8PKU29vMcgA+cslRKCouNuIMzigztSsr/u/+kfvJv40EH/M3v56nj3VOvDKFVh4yB30d2RLLrCrRRtOjuSbwp8ahcfqYVzEeuuIaTVisadlyUNth5Rj26ltdvnbCJ4tv1xno7ItJnl3T6U4p+S5Df7V2moEGXJtUO2uW5FrOfVlwiLzrUQqR1AC3hDNwxyVIK0VkK1tdrE/ZUBu3RIb2dd0xbFOOXZwpV6vDzsJscYzTeNxkXMplN8bfDSmsfyCkHlKwvW2rwQ+Xp7809Z+axmqLX9LfgNN1v7pK7R7tBbVJ/WM7bY5x4JqyLFLBVDYaDQKS2jdE0Q7/6pkMGv8P0v8RsFO2Zhv9py5Q/vD69Puf3p1fvDkDqp80W+29zv7B4dE3py/OXp6/+u71m3//y9t337//4ceLDx9/+vmXX//jP9W/fbW1vdPY7T5ZdcMYXBPfHJ36cqOK6VJRwfnZG+xTSq8zKmGo8jadzZLRMcFxc4qKqZfmp4+vdiCF1v4ZhROjb8VkDY9cyR0LYtL5pLCHssRRJ1bXbGLP63LK97yVWA4aL6ZjCyJB2Slx5QfvRO6JCvwT/s1n8xsP9bFxAtVaD+IalDX8RHQvlngJfweH2MQRU7wUQg71VCoI9d4HKWiIWhOTtb6L/aJVvmBrr20qVs3AelBpGEsZ2FvSa2ENF0ukBzRcjh+BBIxSwEwQ8/ytQpLiMCXoOFuB73NVYQBPb9c8Oqy7ZZ0VELYj47NwED/ixpyQAeytDi6ldQBLsIM2n+3ephTkf8b2Jaxkd7Fu0+lCinrfQ9r6llQGBVLnkI5hs9oI6yDEEMvVHkKByDR7Vna/W2AkyutjvUPkLElGZH165KSGSToJWP9AUbHUidl+pNY9bIVUHpCGFNTrPk9gV0S0yxSbKfbW7pyfS2WU0YNb2tPfIVLbC1n7jJ37UBUQJge0YqA7bMxgm1ZxUQV7ERipJ2GjnE3SKngC36bxDNbB1avGcBwXZyCI0yqAYZ4ayD7cPJHw+QSb0L6FRKOrOu7M0gD0T88uZ9EeX1qb+dJ2+NJ2wzIpCcRpoXWh1apFdPQQcHT2QYCd/TXS0TGccMA1/y71ToxDOHcRGyjHJngC+oqAjh/5AaHD+vpaSmD9xJiAg9pi5Ckt519fCWOpk1XrD3ioqcqZR+xL6PcSaOqSO/URPOFLSuiKIGxwahfUytyELwy9RJb7cbEGz6E8Nzw2gS6uc+OhIzUOdxVkr2lGWfmczjukUdd06KrgknpzwTHGsMxQYYcBrnGeQXRMNf8J5yM8nkqZCXhHcOBo6o92aKLaGaeEp3FB3WlpZRqE7bx33A0lA9MSkhDIMBvmGCWLi5TbDj8r9rReMR8DWyK85nivgWerZwU0FPRcDgKs0xqnZZXDmKnX6YCNnw91OeBE69ppGK/xv+RvMfdO8dD9EDNxewubW/B2a79Zv9/G++1vQnTRR67dpsBIIgsDvSemF4nidjtx/FsCzx2eW0qaNulmSGYcW1ixOa2Is3IWFxgEgTBm8UwaEgyHeoK8zwdS97oWOZ9+IeYH/Lp4iIDb2FO05eBMbYqfTOgspund+GCxOzUwc23VCexk+8gjggHhQ4iorIx4LiDGElIJB82s8LTySNUQIoZBTg0ejhoAX2m0E6jzRODLHxN8PUHX7VzVXZJQzxCBbwlykJahZleeQaiGfNwxdKIMBfcWKIydW2N9TkwzRTjDMarACRDc7vsJ94iP0R7eRrRM2YifNwaoq5sFJ2BN1TqLgZ8RpyScXiCKQ3wquThX6kSbwhSmcVdCNN2xc+cDiQ3xoUxOjat+Ncnjaq+tW2p5ni3C5JuEwZKXCZ/P6DF+XdP4NFgI3IIcBiHEK7dqRGormYOpl6ycG+ubvF9wAzs3sZnYBTTzI5mDJSUhCkk1BV/mRSQPwVJgsrR0yXKw4CJgBYRl4WIR48zPBMnCR1K3jSR4nJRFhhUst3zEjNh2OoctGnMsrv9jXhhq4DLicV5FSpjDYPEiwOtVuPtaVMJ60SP+aE3YhpWi8hLGHZr+uWp3QG8rqfGwyLpWp/0owJNLk0WiT56XdW9COraknK2WBIpSoSiIizWmy3B+3cAO/2c0zevcM5xrkr7sQNRJvXwO62mv7WCuM8DTdALYoExpHeNCMKYeRs1zRroQpGlduYy+iLxuPHGl/S9qUF3mZJ583VyvsSZfNSL3TFct6GMTVjsyvsJOO3y7SRfzJeBauQiprYOaLvw3pyCwMu9Jmf4LgrjAg0yqVuAEG4oU+KhRJKP5MAnsSyIYNAwiqQSjmWfwZ5hP6/59DBmd3gs+4rYMOXTqovjSGL40wDBbqtk4cI56SNjxoCQye80+CJshQ6yv09inT2tQrTVQxPQVyDZC7sGkFhqvNuDd+9N4O2sgvUDdF5N5K01K7zFWm0DocDVahl2Kp7mpQh7RcfEEX16LKYwudQwMO4jLWVra9E7c2TjhdwNYc7x4OVLcESOT+YrAp8/VyvngbKF3KAXyAe69EVr4yislzJY+GO770dIBEyHP0Ew1MRyaLc23BWZtvJ/4AVyKe/5W7eBWor04c7fdjD3FvdbMGHNoOslobTijou0FAQ+34siPiT3rLVmAr+KuhRbEjdhMJmrEJmMFqulCtTZBebiaLhR3o9dA0b5507o9PedUW6o2UmMG732JGgPVESipLlvLwWZjA1NFV08cmnY0yfQGzg7s8n1nl39Wi64ySsSjQCu7ymiMvkeS7j5kmWrnu7XdNoRNk0KahOe69NIkuCbXUhL2SA1x1yT8MintM/2C6XWcQmQ8TYrrZMTHusNJXiaugX0l/XTr99yGV7Vqff9/JgDQ6tu3lb4SC01rysLyeuICHdO6kABFvCANMJtunbPDzbRyn+b0jiNJQFTs+MxPI3MIhc5cbiGi7iZ0cuYvb1/IqhbHa84IV1+V2Fb79ObIPLOvttzWV/uYVPK236CkBpOxFQ2XYxIQIOGUUh08IRHCp2DHAnn9jFV8XzoacX2KJqMM3ocg/TpxLPV6M82IGsyIbRXIte3Ko6ydbHkzUi2vbPkY59hEoaj1wxQgksZCPpfUbtj0p2FUG1mhw4CAMGhp8yC+xDW0Oi5OEwfaMVFtyHPVahyA+pjAcCPoJsqw8wp7FHAjNlAJguCKJEwox8tZXgVXDVRcQQdcuGpgnMu8QCffNhQAsVcNXmykowCjyG6soKG8YAEs4xcxeRxHwt1tRy1kuNMD+bbFtzgCNbxeIJ8D74lbBqYHS4NlWceiF/0gDitx97KGTS/9QWy14LxWf5WXSrXRAYdiZQWeRCut5iYh60JIfh+umpSNr6J+3PgnCigkozLUNL5NTCvR1/R6aYa+IIildSPGanJE7frJX+cQEJfpCF8nKdNpOokLIZFevk//lkhX9WcInmdvkyss1eSzC0nN86rKp3gXy56rwd84B790JvPjMaLxfPWGoIreiT1xfCPWOWFpzsGEOV0I3ffWcnr7nBFoa4RHM9jZwli7DtawUeZF5fjsgeCFrcXfQns03Wo/1OT2YcgvPL7JQB5ptdxUbUQy1xVlvSSWyq78CpoH76Wpnq+54RG39RG3fg4qWRXpDThrBKU3sejLjf5y23dSUddiouhosH9QJPvGP/AwdqPREICSDeS+ayCdh+t6g0TRWXH12+j4Ulo+o/fiErpBR+J0AjOC2Kd+KjNKdFyNL7z0mfSsblRpWb0go+2Ozbp9srLO7ba+Hbkp/eqw5fphyzCsM1WWdcJENqjT9f2Vxzl6sjqyh1pL9VEC6AWCylARqfoDoWODZE3ea4NZzgCBSxgOk43dWydhECJvITpItwnsqjBFILJRjO+JsVaM6M26Gd+2BeG18FL6VEVGGx1jHRoDbWx0CinwqJ250VTPnP0JPk/fBO/mV2fcXUxAxyt1QTF8ehdoirwyH2zI3jq7SNISvViVVv3BqrSM0kiMFOhJWE+ZMvSnW/THXWRW1kZ5uAwdbAor9QaHD1bD4U/gkkTHoUTQM0x2Ni/cXlqv4S1OzOoDzkV7TU6sN/Xq3fsNurW/iiHOkHp8zN8WYpMoDlK66qVBRMOkhe1GTjNjEQNd+MgwOB3k8wL9JGZzOKWQ+8Af/aEpBBT/dA0dng7zvBilGXnAR25r7Wm1sYLyp9lXL69orXIt4lr9sohrOuN0mnEa4aDapEsubRvRgQSBIVXiV3DAcTPNHARSyqEMv7cV9gy1DvF2p/5atRYsdrJq5JGdhoq45mrb6W51X9YBa4eJmnl3x31Dcv0hWjmLkS1OlzMiRzoP6XxTK5Q+FqtMvaD8Wr/J5KIjldIvkjmFMQ0wp2cwB8bxO2oP7d0uUeGnHPSHd5YPw9VLbUaKMHSOFmOTQdqGKb5kUMLaPMv18yxX5qkZrdV5fAAzjy32PZf3u7iox1/NSYU80EUPvFxb6JNiFZsfV+IVd5t6DfEBy83tX9SqReCP5WUCU9DCu7VuyJU3yN1+Rf0X3bAIX/8jbSq4fIM3XsZVfIlR+obGBcR18d2LU24VCZ2AHmfkV4YwCsO/BSPvDNReAsBbP16ccU9cQFQYFXW2ovzRNdiIVKiPqDu+71eW5KBX91swMt1a4bJ7aNILL90InDKYWE1CofNyvpB6mNvDKvjW72ZPtqfVQ4gjTd3/S97/B7s/tZq5TwAA"
+        gzipBase64: "H4sIAAAAAAACA508bXbbRpL/dYq238YBJIgiKOojlGU/WZZj71hxLDuZ7PIxEUhCIiQS4ACgRY6j9/YO+3NPMReZQ+xJtr660Q2SkncSWSIa1dXVVdX11d3c2VEXcTQsVKQ+XqhBNoyV9+7Th513Z6cqPGw224H6EudFkqWFClWZqbAZqAmAjVXLV1d5NlFRqpJJdB1/X6hpMo/HRaCuslyVo1idDIcqGgziosjyhfqSxHcqSTd2dlQ/z+4KwKvuknKUzUp1+SrKcfTXcRkPyiy/bKi/5klZxikhextHeTni8RBxUUbpMMqHMOYwLgZ5Mi2BxA69I2JUUqhJBLPpj6PBLQ4JHdTdKClhgh/KYgY9r8dZPxpDnzwuRtl4GGD3FDgxzgbQnqWxT00EEaurJB3GuZpGQFUO7IhyaMtmgLa/QLAkV2En7OzCv1Dls7SgUQd5VhQ0+DC7SxnfdZ4MkcAimkzH8RDxZ7PrEb2LrmCcGGif4uNCXSdfgOIoXag8KyOcJSErgMI4UGmmpsDGKfAM4PxATxQxgZRm45jpHMbI3GEHmTmJSpACf0B0Xj8D1g6yaRKD6FLgdFyU6tXpW1KHuywfAhtm6SQqbpP0mmeg39Ach/F2kgJPxnH0BWYDnzNgeza4BXRxNEDceQ4UxsSpizge/u9//fenbJxNYPQM1Ev9+MZr7e37IoB0NonzZBCoaDwdRfJE0+ovyhhHLOLrSZyWRQOkkeSNmwKEPs3yEv6WILfxAiRNkpyOMiAGWJ2DkgeqyIj6KWvrVZLDRMdZhLIBRqVZqQZRDpqalI0NHEfoIi3lntl4kWaTBNRj/vuh2oLfbfq9S79b8DvsqHg+BeVJSwArVHal/vkPdaxayhtmsz7Im+gAyZGAMp9mNs6ui8bGAJZZqc5++xngU1gsvwAvD0/yPFp4e2HLPxKA9x9+XAZAQo82cLF44xgkDBCwVOfwJzyCp+eqtbcHH7a2fPV1Q+Eg3aQHb+kD0A2v8XF+BC9hgO4cnxJ8Qhxz9Uw154dN9VJ53lw9f65CX/0OTWE49FVHcdPRxr2QOJmNoZcXBarvq+MX8Ek9e6b60B3HQ/xRDwbFD/1eDxA0zeyGyZd611ovIFVtr+ybpGitYuw/ze7inBBgX4/7cKv6DlH4Pv/tHSkQ9T//8fs2vUS5n9iCJuEnoFtjeA1jDLIY1uggAQGzCoGilmqupRd/icazqBQaxguQAVGBTEfB4Gt82UTWOuJC6MY4Tq9hvG2W2guEU8n2tm/6AWc9+kyIf6deIEnElsflLE8ZEkRxRDr8Gc3lIh2C6QQd//QHjpR7MN0E1hvqxQBsGMwB9DTiZQuLJytiWR56peMiwhUwSq5HyAXilZ5zhR8mTTgCRmtmznBsLll1WWsZaokVzaOKNEtpV3BQOjJ+QyxMhshYyTZWfeSdhteIgDpeFMJCpe4rttJrw9YT4ZU3jMqI7dZlPDhFgi9VnOdAlJg9tLHGXootmU3Rlwq82gHjcJdn6XUFV9nMDo72Cq3rLbgLsJznUVGAY0B3xCLh0dBpgeMM1OkIVBPMWwGWfMCam2dZCcb4TZan8QItHxj/2ZjI5qmCJb1MZ+PxJRlOHBFegd9A3zHJchkDhwNvrx0AGMtU09nYQKOXl0oLglpfEYsqnZAJ17QCtcZoUB0UhZBcKa9oxLC0Fx4LkTCIaI9BE2Ati5Soe6MYJ4PYo86oMcIbGKcb9nTjNI+/JNmscFtl/Yl2YUsxSq5KMqMaJCrK1wlEHfE0SgcL/coocM4KnIMCyyzgwVXhodO96OY9S5f1ImC7fSwkyTKwe/7Oai2zQ819+RKNPuADAwIqzkiRfc6AxDGhRvH8traO5BFkUiYpaz/rv1m90YCZCBbaRhjUOSLjcq9+fIUKdKyFYMtm9arXgmk4E9fkQgw3hohIYxN5AZvQidFcfDPUdFaMvKavp2YYpSF7moU8tcAM3TXMuzcsbKlNVY2WVxQZlcnR/QPnhW55bekZ88KQs6RHFlOPbOloFQNyFATY8WrZ3Yu9qhH7olp2skZwpR+Z5ZciYbRqKrr5zTQrkpJCf1giPUfHb1lctyCuFP6ggHBY7fw8Y43EI3spujT4dwtLVRTQoGc53Zq1Xr2QKTw51qtgzRzAclxHjmPRc25cJeOx6MAqZTMr1FIyA3fDcDcAV9M3CGZQi25sDDeIgSghDbsx2oXqFBjtu2HVuq+8ImRNQyMEa3lYnu0WXZrhiyZUiwljGpi8ZrG9/ND0YyAnYuCo6KgyRBBbf4kweeCpYiT0P997c59zqQwSOIjsJ+A8IKKVkcYUJq0xVzVGYdvWMeaKWmWtEZfsFwYkqBwhRHwhBHYUuWGch7PogUp7Cc7RRG5La9SeDitZTV0Uc7t7a4SDY1hRIdCA5s0oMskzIDZCvFTh9/1aeFB5MBqh8mAPOy6YKcu/IzTaYVuV5ZZRH3M5ZHg9H+9AnpRcp5gQ6eRUDeAhx3SOsyYQ9RfI2L33gToP1MdAvfWryAFHWxWqYGYpQY5OKSEX60Ojjq5MxnLy/t2PP52f/fQZDUUXWEj/9gMVHsqHVkt/2JcPu039oW1g4MF0aAeqXXWCB+gI3KbHw0DtNXs9HfWfnf7x89nFH6/efzj9C1CAmva+o7oHAVUrwj3o0WQk4aF8biMBQt85wBLgvgXU5mf63JJ/TMFHBN/lJnptd9HgNAbgfovAB0wydZB5tqRjS6baAkJQ9Dwhmsknayoh9LR+WtZPW8/AfdnWPzD7vYruJYh9+gFqDjW1GsTGYECQRifSOz/57Y9fzy4+vfvwE9oAiJpEeZcrDajGd5noYh/iUq0+789+PXuP0+0+PX8aqKfv8ddb/PXxaa9aDrstXDnJUKNmLfUYH6oolihA5bF24YHU93D1TyIq2wTqtw8XsMoo+g6b+D/+F+KPXxVw9hy63ny4OD/5jISRT2lg+cn7Kp6og/TcB8r7A8wC5ABOkmfGRaeOCQJmx27GBwMhw9pH9OkF8Q4/Yq6HpqxC8Ux5ISKAl741JTRgzfne7gG+8xAJmEZ2dGKSPK8a21d/Vl05dd9rhy2wNyZ5BhScj0DAXhkrPaWBvKpmcSRpktizZ5I2kYVmcI5MhBpO5rR9++sogeRE16go+SwWk3425rraLGVrZKptHpffuJRWQIyUo88AC1cmEypLGSMYaP1ASDGWVBfL46gAGx6B5SxAL2HEPLvbnkQ3MJmIBCyM0KOfC3XID8ZTz1ySv6PfDA/A3bfBPQlUFZdMovy2WK7VUL9N6u67wDjWPFAQU98lw3IUKFDL61GVMdlpRnYH0Isj+vBcLYAGBqYWjEVodA6AwoDAeEysVdWf4R+NyG4Nf2FvD+wY/PwAP75poy7baBCaZBasV5h8mLfQ67B6tU/gYVDNWvfY5zZ4aTFDPBiuPe1cusLeXgWFITSACLBdPEEQaQWOnUWDkedhqpIQK5dfAUNuLC7jCvQ4GGlisHej3fWff6rldiTDfkVkWb10GMIRCM17MAcywcpC3E9/0Uwz730TB8t80Tgc6ADKlkAYEk/BF+37FupKCAiAHrYeq5BiWEsxxmyfzKe6lBV3qa7GybSwKsm4ZC5BaS5pYV0OsvFskl7qNXN+8ok8VhdG8RLNTI8CYQrXmBVgL1kCidumO9xA8+5yc4VHv3SHOY/KUeNqnGU5QO5guLmlrLYbaNv1/dVDopw3hUjsZz3v+itHe7DH2lEsXjzYacNyea5v4/0Pq1yPdrNc6Ws7urYD7pIqYrquj2WnhMQNKMjMlCMQ7C7tyoDvO7ILQdCLYan4ByMgFi1xLKm/4YGPsQyW38ratr0GFxHtakoMvYe6RRKYGaFAOjFhHMawGJPiNWAU4dNniJRpJn+KOyRArD3TFsW6/G5fMjtNCIzlSdU2QccN6+UQrQIjWAbar4AO1gIdVECHa4EOBeigArLp/YHpDfceJzhsY3lnNRqZ9qFgMexGNPxQ4dFWYj22wxpRD6I7rOzOHii48JRinZimopMw3fQ6wQxngC60je0Sb1VWmTXCia60zgyrvrTQIQjwdABD/SDEIbaBx6+3M+G+Wx5jbM8dwnzVxcfAacT6cBdpCgwRPTbcVrDDMz7mOYPm0p+O+soruiMhL2FXL16oXQi+cYV3uOMzdYA+2EoFy3heOlESmQKs7UoI1VGXJAQMHvxLkiJbaHDtaD/Q2y8Yw6X4lUvB5dR+0W7goGJSBlGK22L9mJa7wkhJcsIRxFFllgHZ6ULKw0e0k3lHO2lgVK5rRWHehLSCKrYZ/2JodaVNT2WHbCOkfegThltTN0qKNzrSPK6HfSbms8Ykl3jMzq7LmBsoNyskyaM7Uy4jRV+UsW0A0cjaz7PpHaT40FLmXHStAjwM5rA8LIvqSFpeHFeft63aCmUN3AcUb983CPbW11oRd63AytPAcqSQ9lLZhgK0ONHFSatANUfd6tKIgaZNhb0KLdNXMby7sKLPnl+rO+N/wjmP/vKO45+sNKzlVBYkkXi8y8ZFo6rey0NubTHLAfjQJkehqLj0iCNYvczQtqz4v/sN+y//NhJ8wp/c6p7e5Dl2yhRaecgc9HRkSyyrVIkWmu7NNYFv6ofG6XNWRrgFi3M0YbGmZdNCXXUrRrBW3+tithU+Vfh2rI7Wuhhn6TXt9RSS7zL0dyuH6WvAlUm1NWdJrmUXmAWHyDsOpRBJ9XFJWB23bYK0UgRVZauD9akq1MYlkaJ9XbUp25RNGGvI5VqxNbGqOMZpPC4yLuyyG+PPhhTWPxBSFynY2qpqw48Xqx8a+puGqbTFLfCvwWm7X12ztjf6vNqg7iaeNsfYcUVZFqlgKhuNBgFJJRyiaIt/9UwGjf8nOQ3isVOuzDb6T12g/PntyU+/nJ9dvDsFqp82w9Zue2//4PCHk1enr8/e/Pj23b//5f35Tx9+/njx6fMvv/71t//4T/Vv321ubTd2Ok+X3TAG18Q3S6cePrZizqwo7+z0HZ5aSq5TKmGo4jaZTuPhEcHxURUV0cmaXz6/2YYUWvtnFE6EvhWTNdyAJXcsiEnn47zaoiWOWrG6ZhN7XptTructxXJQfzEdmxAJykqJSjd4J3KPlefu96/fqV+7xY/HKFCtdSeuQVWGn4juRhIv4W/vAI90RBQv+ZBDPZMKQv0khBQ0RK2JyVrfxX7RLF+xtdc2FatmYD2oNIylDDxp0g2xhosl0n3qLpuRQAJGKWAmiHnuUiFJcZjita2lwO1cVejD29sVrw7qbllnBYTt0Pgs7MSv+JiOzwBVUxunEu7DFKpO63d6bxMK8r/iYSasZHewbtPuQIp630XaehWpDAqkziAdw6NrQ6yDEEMqrnYRCkSm2bO0+u0CI1Fe7+tsKadxPCTr0yUnNYiTscf6B4qKpU7M9gO16mXoU3lAjqegXvd4gGpGRLsMsZ5iZ+7NupiGyTUrkz5zoncvzfLQOFjJqfyrNjfru5xX0biwIiLLOtMIaIo+lTmE2lKwbUxhnZdRXgoDAzB1T32flZ7NK3VsDEZRfgqSPCm9pm+FPjKujkVJMZxo70g4BxTv6s8QhO6yt3vCE/dIhiE63V1/BfN46tz52TPl9BI1OMYTcy8hD+qothbXKlSyIe6II6zEUae5ZdHcsqNBqURESa5VMAxrgSS9BBztPdCb9t7KeSmb1bbXsTluhVaEcwexwSTXwRPQdwR0tOHGoYaPy3MpQC3GxvLs1yYjb2k6//pMGEudrNohhcdOdlnjiFnz3QMNmrr4Tn0GB/ya8sjc8xucUXq16jrh830nf+ZDwVj65wyCT102gS4ur+NeJ51e7ihImpOUigEz2maR08LmmLDyLumA8CWvTl/hMQec4yyFoJy2GsacBnF/qqDG4JQlbjjcpoF0HBzldCgOFjNV2HD3AzPuqzE8eEtj3/GxrDFtk/gNs3OTRnnC5x6/Knbuzv4BxtJEdM3XXwO/lrcnqCvouOw9VH5ylBRlBn0mzlELPHn62DELHGjVeR7Ga1w+uXhM9xPc7T/A5L9qwtM12BzuNevtLWxv/eBjVHBouwqKxSSYMdC7Yu2RKD7vJ2Z4U+D5iOmmklOj1OiT58AztHg6Lo/SYgoiSLGGAGZjKiciDIe6grzHe2D3uvw5mzyQZgB+Xa9EwC081LRp4UyqqkI8pu2fptPwqcJuld3Mc6VGYCNbhw4RDAh/hIiykhGPBcRUhJTCQTMqvC0dUjWEiKGf0QkTSw2Ar9Tbyg14IAgfnhB8vSagz5OVd3FMh5YIfFOQg7QMNTvyDqJD5OO2oRNlKLjB2baqsTXWF8Q0U/czHKOinwBBc8/N8Ye8c/f4MqJpykL8ujYmXl4sOABrqtZZjDWNOCXHdWJf7OJSyfXAQuf2FBkxjTsSFeojQ3cukNgQF8qk8TjrN+MsKndb+kwvj7NJmFyT0F/wNOHvc3qNH1ecvOrPBW5OzoIQ4pNdqCK1lWTFlGiWtqp1I68XXMBWI55mtgHN+Ehmf0F5j0JSTY2ZeRHIS7AUmJ8tbLIsLDgJmAFhmdtYxDjzO0Eyd5HUbSMJHgdlkWHRzK5YMSO2rKPLFRqzE6//Y14YauAx4H5OEUyYw2DR3MPnZbj7WkTCetEl/mhN2IKZovISxm0a/oVqtUFvSykrscg6ajsk+4rer4N3JCodB++JIXV2lzqxgSOxJgtLb4Mv6n6GtG9BCWQtIxV1QyERf2vikO58E6Lq/v/RQedQoeFpkzRpG2JROmZoCYVW4TYmXn3c2ieANWqW1DHOBWPiYNTSYKRzQZrU1Y7MIQvxxpEhWh1MdZYrtZb6ren5oELWVYisnavqqxcATk8ShmVVMqrju/axFlWynaxthV/hCUK8w6U3KSSiW3rwKWCjwyTu/TCI2sxtMHOuhCAucIOWckMcYE3xBV818ng4G8RedRUGI5N+IBVulBODP8c6QT1jNMWHGSUBmjsHVr0Xr8bh1QiG2VTNxr61hUV6E/ULIrPb7IHeMKSP+wbUF3I3FypcAUVMX4JsIeQuDFpB49MavLvfjLe9AtLJBFwxmbt3sqUQYRUNhA5Pw4XfIZPDh0XkFQXpY7yiF1HUXuhAGxYjl+m0tOnm3+ko5hsQrDlOUB4oPukjg7mKwLvq5dK+53SuFzvlDR4u4yG6kdIpkUwXLhiakOHCAhMhT9HiNTHmmi7MpzmmhbzK+AU8SgzwEiw0LCVaoVN7MU7ZHd1rzYywsEA7NOGavTdaXhBV8REj+TEBbv2oGeAr+TQGeAg6JCdqxIZkCappQ4XroBxcTRuKz9zXQNFUOsPaZ5XOqGZWrqXGdN59iBoD1RYoqZpXloPNxhqmiq4eWzRta5LpntE2rPI9a5V/VfOOMkrEvUArO8pojG4jSXces0y1fevaahvAokkgF8P9aroaCl7OtpSEPVADXDUxX5mldaav0V5HCYTfkzi/joe8XT0YZ0VsG9g3ck5w9ZpbcyGtdrvhW2IJrb69qoJZYOVtRblbLmHO0V2tii5QxHPSALPoVrlAXExL7TSms81KAqJqyld+G5jNNYwLpAkRddahk7MMcsdEZjU/WrH3uXwhZEvt0f2YWVpd4Lmtz/YJqeRtr0GZE2Z8Sxou2z8gQMLpQ3Az9fANiRD+CnYs/NcjEvF9yXDIBTAajMoELgTp17FlqVebaUbUYEZsKU+eq9OGVBogW94MVOhU5Z/gGOsoFLV+nAJE0pjL3wUdo2y6wzCqtazQYYBHGLS0uRM/4hzCto3ThJRVn6DW5YUKG/ugPibGXAu6jjI8UYZnL3AhNlAJPO+KJEwoR4tpVnpXDVRcQQdcuGpgyMy8QCffMhQAsVcNnmygowCjyHasoKGcYAEs44OYHI4j4fayo6NxuNI9+bTJTRyOGl7Pkc+e88auM9OLhcGyqGPRk34URyVx+7GGTU/9UWy1kL1W4JWrs9rogEOpZAWeRCut5iYh60BIfu8vm5S1F25p+zVPpnJcvP5tDBSXAWbIFPuxOSb1PV2kTdEfeJEcS4mwZB3QVYT4bzMIiotkiFdlimSSjKNcyKSvGUj+HuOJcaqj6aveBbjMMpu+j6+wPpRNL6QekJVlNuFWYfY9+nZ4gM6XY0BeVqHhKAOvdSqUYQ5j/CJmFxO6GtCun4gq6YrwseVEseoK0/e8AZ9qblT7HL59jS+jy/iMQJst3MDBoz2MtWNh9RtFlpeWc+8LXliD/Mmv9uZDe6Q17tS+2wm0rKoDO9kxVXr52p0D7+S/jue54R639R63bnIrORZ9nQdQiaB064w+3OgPtz0rXbXtJ4qKOrMv0kyXVeTurxgr0mgIQMHmcs82l9bLVXm1qD2rsL6BjxfxsindBYypgTb+acNnCJFQfRNoGOsoG6/19Jj0tG5iaVpdL6XFj0eSe2RzreaWbg7stH+522J1t4W9y2guiad0Q4aIbNB53g9XDufozXLPLqomlWQJoOsJKkNFoOovhI41kjVZcBXacj4IXMLgmCzu7ioJgxB5ndBxgSqdXRamCGTAt6GNJ4qwPI3ozbwZ31YFwnPhqfSocI0WO8LSN4bdeJzLpzCktsVHQ+FXSDT21hMktkyrth6mAsM11l1l6EgAIuplAdRfrBOADoE8PQQrHlOF7nKTvqFGxmT1kpcL31LFbQuDC1TD4KJ3WcbEUJVr/ZRtU6+BekerfeE3eYpAtOJb/KHY5ko7G9x3Wy34k2WbyZP4tW8CEbdIJ5nM9ymxSRRXKXcH5BiMhkny6sx1khqL6OkySIqhaj+b5egxMbfDIWV1PfJFRzSEgOLX9dBe7SDL8mGSkpvbsA8Qn5Rr6ynf7JnrxRathLZFXKmOFeKaklnn6TipsFCtUz6btrXowLIDQ8rYreeAd2aaOSSkBEQZfm8pPBkVHmBzu36VXAsWz+tq5EE1DFWHzdOWdYbXvpIE1g7TNnNDyb4HunrfrphGyBbrLDciRzoPqOSvFUrvxJWmelB8r+9r2ehIpfR1OedgDQPM6B2MgVH9ttpFG7hDVLgJCH3Z0OJxuHrhzUgRus7QxKyzX1swxEMWyK+Ns1g9zmJpnJqVWx7HBTDjVKW/F3KLjUt8/NFsgcgLXQLBx5VlPyldbVhnhcSz8Jla59i/x3KzT2lq1SLwJ3JlwpS3sLV25nPpnrx9KlN/ix2W5OtfTKe8y3fY8Doqo0ss2K45K4G4Ln58dcInU3yrtosj8sUojMLw+2/kZkTtqgM2fbw45ZN/HlFhVNRaivJFc7AQqWwf0Lmrnltnkr1lfcSDkenTHCu+AYlzCsDpJBmeVRoT20mIdK7OD1Ij8+sbX44kT8rHEASaDCdhfli+y6d9tJT/DztG17GjUAAA"
     )
 }
