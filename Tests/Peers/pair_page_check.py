@@ -12,7 +12,8 @@ namespace or to stop it (it then reads one line from stdin, sent once that is do
 banner, whose setupURI it pairs with through a picture of its QR code); {"done": true} at the end.
 
 The setup code field is filled from PNG pictures of QR codes given to the form's file input (made by qr_images.py
-from the hub's own encoder): plain, scaled, with damaged modules, turned, not a HomeKit code, and no code at all; and
+from the hub's own encoder): plain, scaled, with damaged modules, turned, in uneven light, not a HomeKit code, and no
+code at all; and
 from Chromium's fake camera playing a video of a QR code (the page's origin is treated as secure for it).
 """
 
@@ -89,6 +90,12 @@ def qr_pictures(driver, url, folder):
     tilted, said_tilted = read_picture(driver, path)
     check("a turned QR code is read", quarter == "567-89-012" and tilted == "678-90-123",
           f"90°: {quarter!r} {said_quarter!r}; -17°: {tilted!r} {said_tilted!r}")
+
+    # Lit from the left: the right edge's light is darker than the left edge's dark, so no one threshold works.
+    rows = qr_images.modules(url, qr_images.payload("890-12-345"))
+    path = qr_images.png(qr_images.picture(rows, 6, shade=0.85), os.path.join(folder, "shaded.png"))
+    value, said = read_picture(driver, path)
+    check("a QR code in uneven light is read", value == "890-12-345", f"{value!r} {said!r}")
 
     path, _ = picture("other.png", "https://example.com/hearth", 6)
     value, said = read_picture(driver, path)
@@ -175,7 +182,9 @@ def main():
               f"{filmed!r} {driver.find_element(By.CSS_SELECTOR, '#pair p[role=status]').text!r}")
         # The simulator's own setup payload, as its label would show it.
         uri = banner.get("setupURI", "")
-        real = qr_images.png(qr_images.picture(qr_images.modules(args.url, uri), 5), os.path.join(folder, "sim.png")) if uri else None
+        real = None
+        if uri:
+            real = qr_images.png(qr_images.picture(qr_images.modules(args.url, uri), 5), os.path.join(folder, "sim.png"))
         from_label = read_picture(driver, real) if real else (None, None)
         code.clear()
         Select(driver.find_element(By.ID, "pair-room")).select_by_visible_text("Kitchen")

@@ -35,9 +35,10 @@ def payload(code, setup_id="HRTH", category=5):
     return "X-HM://" + digits + setup_id
 
 
-def picture(rows, scale, degrees=0.0, flipped=(), margin=12):
+def picture(rows, scale, degrees=0.0, flipped=(), margin=12, shade=0.0):
     """Grey levels of the symbol at `scale` pixels a module (any positive number), turned by `degrees` about its
-    centre, with the modules at `flipped` (x, y) inverted; a quiet zone of 4 modules and `margin` pixels around."""
+    centre, with the modules at `flipped` (x, y) inverted; a quiet zone of 4 modules and `margin` pixels around; with
+    `shade` above 0, darker to the right (the right edge at 1 - shade of the light), as under a lamp to the left."""
     size = len(rows)
     flips = set(flipped)
     side = (size + 8) * scale
@@ -53,7 +54,7 @@ def picture(rows, scale, degrees=0.0, flipped=(), margin=12):
             v = (-dx * sin + dy * cos + side / 2) / scale - 4
             mx, my = math.floor(u), math.floor(v)
             dark = 0 <= mx < size and 0 <= my < size and (rows[my][mx] != ((mx, my) in flips))
-            line[x] = 24 if dark else 232
+            line[x] = int((24 if dark else 232) * (1 - shade * x / out))
         pixels.append(line)
     return pixels
 
