@@ -1,7 +1,9 @@
 // Reads a QR code (ISO/IEC 18004, versions 1 to 10, model 2) from an image's pixels, for the Add accessory view in
 // browsers without `BarcodeDetector`. Written for Hearth from the standard's description: the image is made black
 // and white (Otsu's global threshold, then a local one), the three finder patterns are found by their 1:1:3:1:1 runs
-// across and down, the grid is sampled through the affine map they give (any rotation and scale, no perspective),
+// across and down, the grid is sampled through the map they give (any rotation and scale; from version 2 the
+// bottom-right alignment pattern is looked for too, which corrects a mild perspective; without one, up to version 4,
+// the fourth corner is searched for around its affine place),
 // and the modules are decoded: format information (both copies, nearest BCH codeword), unmasking, the codewords
 // de-interleaved into blocks, each corrected by Reed–Solomon over GF(256), then numeric, alphanumeric and byte
 // segments. pair.js imports it only when a photo is read, so the page's first load does not carry it.
@@ -448,24 +450,122 @@ const chooseCorners = (candidates, limit = 4) => {
   return found.sort((x, y) => x.score - y.score).slice(0, limit);
 };
 
+// The projective map taking four points (u, v) to four points (x, y), as a function of (u, v); `null` when three
+// of them are in line. Solves the eight equations for the eight unknowns (Gaussian elimination, partial pivoting).
+const perspective = (from, to) => {
+  const rows = [];
+  from.forEach(([u, v], i) => {
+    const [x, y] = to[i];
+    rows.push([u, v, 1, 0, 0, 0, -u * x, -v * x, x], [0, 0, 0, u, v, 1, -u * y, -v * y, y]);
+  });
+  for (let column = 0; column < 8; column++) {
+    let pivot = column;
+    for (let r = column + 1; r < 8; r++) if (Math.abs(rows[r][column]) > Math.abs(rows[pivot][column])) pivot = r;
+    if (Math.abs(rows[pivot][column]) < 1e-9) return null;
+    [rows[column], rows[pivot]] = [rows[pivot], rows[column]];
+    for (let r = 0; r < 8; r++) {
+      if (r === column) continue;
+      const factor = rows[r][column] / rows[column][column];
+      for (let c = column; c < 9; c++) rows[r][c] -= factor * rows[column][c];
+    }
+  }
+  const h = rows.map((row, i) => row[8] / row[i]);
+  return (u, v) => {
+    const w = h[6] * u + h[7] * v + 1;
+    return [(h[0] * u + h[1] * v + h[2]) / w, (h[3] * u + h[4] * v + h[5]) / w];
+  };
+};
+
+// The centre of the alignment pattern nearest to `near` (its dark centre module, a light ring and a dark ring, so
+// 1:1:1 runs across and down), searched within 4 modules; `null` when there is none.
+const findAlignment = (dark, width, height, [nx, ny], module) => {
+  const runs = (x, y, dx, dy) => {
+    const at = (t) => {
+      const px = Math.round(x + dx * t);
+      const py = Math.round(y + dy * t);
+      return px < 0 || py < 0 || px >= width || py >= height ? -1 : dark[py * width + px];
+    };
+    let back = 0;
+    let forward = 1;
+    for (; at(-back) === 1; back++);
+    for (; at(forward) === 1; forward++);
+    const centre = back + forward - 1;
+    let lightBack = 0;
+    let lightForward = 0;
+    for (; at(-back - lightBack) === 0; lightBack++);
+    for (; at(forward + lightForward) === 0; lightForward++);
+    const fits = (run) => run > 0.4 * module && run < 1.6 * module + 1;
+    if (!fits(centre) || !fits(lightBack) || !fits(lightForward)) return null;
+    if (at(-back - lightBack) !== 1 || at(forward + lightForward) !== 1) return null;
+    return (forward - back - 1) / 2;
+  };
+  const reach = Math.ceil(4 * module);
+  const step = Math.max(1, Math.floor(module / 3));
+  let best = null;
+  for (let y = Math.round(ny) - reach; y <= ny + reach; y += step) {
+    for (let x = Math.round(nx) - reach; x <= nx + reach; x += step) {
+      if (x < 0 || y < 0 || x >= width || y >= height || dark[y * width + x] !== 1) continue;
+      const across = runs(x, y, 1, 0);
+      if (across === null) continue;
+      const down = runs(x + across, y, 0, 1);
+      if (down === null) continue;
+      const again = runs(x + across, y + down, 1, 0);
+      if (again === null) continue;
+      const centre = [x + across + again, y + down];
+      const distance = Math.hypot(centre[0] - nx, centre[1] - ny);
+      if (!best || distance < best.distance) best = { centre, distance };
+    }
+  }
+  return best?.centre ?? null;
+};
+
+// Where to look for a symbol's fourth corner, in modules from the affine guess: up to 3 each way, nearest first.
+const NUDGES = [];
+for (let i = -6; i <= 6; i++) for (let j = -6; j <= 6; j++) if (i || j) NUDGES.push([i / 2, j / 2]);
+NUDGES.sort(([a, b], [c, d]) => a * a + b * b - c * c - d * d);
+
 // The symbol's text from the three corners: the version from their distance in modules (and its neighbours), each
-// module sampled through the affine map from module to image coordinates.
+// module sampled through the projective map that also puts the bottom-right alignment pattern where it is found
+// (versions 2 and up), else through the affine map of the three corners, else (up to version 4) through projective
+// maps with the fourth corner nudged.
 const decodeAt = (dark, width, height, { topLeft, topRight, bottomLeft, module }) => {
   const across = Math.hypot(topRight.x - topLeft.x, topRight.y - topLeft.y);
   const down = Math.hypot(bottomLeft.x - topLeft.x, bottomLeft.y - topLeft.y);
   const estimate = Math.round(((across + down) / 2 / module + 7 - 17) / 4);
   for (const version of [estimate, estimate - 1, estimate + 1]) {
     if (version < 1 || version > MAX_VERSION) continue;
-    const span = 4 * version + 17 - 7; // modules between the finders' centres
-    const sample = (x, y) => {
-      const u = (x + 0.5 - 3.5) / span;
-      const v = (y + 0.5 - 3.5) / span;
-      const px = Math.round(topLeft.x + u * (topRight.x - topLeft.x) + v * (bottomLeft.x - topLeft.x));
-      const py = Math.round(topLeft.y + u * (topRight.y - topLeft.y) + v * (bottomLeft.y - topLeft.y));
-      return px >= 0 && py >= 0 && px < width && py < height && dark[py * width + px] === 1;
+    const size = 4 * version + 17;
+    const corners = [[3.5, 3.5], [size - 3.5, 3.5], [3.5, size - 3.5]];
+    const points = [topLeft, topRight, bottomLeft].map(({ x, y }) => [x, y]);
+    const affine = (u, v) => {
+      const [a, b] = [(u - 3.5) / (size - 7), (v - 3.5) / (size - 7)];
+      return [topLeft.x + a * (topRight.x - topLeft.x) + b * (bottomLeft.x - topLeft.x),
+        topLeft.y + a * (topRight.y - topLeft.y) + b * (bottomLeft.y - topLeft.y)];
     };
-    const text = decodeModules(sample, version);
-    if (text !== null) return text;
+    const maps = [];
+    if (version >= 2) {
+      const alignment = findAlignment(dark, width, height, affine(size - 6.5, size - 6.5), module);
+      const map = alignment && perspective([...corners, [size - 6.5, size - 6.5]], [...points, alignment]);
+      if (map) maps.push(map);
+    }
+    maps.push(affine);
+    if (version <= 4) {
+      // No alignment pattern to go by (version 1, or not found): the fourth corner is looked for around where the
+      // affine map puts it, nearest first; Reed–Solomon tells a right grid from a wrong one.
+      const [bx, by] = affine(size - 3.5, size - 3.5);
+      for (const [i, j] of NUDGES) {
+        const map = perspective([...corners, [size - 3.5, size - 3.5]], [...points, [bx + i * module, by + j * module]]);
+        if (map) maps.push(map);
+      }
+    }
+    for (const map of maps) {
+      const sample = (x, y) => {
+        const [px, py] = map(x + 0.5, y + 0.5).map(Math.round);
+        return px >= 0 && py >= 0 && px < width && py < height && dark[py * width + px] === 1;
+      };
+      const text = decodeModules(sample, version);
+      if (text !== null) return text;
+    }
   }
   return null;
 };

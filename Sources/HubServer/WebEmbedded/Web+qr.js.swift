@@ -8,7 +8,9 @@ extension WebFiles {
 // Reads a QR code (ISO/IEC 18004, versions 1 to 10, model 2) from an image's pixels, for the Add accessory view in
 // browsers without `BarcodeDetector`. Written for Hearth from the standard's description: the image is made black
 // and white (Otsu's global threshold, then a local one), the three finder patterns are found by their 1:1:3:1:1 runs
-// across and down, the grid is sampled through the affine map they give (any rotation and scale, no perspective),
+// across and down, the grid is sampled through the map they give (any rotation and scale; from version 2 the
+// bottom-right alignment pattern is looked for too, which corrects a mild perspective; without one, up to version 4,
+// the fourth corner is searched for around its affine place),
 // and the modules are decoded: format information (both copies, nearest BCH codeword), unmasking, the codewords
 // de-interleaved into blocks, each corrected by Reed–Solomon over GF(256), then numeric, alphanumeric and byte
 // segments. pair.js imports it only when a photo is read, so the page's first load does not carry it.
@@ -455,24 +457,122 @@ const chooseCorners = (candidates, limit = 4) => {
   return found.sort((x, y) => x.score - y.score).slice(0, limit);
 };
 
+// The projective map taking four points (u, v) to four points (x, y), as a function of (u, v); `null` when three
+// of them are in line. Solves the eight equations for the eight unknowns (Gaussian elimination, partial pivoting).
+const perspective = (from, to) => {
+  const rows = [];
+  from.forEach(([u, v], i) => {
+    const [x, y] = to[i];
+    rows.push([u, v, 1, 0, 0, 0, -u * x, -v * x, x], [0, 0, 0, u, v, 1, -u * y, -v * y, y]);
+  });
+  for (let column = 0; column < 8; column++) {
+    let pivot = column;
+    for (let r = column + 1; r < 8; r++) if (Math.abs(rows[r][column]) > Math.abs(rows[pivot][column])) pivot = r;
+    if (Math.abs(rows[pivot][column]) < 1e-9) return null;
+    [rows[column], rows[pivot]] = [rows[pivot], rows[column]];
+    for (let r = 0; r < 8; r++) {
+      if (r === column) continue;
+      const factor = rows[r][column] / rows[column][column];
+      for (let c = column; c < 9; c++) rows[r][c] -= factor * rows[column][c];
+    }
+  }
+  const h = rows.map((row, i) => row[8] / row[i]);
+  return (u, v) => {
+    const w = h[6] * u + h[7] * v + 1;
+    return [(h[0] * u + h[1] * v + h[2]) / w, (h[3] * u + h[4] * v + h[5]) / w];
+  };
+};
+
+// The centre of the alignment pattern nearest to `near` (its dark centre module, a light ring and a dark ring, so
+// 1:1:1 runs across and down), searched within 4 modules; `null` when there is none.
+const findAlignment = (dark, width, height, [nx, ny], module) => {
+  const runs = (x, y, dx, dy) => {
+    const at = (t) => {
+      const px = Math.round(x + dx * t);
+      const py = Math.round(y + dy * t);
+      return px < 0 || py < 0 || px >= width || py >= height ? -1 : dark[py * width + px];
+    };
+    let back = 0;
+    let forward = 1;
+    for (; at(-back) === 1; back++);
+    for (; at(forward) === 1; forward++);
+    const centre = back + forward - 1;
+    let lightBack = 0;
+    let lightForward = 0;
+    for (; at(-back - lightBack) === 0; lightBack++);
+    for (; at(forward + lightForward) === 0; lightForward++);
+    const fits = (run) => run > 0.4 * module && run < 1.6 * module + 1;
+    if (!fits(centre) || !fits(lightBack) || !fits(lightForward)) return null;
+    if (at(-back - lightBack) !== 1 || at(forward + lightForward) !== 1) return null;
+    return (forward - back - 1) / 2;
+  };
+  const reach = Math.ceil(4 * module);
+  const step = Math.max(1, Math.floor(module / 3));
+  let best = null;
+  for (let y = Math.round(ny) - reach; y <= ny + reach; y += step) {
+    for (let x = Math.round(nx) - reach; x <= nx + reach; x += step) {
+      if (x < 0 || y < 0 || x >= width || y >= height || dark[y * width + x] !== 1) continue;
+      const across = runs(x, y, 1, 0);
+      if (across === null) continue;
+      const down = runs(x + across, y, 0, 1);
+      if (down === null) continue;
+      const again = runs(x + across, y + down, 1, 0);
+      if (again === null) continue;
+      const centre = [x + across + again, y + down];
+      const distance = Math.hypot(centre[0] - nx, centre[1] - ny);
+      if (!best || distance < best.distance) best = { centre, distance };
+    }
+  }
+  return best?.centre ?? null;
+};
+
+// Where to look for a symbol's fourth corner, in modules from the affine guess: up to 3 each way, nearest first.
+const NUDGES = [];
+for (let i = -6; i <= 6; i++) for (let j = -6; j <= 6; j++) if (i || j) NUDGES.push([i / 2, j / 2]);
+NUDGES.sort(([a, b], [c, d]) => a * a + b * b - c * c - d * d);
+
 // The symbol's text from the three corners: the version from their distance in modules (and its neighbours), each
-// module sampled through the affine map from module to image coordinates.
+// module sampled through the projective map that also puts the bottom-right alignment pattern where it is found
+// (versions 2 and up), else through the affine map of the three corners, else (up to version 4) through projective
+// maps with the fourth corner nudged.
 const decodeAt = (dark, width, height, { topLeft, topRight, bottomLeft, module }) => {
   const across = Math.hypot(topRight.x - topLeft.x, topRight.y - topLeft.y);
   const down = Math.hypot(bottomLeft.x - topLeft.x, bottomLeft.y - topLeft.y);
   const estimate = Math.round(((across + down) / 2 / module + 7 - 17) / 4);
   for (const version of [estimate, estimate - 1, estimate + 1]) {
     if (version < 1 || version > MAX_VERSION) continue;
-    const span = 4 * version + 17 - 7; // modules between the finders' centres
-    const sample = (x, y) => {
-      const u = (x + 0.5 - 3.5) / span;
-      const v = (y + 0.5 - 3.5) / span;
-      const px = Math.round(topLeft.x + u * (topRight.x - topLeft.x) + v * (bottomLeft.x - topLeft.x));
-      const py = Math.round(topLeft.y + u * (topRight.y - topLeft.y) + v * (bottomLeft.y - topLeft.y));
-      return px >= 0 && py >= 0 && px < width && py < height && dark[py * width + px] === 1;
+    const size = 4 * version + 17;
+    const corners = [[3.5, 3.5], [size - 3.5, 3.5], [3.5, size - 3.5]];
+    const points = [topLeft, topRight, bottomLeft].map(({ x, y }) => [x, y]);
+    const affine = (u, v) => {
+      const [a, b] = [(u - 3.5) / (size - 7), (v - 3.5) / (size - 7)];
+      return [topLeft.x + a * (topRight.x - topLeft.x) + b * (bottomLeft.x - topLeft.x),
+        topLeft.y + a * (topRight.y - topLeft.y) + b * (bottomLeft.y - topLeft.y)];
     };
-    const text = decodeModules(sample, version);
-    if (text !== null) return text;
+    const maps = [];
+    if (version >= 2) {
+      const alignment = findAlignment(dark, width, height, affine(size - 6.5, size - 6.5), module);
+      const map = alignment && perspective([...corners, [size - 6.5, size - 6.5]], [...points, alignment]);
+      if (map) maps.push(map);
+    }
+    maps.push(affine);
+    if (version <= 4) {
+      // No alignment pattern to go by (version 1, or not found): the fourth corner is looked for around where the
+      // affine map puts it, nearest first; Reed–Solomon tells a right grid from a wrong one.
+      const [bx, by] = affine(size - 3.5, size - 3.5);
+      for (const [i, j] of NUDGES) {
+        const map = perspective([...corners, [size - 3.5, size - 3.5]], [...points, [bx + i * module, by + j * module]]);
+        if (map) maps.push(map);
+      }
+    }
+    for (const map of maps) {
+      const sample = (x, y) => {
+        const [px, py] = map(x + 0.5, y + 0.5).map(Math.round);
+        return px >= 0 && py >= 0 && px < width && py < height && dark[py * width + px] === 1;
+      };
+      const text = decodeModules(sample, version);
+      if (text !== null) return text;
+    }
   }
   return null;
 };
@@ -491,6 +591,6 @@ export const readQRCode = (image) => {
 };
 
 """#,
-        gzipBase64: "H4sIAAAAAAACA508bXbbRpL/dYq238YBJIgiKOojlGU/WZZj71hxLDuZ7PIxEUhCIiQS4ACgRY6j9/YO+3NPMReZQ+xJtr660Q2SkncSWSIa1dXVVdX11d3c2VEXcTQsVKQ+XqhBNoyV9+7Th513Z6cqPGw224H6EudFkqWFClWZqbAZqAmAjVXLV1d5NlFRqpJJdB1/X6hpMo/HRaCuslyVo1idDIcqGgziosjyhfqSxHcqSTd2dlQ/z+4KwKvuknKUzUp1+SrKcfTXcRkPyiy/bKi/5klZxikhextHeTni8RBxUUbpMMqHMOYwLgZ5Mi2BxA69I2JUUqhJBLPpj6PBLQ4JHdTdKClhgh/KYgY9r8dZPxpDnzwuRtl4GGD3FDgxzgbQnqWxT00EEaurJB3GuZpGQFUO7IhyaMtmgLa/QLAkV2En7OzCv1Dls7SgUQd5VhQ0+DC7SxnfdZ4MkcAimkzH8RDxZ7PrEb2LrmCcGGif4uNCXSdfgOIoXag8KyOcJSErgMI4UGmmpsDGKfAM4PxATxQxgZRm45jpHMbI3GEHmTmJSpACf0B0Xj8D1g6yaRKD6FLgdFyU6tXpW1KHuywfAhtm6SQqbpP0mmeg39Ach/F2kgJPxnH0BWYDnzNgeza4BXRxNEDceQ4UxsSpizge/u9//fenbJxNYPQM1Ev9+MZr7e37IoB0NonzZBCoaDwdRfJE0+ovyhhHLOLrSZyWRQOkkeSNmwKEPs3yEv6WILfxAiRNkpyOMiAGWJ2DkgeqyIj6KWvrVZLDRMdZhLIBRqVZqQZRDpqalI0NHEfoIi3lntl4kWaTBNRj/vuh2oLfbfq9S79b8DvsqHg+BeVJSwArVHal/vkPdaxayhtmsz7Im+gAyZGAMp9mNs6ui8bGAJZZqc5++xngU1gsvwAvD0/yPFp4e2HLPxKA9x9+XAZAQo82cLF44xgkDBCwVOfwJzyCp+eqtbcHH7a2fPV1Q+Eg3aQHb+kD0A2v8XF+BC9hgO4cnxJ8Qhxz9Uw154dN9VJ53lw9f65CX/0OTWE49FVHcdPRxr2QOJmNoZcXBarvq+MX8Ek9e6b60B3HQ/xRDwbFD/1eDxA0zeyGyZd611ovIFVtr+ybpGitYuw/ze7inBBgX4/7cKv6DlH4Pv/tHSkQ9T//8fs2vUS5n9iCJuEnoFtjeA1jDLIY1uggAQGzCoGilmqupRd/icazqBQaxguQAVGBTEfB4Gt82UTWOuJC6MY4Tq9hvG2W2guEU8n2tm/6AWc9+kyIf6deIEnElsflLE8ZEkRxRDr8Gc3lIh2C6QQd//QHjpR7MN0E1hvqxQBsGMwB9DTiZQuLJytiWR56peMiwhUwSq5HyAXilZ5zhR8mTTgCRmtmznBsLll1WWsZaokVzaOKNEtpV3BQOjJ+QyxMhshYyTZWfeSdhteIgDpeFMJCpe4rttJrw9YT4ZU3jMqI7dZlPDhFgi9VnOdAlJg9tLHGXootmU3Rlwq82gHjcJdn6XUFV9nMDo72Cq3rLbgLsJznUVGAY0B3xCLh0dBpgeMM1OkIVBPMWwGWfMCam2dZCcb4TZan8QItHxj/2ZjI5qmCJb1MZ+PxJRlOHBFegd9A3zHJchkDhwNvrx0AGMtU09nYQKOXl0oLglpfEYsqnZAJ17QCtcZoUB0UhZBcKa9oxLC0Fx4LkTCIaI9BE2Ati5Soe6MYJ4PYo86oMcIbGKcb9nTjNI+/JNmscFtl/Yl2YUsxSq5KMqMaJCrK1wlEHfE0SgcL/coocM4KnIMCyyzgwVXhodO96OY9S5f1ImC7fSwkyTKwe/7Oai2zQ819+RKNPuADAwIqzkiRfc6AxDGhRvH8traO5BFkUiYpaz/rv1m90YCZCBbaRhjUOSLjcq9+fIUKdKyFYMtm9arXgmk4E9fkQgw3hohIYxN5AZvQidFcfDPUdFaMvKavp2YYpSF7moU8tcAM3TXMuzcsbKlNVY2WVxQZlcnR/QPnhW55bekZ88KQs6RHFlOPbOloFQNyFATY8WrZ3Yu9qhH7olp2skZwpR+Z5ZciYbRqKrr5zTQrkpJCf1giPUfHb1lctyCuFP6ggHBY7fw8Y43EI3spujT4dwtLVRTQoGc53Zq1Xr2QKTw51qtgzRzAclxHjmPRc25cJeOx6MAqZTMr1FIyA3fDcDcAV9M3CGZQi25sDDeIgSghDbsx2oXqFBjtu2HVuq+8ImRNQyMEa3lYnu0WXZrhiyZUiwljGpi8ZrG9/ND0YyAnYuCo6KgyRBBbf4kweeCpYiT0P997c59zqQwSOIjsJ+A8IKKVkcYUJq0xVzVGYdvWMeaKWmWtEZfsFwYkqBwhRHwhBHYUuWGch7PogUp7Cc7RRG5La9SeDitZTV0Uc7t7a4SDY1hRIdCA5s0oMskzIDZCvFTh9/1aeFB5MBqh8mAPOy6YKcu/IzTaYVuV5ZZRH3M5ZHg9H+9AnpRcp5gQ6eRUDeAhx3SOsyYQ9RfI2L33gToP1MdAvfWryAFHWxWqYGYpQY5OKSEX60Ojjq5MxnLy/t2PP52f/fQZDUUXWEj/9gMVHsqHVkt/2JcPu039oW1g4MF0aAeqXXWCB+gI3KbHw0DtNXs9HfWfnf7x89nFH6/efzj9C1CAmva+o7oHAVUrwj3o0WQk4aF8biMBQt85wBLgvgXU5mf63JJ/TMFHBN/lJnptd9HgNAbgfovAB0wydZB5tqRjS6baAkJQ9Dwhmsknayoh9LR+WtZPW8/AfdnWPzD7vYruJYh9+gFqDjW1GsTGYECQRifSOz/57Y9fzy4+vfvwE9oAiJpEeZcrDajGd5noYh/iUq0+789+PXuP0+0+PX8aqKfv8ddb/PXxaa9aDrstXDnJUKNmLfUYH6oolihA5bF24YHU93D1TyIq2wTqtw8XsMoo+g6b+D/+F+KPXxVw9hy63ny4OD/5jISRT2lg+cn7Kp6og/TcB8r7A8wC5ABOkmfGRaeOCQJmx27GBwMhw9pH9OkF8Q4/Yq6HpqxC8Ux5ISKAl741JTRgzfne7gG+8xAJmEZ2dGKSPK8a21d/Vl05dd9rhy2wNyZ5BhScj0DAXhkrPaWBvKpmcSRpktizZ5I2kYVmcI5MhBpO5rR9++sogeRE16go+SwWk3425rraLGVrZKptHpffuJRWQIyUo88AC1cmEypLGSMYaP1ASDGWVBfL46gAGx6B5SxAL2HEPLvbnkQ3MJmIBCyM0KOfC3XID8ZTz1ySv6PfDA/A3bfBPQlUFZdMovy2WK7VUL9N6u67wDjWPFAQU98lw3IUKFDL61GVMdlpRnYH0Isj+vBcLYAGBqYWjEVodA6AwoDAeEysVdWf4R+NyG4Nf2FvD+wY/PwAP75poy7baBCaZBasV5h8mLfQ67B6tU/gYVDNWvfY5zZ4aTFDPBiuPe1cusLeXgWFITSACLBdPEEQaQWOnUWDkedhqpIQK5dfAUNuLC7jCvQ4GGlisHej3fWff6rldiTDfkVkWb10GMIRCM17MAcywcpC3E9/0Uwz730TB8t80Tgc6ADKlkAYEk/BF+37FupKCAiAHrYeq5BiWEsxxmyfzKe6lBV3qa7GybSwKsm4ZC5BaS5pYV0OsvFskl7qNXN+8ok8VhdG8RLNTI8CYQrXmBVgL1kCidumO9xA8+5yc4VHv3SHOY/KUeNqnGU5QO5guLmlrLYbaNv1/dVDopw3hUjsZz3v+itHe7DH2lEsXjzYacNyea5v4/0Pq1yPdrNc6Ws7urYD7pIqYrquj2WnhMQNKMjMlCMQ7C7tyoDvO7ILQdCLYan4ByMgFi1xLKm/4YGPsQyW38ratr0GFxHtakoMvYe6RRKYGaFAOjFhHMawGJPiNWAU4dNniJRpJn+KOyRArD3TFsW6/G5fMjtNCIzlSdU2QccN6+UQrQIjWAbar4AO1gIdVECHa4EOBeigArLp/YHpDfceJzhsY3lnNRqZ9qFgMexGNPxQ4dFWYj22wxpRD6I7rOzOHii48JRinZimopMw3fQ6wQxngC60je0Sb1VWmTXCia60zgyrvrTQIQjwdABD/SDEIbaBx6+3M+G+Wx5jbM8dwnzVxcfAacT6cBdpCgwRPTbcVrDDMz7mOYPm0p+O+soruiMhL2FXL16oXQi+cYV3uOMzdYA+2EoFy3heOlESmQKs7UoI1VGXJAQMHvxLkiJbaHDtaD/Q2y8Yw6X4lUvB5dR+0W7goGJSBlGK22L9mJa7wkhJcsIRxFFllgHZ6ULKw0e0k3lHO2lgVK5rRWHehLSCKrYZ/2JodaVNT2WHbCOkfegThltTN0qKNzrSPK6HfSbms8Ykl3jMzq7LmBsoNyskyaM7Uy4jRV+UsW0A0cjaz7PpHaT40FLmXHStAjwM5rA8LIvqSFpeHFeft63aCmUN3AcUb983CPbW11oRd63AytPAcqSQ9lLZhgK0ONHFSatANUfd6tKIgaZNhb0KLdNXMby7sKLPnl+rO+N/wjmP/vKO45+sNKzlVBYkkXi8y8ZFo6rey0NubTHLAfjQJkehqLj0iCNYvczQtqz4v/sN+y//NhJ8wp/c6p7e5Dl2yhRaecgc9HRkSyyrVIkWmu7NNYFv6ofG6XNWRrgFi3M0YbGmZdNCXXUrRrBW3+tithU+Vfh2rI7Wuhhn6TXt9RSS7zL0dyuH6WvAlUm1NWdJrmUXmAWHyDsOpRBJ9XFJWB23bYK0UgRVZauD9akq1MYlkaJ9XbUp25RNGGvI5VqxNbGqOMZpPC4yLuyyG+PPhhTWPxBSFynY2qpqw48Xqx8a+puGqbTFLfCvwWm7X12ztjf6vNqg7iaeNsfYcUVZFqlgKhuNBgFJJRyiaIt/9UwGjf8nOQ3isVOuzDb6T12g/PntyU+/nJ9dvDsFqp82w9Zue2//4PCHk1enr8/e/Pj23b//5f35Tx9+/njx6fMvv/71t//4T/Vv321ubTd2Ok+X3TAG18Q3S6cePrZizqwo7+z0HZ5aSq5TKmGo4jaZTuPhEcHxURUV0cmaXz6/2YYUWvtnFE6EvhWTNdyAJXcsiEnn47zaoiWOWrG6ZhN7XptTructxXJQfzEdmxAJykqJSjd4J3KPlefu96/fqV+7xY/HKFCtdSeuQVWGn4juRhIv4W/vAI90RBQv+ZBDPZMKQv0khBQ0RK2JyVrfxX7RLF+xtdc2FatmYD2oNIylDDxp0g2xhosl0n3qLpuRQAJGKWAmiHnuUiFJcZjita2lwO1cVejD29sVrw7qbllnBYTt0Pgs7MSv+JiOzwBVUxunEu7DFKpO63d6bxMK8r/iYSasZHewbtPuQIp630XaehWpDAqkziAdw6NrQ6yDEEMqrnYRCkSm2bO0+u0CI1Fe7+tsKadxPCTr0yUnNYiTscf6B4qKpU7M9gO16mXoU3lAjqegXvd4gGpGRLsMsZ5iZ+7NupiGyTUrkz5zoncvzfLQOFjJqfyrNjfru5xX0biwIiLLOtMIaIo+lTmE2lKwbUxhnZdRXgoDAzB1T32flZ7NK3VsDEZRfgqSPCm9pm+FPjKujkVJMZxo70g4BxTv6s8QhO6yt3vCE/dIhiE63V1/BfN46tz52TPl9BI1OMYTcy8hD+qothbXKlSyIe6II6zEUae5ZdHcsqNBqURESa5VMAxrgSS9BBztPdCb9t7KeSmb1bbXsTluhVaEcwexwSTXwRPQdwR0tOHGoYaPy3MpQC3GxvLs1yYjb2k6//pMGEudrNohhcdOdlnjiFnz3QMNmrr4Tn0GB/ya8sjc8xucUXq16jrh830nf+ZDwVj65wyCT102gS4ur+NeJ51e7ihImpOUigEz2maR08LmmLDyLumA8CWvTl/hMQec4yyFoJy2GsacBnF/qqDG4JQlbjjcpoF0HBzldCgOFjNV2HD3AzPuqzE8eEtj3/GxrDFtk/gNs3OTRnnC5x6/Knbuzv4BxtJEdM3XXwO/lrcnqCvouOw9VH5ylBRlBn0mzlELPHn62DELHGjVeR7Ga1w+uXhM9xPc7T/A5L9qwtM12BzuNevtLWxv/eBjVHBouwqKxSSYMdC7Yu2RKD7vJ2Z4U+D5iOmmklOj1OiT58AztHg6Lo/SYgoiSLGGAGZjKiciDIe6grzHe2D3uvw5mzyQZgB+Xa9EwC081LRp4UyqqkI8pu2fptPwqcJuld3Mc6VGYCNbhw4RDAh/hIiykhGPBcRUhJTCQTMqvC0dUjWEiKGf0QkTSw2Ar9Tbyg14IAgfnhB8vSagz5OVd3FMh5YIfFOQg7QMNTvyDqJD5OO2oRNlKLjB2baqsTXWF8Q0U/czHKOinwBBc8/N8Ye8c/f4MqJpykL8ujYmXl4sOABrqtZZjDWNOCXHdWJf7OJSyfXAQuf2FBkxjTsSFeojQ3cukNgQF8qk8TjrN+MsKndb+kwvj7NJmFyT0F/wNOHvc3qNH1ecvOrPBW5OzoIQ4pNdqCK1lWTFlGiWtqp1I68XXMBWI55mtgHN+Ehmf0F5j0JSTY2ZeRHIS7AUmJ8tbLIsLDgJmAFhmdtYxDjzO0Eyd5HUbSMJHgdlkWHRzK5YMSO2rKPLFRqzE6//Y14YauAx4H5OEUyYw2DR3MPnZbj7WkTCetEl/mhN2IKZovISxm0a/oVqtUFvSykrscg6ajsk+4rer4N3JCodB++JIXV2lzqxgSOxJgtLb4Mv6n6GtG9BCWQtIxV1QyERf2vikO58E6Lq/v/RQedQoeFpkzRpG2JROmZoCYVW4TYmXn3c2ieANWqW1DHOBWPiYNTSYKRzQZrU1Y7MIQvxxpEhWh1MdZYrtZb6ren5oELWVYisnavqqxcATk8ShmVVMqrju/axFlWynaxthV/hCUK8w6U3KSSiW3rwKWCjwyTu/TCI2sxtMHOuhCAucIOWckMcYE3xBV818ng4G8RedRUGI5N+IBVulBODP8c6QT1jNMWHGSUBmjsHVr0Xr8bh1QiG2VTNxr61hUV6E/ULIrPb7IHeMKSP+wbUF3I3FypcAUVMX4JsIeQuDFpB49MavLvfjLe9AtLJBFwxmbt3sqUQYRUNhA5Pw4XfIZPDh0XkFQXpY7yiF1HUXuhAGxYjl+m0tOnm3+ko5hsQrDlOUB4oPukjg7mKwLvq5dK+53SuFzvlDR4u4yG6kdIpkUwXLhiakOHCAhMhT9HiNTHmmi7MpzmmhbzK+AU8SgzwEiw0LCVaoVN7MU7ZHd1rzYywsEA7NOGavTdaXhBV8REj+TEBbv2oGeAr+TQGeAg6JCdqxIZkCappQ4XroBxcTRuKz9zXQNFUOsPaZ5XOqGZWrqXGdN59iBoD1RYoqZpXloPNxhqmiq4eWzRta5LpntE2rPI9a5V/VfOOMkrEvUArO8pojG4jSXces0y1fevaahvAokkgF8P9aroaCl7OtpSEPVADXDUxX5mldaav0V5HCYTfkzi/joe8XT0YZ0VsG9g3ck5w9ZpbcyGtdrvhW2IJrb69qoJZYOVtRblbLmHO0V2tii5QxHPSALPoVrlAXExL7TSms81KAqJqyld+G5jNNYwLpAkRddahk7MMcsdEZjU/WrH3uXwhZEvt0f2YWVpd4Lmtz/YJqeRtr0GZE2Z8Sxou2z8gQMLpQ3Az9fANiRD+CnYs/NcjEvF9yXDIBTAajMoELgTp17FlqVebaUbUYEZsKU+eq9OGVBogW94MVOhU5Z/gGOsoFLV+nAJE0pjL3wUdo2y6wzCqtazQYYBHGLS0uRM/4hzCto3ThJRVn6DW5YUKG/ugPibGXAu6jjI8UYZnL3AhNlAJPO+KJEwoR4tpVnpXDVRcQQdcuGpgyMy8QCffMhQAsVcNnmygowCjyHasoKGcYAEs44OYHI4j4fayo6NxuNI9+bTJTRyOGl7Pkc+e88auM9OLhcGyqGPRk34URyVx+7GGTU/9UWy1kL1W4JWrs9rogEOpZAWeRCut5iYh60BIfu8vm5S1F25p+zVPpnJcvP5tDBSXAWbIFPuxOSb1PV2kTdEfeJEcS4mwZB3QVYT4bzMIiotkiFdlimSSjKNcyKSvGUj+HuOJcaqj6aveBbjMMpu+j6+wPpRNL6QekJVlNuFWYfY9+nZ4gM6XY0BeVqHhKAOvdSqUYQ5j/CJmFxO6GtCun4gq6YrwseVEseoK0/e8AZ9qblT7HL59jS+jy/iMQJst3MDBoz2MtWNh9RtFlpeWc+8LXliD/Mmv9uZDe6Q17tS+2wm0rKoDO9kxVXr52p0D7+S/jue54R639R63bnIrORZ9nQdQiaB064w+3OgPtz0rXbXtJ4qKOrMv0kyXVeTurxgr0mgIQMHmcs82l9bLVXm1qD2rsL6BjxfxsindBYypgTb+acNnCJFQfRNoGOsoG6/19Jj0tG5iaVpdL6XFj0eSe2RzreaWbg7stH+522J1t4W9y2guiad0Q4aIbNB53g9XDufozXLPLqomlWQJoOsJKkNFoOovhI41kjVZcBXacj4IXMLgmCzu7ioJgxB5ndBxgSqdXRamCGTAt6GNJ4qwPI3ozbwZ31YFwnPhqfSocI0WO8LSN4bdeJzLpzCktsVHQ+FXSDT21hMktkyrth6mAsM11l1l6EgAIuplAdRfrBOADoE8PQQrHlOF7nKTvqFGxmT1kpcL31LFbQuDC1TD4KJ3WcbEUJVr/ZRtU6+BekerfeE3eYpAtOJb/KHY5ko7G9x3Wy34k2WbyZP4tW8CEbdIJ5nM9ymxSRRXKXcH5BiMhkny6sx1khqL6OkySIqhaj+b5egxMbfDIWV1PfJFRzSEgOLX9dBe7SDL8mGSkpvbsA8Qn5Rr6ynf7JnrxRathLZFXKmOFeKaklnn6TipsFCtUz6btrXowLIDQ8rYreeAd2aaOSSkBEQZfm8pPBkVHmBzu36VXAsWz+tq5EE1DFWHzdOWdYbXvpIE1g7TNnNDyb4HunrfrphGyBbrLDciRzoPqOSvFUrvxJWmelB8r+9r2ehIpfR1OedgDQPM6B2MgVH9ttpFG7hDVLgJCH3Z0OJxuHrhzUgRus7QxKyzX1swxEMWyK+Ns1g9zmJpnJqVWx7HBTDjVKW/F3KLjUt8/NFsgcgLXQLBx5VlPyldbVhnhcSz8Jla59i/x3KzT2lq1SLwJ3JlwpS3sLV25nPpnrx9KlN/ix2W5OtfTKe8y3fY8Doqo0ss2K45K4G4Ln58dcInU3yrtosj8sUojMLw+2/kZkTtqgM2fbw45ZN/HlFhVNRaivJFc7AQqWwf0Lmrnltnkr1lfcSDkenTHCu+AYlzCsDpJBmeVRoT20mIdK7OD1Ij8+sbX44kT8rHEASaDCdhfli+y6d9tJT/DztG17GjUAAA"
+        gzipBase64: "H4sIAAAAAAACA7U923bbSHLv/oq2T8YDSCRNUtRlKMs+si1fsr7M2DM7k/BwRiAJiZBIgAFAiVyPz8k/5DFfsT+yH5EvSd36BoKWk5PMyhLQXV1dXVVdVV3djX30SH2Mo0mhIvXTRzXOJrEK3nz68OjN2XPVOWq3ew11E+dFkqWF6qgyU512Q80BbKa6obrIs7mKUpXMo8v4+0ItklU8KxrqIstVOY3V6WSiovE4LoosX6ubJL5VSXrv0SM1yrPbAvCq26ScZstSnT+Lcuz9RVzG4zLLz1vq1zwpyzglZK/jKC+n3B8iLsoonUT5BPqcxMU4TxYlkNinOiJGJYWaRzCa0SwaX2OX0EDdTpMSBvihLJbQ8nKWjaIZtMnjYprNJg1sngInZtkYyrM0DqmIIGJ1kaSTOFeLCKjKgR1RDmXZEtCO1giW5KrT7/T34F9H5cu0oF7HeVYU1Pkku00Z32WeTJDAIpovZvEE8WfLyynVzaMF/l2ry+QGSI3StcqzMsLhEZYCSIuPmRMiGdXFFsTWrCyzeTNPLqelimbJZTqP01KTjF3OsuwaeiQBZVkDOTKegtzzHNiOWjBPZhO1AMQLKAASjo2IgB8NtVygEuiOew3sFckGRqCAAFEKPMKxgcTGU+kqyolPCfZwAXyM1QLEAuzVgqGRZ5PlLGa+TmJUhkkfW8+jErSGH7DTAEaJPS2SGFQthX7iolTPnr8m9b3N8gmIbZnOo+I6SS+Z47qGZDKJm0kKDJnF0Q0QCM8ZqEk2vgZ0cWTZEZNkP8bx5L/+/T8+ZbNsDr1nMHb16mXQ3T8IRWHS5TzOk3EDOL6YRvJGwxqtS5JLEV+iIIoWiCLJW1cFKOkiy4EdCfJ1tgY5kOYtphkQA+zLYVI2VJER9QueXRdJDgOdZRHqEjAqzUo1jnKYWUnZuof9CF0kMm6ZzdZpNk9AnVe/H6ld+N2j33v0uwu/O30VrxYg3LQEsEJlF+off1cnoFTBJFuOQD+JjjRjAWUhjWyWXRate2MwC6U6++1HgE9hcv8CvDw6zfNoHex3uuGxALz98GoTAAk9vofaEcxikDBAgGlZwZ/OMbw9Vt39fXjY3Q3V53sKOxkkQ6ilB6AbqvF1dQyV0MFghW8JviGOlXqo2qujtnqqgmClHj9WnVD9DkWdziRUfcVFx/e+CInz5QxaBVFDjUJ18gSe1MOHagTNsT/EHw2hU3wYDYeAoG1GN0luqk0rrYBU1axtm6Q4lWJsv8hu45wQYNuA23Cp+g5RhCH/HR4rEPU//v57kypR7qeuoEn4ONVmUA19jLMY5tw4QUtAKgSKWqqVll58E82WUSk0zNYgA6ICmY6CwWqsbCNrPXEhdGsWp5fQX5Ol9gThVNJshqYdcDagZ0L8O7UCSSK2PC6XYJaoFkRxTDr8M5r3dToBAwc6/ukP7CkPYLgJzDfUizHYEhgD6GnE0xYmT1bEMj30TMdJhDNgCrYQuUC80mO2+GHQhKPBaM3IGY7NO6suay1DbbCifWxJc5S2hoPSkPEbYmEwREYt21j1kXcaXiMC6nhSCAuV+mLZStWGrafCq2ASlRHbrfN4/BwJPldxngNRYvbQxhp7KbaEzb7Aq0dgHG7zLL20cNZm9rG3Z2hdr8G9geV8FxUF+DN0nywS7g2dLDj6hno+BdX8XnsM0tw8y0owxi/Rm6zR8oHxX86IbB4qWNLzdDmbnZPhFCcEfgN9xzzLpQ/sDqIT7QDAWKaaztY9NHp5qbQgqPQZscjqhAy4ohWoNUaDqqAohORCBUUrhqm9DliIhEFEewKaAHNZpETNW8UsGccBNUaNEd5AP4POUBcu8vgmyZaFXyrzT7QLS4ppclGSGdUgUVG+SCBKihdROl7rKqPAOStwDgoso4AXX4UnXvNikA8dXdaTgO32iZAk08Bt+TurtYwONffpUzT6gA8MCKg4I0X2eR0Sx4QaxePb3T2WV5BJmaSs/az/ZvZGY2YiWGgXYaPKEemXW43iC1SgEy0EVzb1s14LpuUNXJMLEdYMAjmNTeQFbEInRmMJTVeLZTEN2qEemmGUhhxqFvLQGqbrgWHeF8PCrtpRtrfcUmRUJkf3D5wXuqXa0TPmhSFnQ48cph670tEqBuQoWBDE9bL7IvaqQuwTO+1kjuBMPzbTL0XCaNZYurlmkRVJSUsVmCJDT8evWVzXIK4U/qCAsFvt/AJjjcQjBym6NPh3DVNVFNCgZzldm7luK2QI90/0LNgyBrAcl5HnWPSYWxfJbCY6UKdsZoY6SmbgrhjuCuAq+gbBDGrRlYvhCjEQJaRhV0a7UJ0aRvuuWLW+WK8Iq7yJEYIzPRzPdo0uzfBFE6rFhDENDF6z2J1+aPoxkBMxcFR0bA0RxNY3ES5MeKgYCf3n98Eq5LVfBgtOiOzn4DwyXGVQTzMKk7aYqwqjsGz3BNe2WmWdHjfsFwYkqBwdiPg6ENhR5IZxHo5iCCodJDhGE7ltzFF3OKxkFXVRzO3BtREO9uFEhUADmjejyCTPBrER4iWLPwwr4YH1YNSD9WBfd1wwUpZ/X2h0wza7Ki+jEa7lkOHV/EG/ZmU6hpccl3O8agJR38QzFbxtqHcN9VNDvQ5t5IC91YUquGqVIEcvKWEtNoJCHV2ZFcvp2zev3r87e/8zGooBsJD+HTRU50geul39cCAPe2390DMw8GIa9BqqZxvBCzQEbtPrUUPtt4dDHfWfPf/jx7OPfzx7++H5X4AC1LS3fTU4bFB2pbMPLdqMpHMkzz0kQOh7B7AEeOAA9fidnrvyjyn4CcH3uIiq3SYanPoA3K8R+JBJpgYyzq407MpQu0AIip4HRCP55AylAy2dn67z09Mj8Ct7+gdGv2/p3oA4oB+g5khTq0FcDAYEafQivXenv/3x17OPn958eI82AKImUd7NTAOq8W0mujiCuFSrz9uzv569xeEOHrx70FAP3uKv1/jrpwdDOx32ujhzkolGzVoaMD5UUUxRgMpj7iIAqe/j7J9HlGZqqN8+fIRZRtF3p43/w/86+BPahNO+R9fLDx/fnf6MhJFPaWGSKPgsnqiP9HxpqOAPMAuwBvAWeaZfdOq4QMDVsb/ig46QYb1jenpCvMNHXOuhKbMoHqqggwigMnSGhAasvdrfO8S6AJGAaWRHJyYpCGzfofrTNuWl+36v0wV7YxbPgILXIxCwW2OlhzSWKjuKY1kmiT17KMsmstAMzpGJUMOLOW3ffqVEmc5R0eKzWM9H2YzzgMuUrZHJDgacLuTUXwExUo4+AyxcmcwpLWWMYEPrB0KKsaS8WB5HBdjwCCxnAXoJPebZbXMeXVFGDQUsjNC9vxPqkB+Mp7pySf6GfrNzCO6+B+5JoGxcMo/y62IzV0Ptdqh56ANjX6uGgpj6NpmU04YCtbyc2hWTu8zIbgF6fUwPj9UaaGBgKsFYhHrnAKjTIDDuE3NV1Xf4Rz2yW8Nf2DoAOwY/P8BPaMqoSRMNQpvMglOFiw9TC62ObNUBgXcadtS6xQGXQaXDDPFgOPe0cxkIe4cWCkNoABFgN3mCIFIKHDuLxtMgwKVKQqzcrAKGXDlcxhkYcDDSxmDvSrvrP/9Um+VIhltFZDmtdBjCEQiNe7wCMsHKQtxPf9FMM+9DEwfrtDAYh0MdQLkS6HSIp+CLDkIHtRUCAqCHrcYqpBjOVIxxtU/mU53LjDtXF7NkUTiZZJwy56A05zSxzsfZbDlPz/WceXf6iTzWAHoJEs3MgAJhCteYFWAvWQKJX6YbXEHx3maxxaMr/W7eReW0dTHLshwgH2G4uaucsiso2wvD+i5RzjtCJLZz3vfC2t6+2mJrLw4vvtronuPyfN/GuxROuh7tZlnra/s6twPukjJiOq+PaaeExA0oyMyUUxDsHm13gO87dhNB0IphKfkHPSAWLXFMqb/kjk8wDZZfy9x2vQYnEd1sSgytJ7pEFjBLQoF04oJxEsNkTIoXgFGET88QKdNI/hR3SICYe6Ytim3ruwNZ2WlCoK9AsrYJOm6YL0doFRjBJtCBBTrcCnRogY62Ah0J0KEFcun9gent7N9NcKeH6Z16NDLsI8Fi2I1o+MXi0VZiO7ajClFfRXdk7c4+KLjwlGKdmIaiF2G66EWCK5wxutAelku8Za0ya4QXXWmdmdi2NNEhCAh0AEPtIMQhtoHHr5Yz4aGfHmNsjz3CQjXA14ZXiPnhAdLUMEQM2XA7wQ6P+ITHDJpLf/rqM8/ovoS8hF09eaL2IPjGGd7nhg/VIfpgZylYxqvSi5LIFGBuV0KovjonIWDwEJ6TFNlCg2tH+4Hefs0YzsWvnAsuL/ertz7FpIyjFLfFRjFNd4WRkqwJpxBHlVkGZKdrSQ8f087rLe2kgVG5rCSFeRPSCarYZvwvQ6sLbXqsHXKNkPah9xluS94oKV7qSPOkGvaZmM/pk1ziCTu7AWNuodyckCSPbk26jBR9XcauAUQj674vF7ewxIeSMuekqw3waNv5xEyqYyl5cmKfm05uhVYN3AYU7yA0CPa351oRdyXBysPAdKSQ9lS5hgK0ONHJSSdBtULdGlCPDU2b6gwtWqbPMnywdqLPYVjJO+N/wrmA/vKO45+sNKzllBYkkQS8y8ZJI5vv5S53d5nlAHzkkqNQVJx6xB6cVqZrV1b835d77l/+bSR4n5/87J7e5Dnx0hRaecgcDHVkSyyzqkQTTbfmnMA3tUPj9HNWRrgFi2M0YbGmZcdBbZsVU5irb3Uy2wmfLL5HTkNnXsyy9JL2egpZ7zL0d7XdjDRg7aLaGbMsrmUXmAWHyPsepRBJjXBKOA2bLkFaKRo2s9XH/JQNtXFKpGhf6zZl27IJ43S5mSt2BmaTY7yMx0nGiV12Y/xsSGH9AyENkILdXZsbvjtZ/bWuv6kbqy1+gn8LTtf96py1u9EXVDr1N/G0OcaGNWlZpIKpbLVaBCSZcIiiHf5VVzJo/D/JaZCAnbI12+g/dYLyx9en7395d/bxzXOg+kG7093r7R8cHv1w+uz5i7OXr16/+ee/vH33/sOPP3389PMvf/31t3/5V/VP3+3sNluP+g823TAG18Q3R6e+fmzFnFlRwdnzN3jKKrlMKYWhiutksYgnxwTHR1VURCdrfvn5ZROW0No/09Ef9K24WMMNWHLHgph0Ps7tFi1x1InVNZvY87qc8j1vKZaD2ovp2IFIUGZKVPrBO5F7ogJ/v3/7Tv3WLX48RoFqrRtxDsoafiJ6EEm8hL+DQzzSEVG8FMIa6qFkEKonISShIWpNTNb6LvaLRvmMrb22qZg1A+tBqWFMZeBJk0EHc7iYIj2g5rIZCSRglAJmgpjnTxWSFIcpQc+ZClzOWYUR1F7XVB1W3bJeFRC2I+OzsBFX8TGdkAFsUQ+H0jmAIdhG23d6rxMK8j/jYSbMZPcxb9PrwxL1ywBpG1pSGRRIXcJyDI+iTTAPQgyxXB0gFIhMs2dj9rsJRqK82tbbUk7jeELWZ0BOahwns4D1DxQVU5242m+ouspOSOkBOZ6Cej3kDuyIiHbpYjvF3tjbVTFNkktWJn3mRO9emumhcbCSU/pX7exUdzkvolnhRESOdaYe0BR9KnMItSVh21rAPC+jvBQGNsDUPQhDVno2r9SwNZ5G+XOQ5GkZtEMn9JF+dSxKiuFFe8fCOaB4Tz9DELrH3u4+DzwgGXbQ6e6FNczjoXPjhw+V10rU4ARPzD2FdVBf9bS46lDJhrgnjo4VR5XmrkNz140GJRMRJblWwU6nEkhSJeDo7YPe9PZrx6VcVrtex+W4E1oRzkeIDQa5DZ6AviOg43t+HGr4uDmWAtRiZizPQWUwUkvD+d+PhLFUyaocUrjrZJfTj5i10D/QoKmLb9XP4IBf0DoyD8IWryiDSnad8IWht37mQ8yY+ucVBJ+6bANdnF7HvU46bd1XsGhOUkoGLGmbRU43m2PNKjinA83nPDtDhccccIzLFIJy2mqY8TKI21MGNQanLHHDUZM60nGwOcvLGTbc/cAV98UMXoKNvm/5WNaMtknCltm5SaM84XOPnxU7d2//AGNpIrri6y+BX5vbE9QUdFz2HqyfnCZFmUGbuXfUAk+e3nXMAjuqO8/DeI3LJxePy/0Ed/sPcfFvi/B0DRZ39tvV8i6Wd38IMSo4cl0FxWISzBjoPbH2SBSf9xMzvCPwfMR0R8mpUSoMyXPgGVo8HZdHabEAEaSYQwCzsZATEYZDA0E+5D2wLzr9uZx/ZZkB+HW+EgF38VDTjoMzsVmFeEbbP22v4JPF7qTdzLtVI7CR3SOPCAaEP0JEaWXEfQExlpBSOGh6hdrSI1VDiBhGGZ0wcdQA+EqtnbUBdwThw32Cr+YE9Hmy8jaO6dASge8IcpCWoeaR1EF0iHxsGjpRhoIbnG3X9q2xPiGmmbyf4Rgl/QQIiof+Gn/CO3d3TyMapkzEz1tj4s3Jgh2wpmqdxVjTiFPWuF7si018KjkfWOi1PUVGTOMjiQr1kaFbH0hsiA9llvE46pezLCr3uvpML/ezQ5h8kzBa8zDh72Oqxseak1ejlcCtyFkQQnxzE1WktrJYMSmaja1qXcjzBSewU4inmV1A0z+SOVrTukchqSbHzLxoSCVYClyfrV2yHCw4CBgBYVm5WMQ4c50gWflIqraRBI+dssgwaeZmrJgRu87RZYvG7MTr/5gXhhp4bXA7LwkmzGGwaBXg+ybcl0pEwnoxIP5oTdiFkaLyEsYmdf9EdXugt6WklVhkfdXskH1F79fHOxJWx8F7Ykid3aZebOBJrM3C0tvg66qfIe1b0wKysiIVdUMhEX8r4pDmfBPCNv+f6KB3qNDwtE2a1IRYlI4ZOkKhWdjEhdcIt/YJYIuaJVWMK8GYeBi1NBjpSpAmVbUjc8hCvPJkiFYHlzqbmVpH/ba0/KpCVlWIrJ2v6vUTAIcnC4ZNVTKqE/r2sRJVsp2sbIVf4AlCvHOmNykkott4CSlgo8Mk/n02iNrM7TVzroQgPuIGLa0NsYMtyResauXxZDmOA3sVBiOTUUMy3CgnBn+MeYLqitEkH5a0CNDcOXTyvXiVD69GMMyOarcOnC0s0ptoVBCZg/YQ9IYhQ9w3oLawdvOhOjVQxPQNyC5C7kGnFhrftuDd+2a8vRpIbyXgi8ncFZQthQizaCB0eJuswz6ZHD4sIlUUpM/wyl0kN/DElsNk5DSdljbdVHw+jfkGBGuOF5Q3FJ/0kc58ReBd9XJj33Ox0pOd1g0BTuMJupHSS5Es1j4YmpDJ2gETIS/Q4rUx5lqszdMKl4U8y7gCXiUGeAoWGqYSzdCFOxkX7I6+aM2MMLFAOzSdLXtvNL0gquIjRvJjAtzqUTPAV/JpDPAQdEhO1IgNyQZU24XqbIPycLVdKD5zXwFFU+l1655VOqOcWbmVGtN472vUGKieQEnW3FoONhtbmCq6euLQ1NQk0z2jJszyfWeWf1arvjJKxK1AK/vKaIwuI0n377JMlX3rymwbw6RJYC2G+9V0NRS8nGspCXtDjXHWxHzFl+aZvvZ7GSUQfs/j/DKe8Hb1eJYVsWtgX8o5wfo5t+VCWuV2w7fEElp9hzaDWWDmrSbdLZcwV+iu6qILFPGKNMBMujoXiJNpo5z69LZZSUCUTfnMtQ2zuYZxgRQhov42dHKWQe6YyKhWxzV7n5sXQnbVPt2PWab2As91dbT3SSWvhy1aOeGKb0PDZfsHBEg4QwhuFgHWkAjhr2DHxH81IhHfl0wmnACjzihN4EOQfp04lrreTDOiFjNiVwXybk8bUmqAbHm7oTpeVv4+9rGNQlHruylAJK2V/F3TMcq23w2j2soKHQYEhEFLmxvxK46h03NxmpDStmlUmjxRndYBqI+JMbeCbqMMT5Th2QuciC1UgiC4IAkTyul6kZXBRQsVV9ABFy5aGDIzL9DJdw0FQOxFiwfb0FGAUWQ3VtBQXrAAlvGrmDyOI+HutKOjcTjTA3na4SIORw2vV8jnwKtx88xUsTZY1lUsetB34rASd18r2PTQ78RWCdkrCV65OquNDjgUKyvwJFppNTcJWR9C8i/hpknZeuGWtl/zZCHHxatfj6C4DDDDSnEUm2NS3xfyCYUCr5HLdxwwZd2gqwjxvy0hKC6SCV6VKZJ5MotyIZM+M5D8LcYT45RH01e9C3CZZbZ4G19gfihbfJR8AH0qgkuF2V/Qt8MLND6fAfLShobTDLzWc6EM1zDGL+LqYk5XA3rVE1ElXRE+cZwoZl1h+EEw5lPNLbvPEbrX+DK6jM8ItNnCDRw82sNY+w7WsFVkeek495HghTnIT6Hdm++4PW1xp+7dTqClLg/srY4p08vX7jx4b/3reZ4rbnFdbXHtL25ljUWfHwEqEZRundHDlX64HjrLVdd+oqioMfsizXSZRf7+irEirZYAFGwu911z6VTWratF7e1XQOhOHqw9sgXdBYypgDb+acNnApFQdRNoEusoG6/1DJn0tGpiaViDIKXJj0eSh2RzneKuLm64y/7NZuv6Zmt3l9FcEk/phgwR2aLzvB8uPM5RzWbLAaompWQJYBAIKkNFQ1UrhI4tkjWrYBva8noQuITBMVncvToJgxB5ntBxAbuc3RSmCGTMt6GNJ4owPY3ozbgZ364F4bHwUIaUuEaLHWHqG8NuPM4VUhhS2eKjrvATEq397QSJLdOqrbuxYDjHBnWGjgQgot4UQLVimwB0CBToLljxmCp0lzv0hRrpk9VLKteho4pNB4MPVMHgo/dZxsRQlmv7kF1Tr4GGx/W+8Js8RUO04lv8odhmq50tbttUa35ybDN5En8fdJFnV/whIv4yUoTf9KGvDYHtS+h40rKhbkK8J+CVUofk/iJ7Owv8MIMfV44Qg+ixR97xnOscGaZNWupTNruJ5csV5JDRC/M1c/2dKy5fptcphA7Q+atoWRRJlELYgbe9CBqMNYTj+IGWRXKTgWpfmu1Q53NLqFh4whAFUPGnss0hvgpg7LnzAQ5qqC8Luau+AfJhSPm0gc5qIiKWN7Xj6Fz/NJegftCoecN/V3il1dQaeAJbC9ga+wjtmXLj6uREN3lTeaaj/vzsf2KCuEIn9LCusiLNTQU7zpzx5Poev82pwdgG+XDAwEN0YX4ddWPrQ9NvbjfXvtoCDWfc/KHmDMKAwAWO7qvpxjQNnXepFNBhzWDb/hjdtWhOK29uu22VYj59UeEH2GG3Z/13I+c/toKA58d42WNMmR6NbogHUqSXnQrOoZ+3lq14IUaWxbiDw9oKj4MjIUx/xkLfB+WpXVFp3AqaDg5wB32JdwgHh/h4Q4rhpgoHwRSzwBqqo6Gmg+4Q/RdQABB7FqJnIfYZQqcIHYMkCSs5G7F5k925t3SOz+cqwKQr5Q2krTaiESfmFZ6H4qwRg+V0P7TIsMuOyTJVPyUHxs18Y00uRfV0UFA1b3gGI8FrDqmXejo11G9L+A5SMAHpemiWlBWTxDmloDYvvD0z/M254W/ODv+/5YfNcTLa5OX9h7YtgQkjZ+k7ziSmHGkToU2eFF9gAlWBpL0Bk3cDWUmSEgG7ptem7pX2i3E8zzYopOKXhsx2LZm4x6mbmwSwKdlONx6adPD7TV/WjuVCzhk6iTGw0e1Wz8SimPfA0seSq5FSM70lwVwWAfMllHwcFDiD8Ms0gVsORtbzgTYD+HTo1gHXbxhYC2ZFJfg591Y545tTbtk9wmDZ4SxXizJeuFunnYZ760H4RDdHt1xk8xLGznxK1xiPExWURYYWOMVMwe4J9b2x+K3M33TloKHscbqyaFZVNDqRLNPUzFd/urqz9SuJ5s6dOUs0VmKpNtKRGkguwG3DJflXxmRyZPWJVIa9AyFtENRilNxZHa3c5g7MxmYMLFp84B0Jjb6aX65cUuS1NqPiHVX0B/JOe6fp2k/rksKhmPwLiq2JuaEoKvnZ7NMY0C+1+90I/7Qlw3n61P/qzK/k2sDX4ndN+b6BzaR53yTFi7omLWK+IytfI71cxkXRl6/c7fFOz220tl8XpWSadp3vf3nx6uyThOJe0qh5IGcYDtwrLzpNhLVXUnulI9cEuXUVClIJyxPOz+M18C5GRFLJSylOJoBvHgPvhrKb5SytQSpj3AbDlDP8xavG9ruKwhq6F2K4wAkmSTzKTWy5VKBhktzKyWFkoDeVU5ygI2A45h+Rf9ilWKS6z9xW13V0lHRWZHhRl9dad3zLlg+WJnSckRaa2GFgvjXUpThpuUBqMPXr9i1Cx34ljPMYIC2CyqduQ4PD0k6DjBaF/eCq/x3cdDm5jCdab/j07+n2aOubE7XVvXdt4twEWW12wiKu5Byc61Vs4xxU23IRLm1b0cHsSeb8eVHHUwSBsUi83/SIckTG1eNFmc4hFveqXxbTAsHrmxp5w3ZDh4XM265zpdP9QsVjduzmgxXuZ4Hqj3HK/V7nai8iP/TCNJMfHwz2WvsNBb9wnsptVLeInm350Dt8KimME0rpbFcHSY1+plMZohO83PcCLtH2k43V1GZyMlgyObTBItQdwgwKburKh5XQe2AUA/0MJrG2ZcjYUG3PcdmMrdGoDZSVlNkmSh/AD+b192sW7o545Qsm3eppushZLXmrp/rJzHzX7DpwBA7PYUNVsvCGJMBue4JQ2EkOBYNWq2Ws1KAe9RD1C+BYi5zvDA09Tw09hcQBdjn46t6rsjU8jnCTR49py0fzCCzh+6zGToMJvczwSKBp16GzR3RnAG2BfLlv4wPizpfK5coBm3y872+6dEw5OY6krPjs4+r3u8t4NsOcIPsV+hI7f8VevmhLS2RveozQ0FEOzRdpZQ6HNZfMB/g5lSGaKvbgm3s7LPA7ZbxhL3wZD+h0ZGLWDHIG88oUDIeVxPFW8dccl7CUwkCwTXVmsIPXiYDKpTHhxAKqFsRFtFpIbhvHtOYHPi1hHcTmDS9exNM3jHgBz4/mAKxU6AMw+Fq7qJeVdvWumOwt8K1q78MPAY/Ovadr2UgN7ptQXN9Gg9L6G0HVLya693P1//8CHs6s/l8qqOD8DRa8iMroHKfPllsziOvjq2enfEcpdE75YY/8iRzcj8MvIcs3MiofvcCinz4+5zugAVFhBOpog/xfJIAPpgOcDbqBN/RPHMktA33Zh5Hpez0138Jm7wk4ve3mwDkkJZaWEOlTG/wip6XCqmp6Ej0t70LQ0GT8n0j5vwEjMrC8XWMAAA=="
     )
 }
