@@ -6,9 +6,9 @@ import Testing
 /// the test makes, hearth-sim advertises in the other, and `Tests/Peers/pair_page_check.py` drives headless Chromium
 /// inside the hub's namespace (`ip netns exec`, Chromium and its driver with it). The page lists the accessory as
 /// the hub's pushed `found` arrives, drops it on `removed` when the simulator stops, reads setup codes from PNG
-/// pictures of QR codes given to its file input (plain, scaled, damaged, turned, shaded, not HomeKit, none) and from
-/// Chromium's fake camera (with qr.js, since Chromium on Linux has no `BarcodeDetector`), pairs it with the code read
-/// from a picture of hearth-sim's own setup payload into a room, and controls it.
+/// pictures of QR codes given to its file input (plain, scaled, damaged, turned, at an angle, shaded, not HomeKit,
+/// none) and from Chromium's fake camera (with qr.js, since Chromium on Linux has no `BarcodeDetector`), pairs it
+/// with the code read from a picture of hearth-sim's own setup payload into a room, and controls it.
 @Suite(
     .serialized,
     .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"),
@@ -26,7 +26,7 @@ struct WebPagePairingTests {
         "an accessory that stops advertising disappears", "it appears again when it advertises again",
         "a photo of the QR code can be given", "a label's QR code in a photo fills the setup code",
         "a scaled photo of the QR code is read", "a QR code with damaged modules is corrected",
-        "a turned QR code is read", "a QR code in uneven light is read",
+        "a turned QR code is read", "a QR code photographed at an angle is read", "a QR code in uneven light is read",
         "a QR code that is not a HomeKit code says so",
         "a picture without a QR code says so", "the camera reads a QR code",
         "a wrong setup code shows the hub's sentence and changes nothing",

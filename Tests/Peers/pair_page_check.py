@@ -12,8 +12,8 @@ namespace or to stop it (it then reads one line from stdin, sent once that is do
 banner, whose setupURI it pairs with through a picture of its QR code); {"done": true} at the end.
 
 The setup code field is filled from PNG pictures of QR codes given to the form's file input (made by qr_images.py
-from the hub's own encoder): plain, scaled, with damaged modules, turned, in uneven light, not a HomeKit code, and no
-code at all; and
+from the hub's own encoder): plain, scaled, with damaged modules, turned, at an angle, in uneven light, not a HomeKit
+code, and no code at all; and
 from Chromium's fake camera playing a video of a QR code (the page's origin is treated as secure for it).
 """
 
@@ -90,6 +90,17 @@ def qr_pictures(driver, url, folder):
     tilted, said_tilted = read_picture(driver, path)
     check("a turned QR code is read", quarter == "567-89-012" and tilted == "678-90-123",
           f"90°: {quarter!r} {said_quarter!r}; -17°: {tilted!r} {said_tilted!r}")
+
+    # A label photographed at an angle: a version 1 code (no alignment pattern), and a version 2 one (the payload
+    # in lower case needs byte mode, which the page takes as well).
+    rows = qr_images.modules(url, qr_images.payload("901-23-456"))
+    path = qr_images.png(qr_images.at_an_angle(rows), os.path.join(folder, "angle1.png"))
+    first, said_first = read_picture(driver, path)
+    rows = qr_images.modules(url, qr_images.payload("012-34-567").lower())
+    path = qr_images.png(qr_images.at_an_angle(rows), os.path.join(folder, "angle2.png"))
+    second, said_second = read_picture(driver, path)
+    check("a QR code photographed at an angle is read", first == "901-23-456" and second == "012-34-567"
+          and len(rows) == 25, f"{first!r} {said_first!r}; {second!r} {said_second!r}; {len(rows)} modules")
 
     # Lit from the left: the right edge's light is darker than the left edge's dark, so no one threshold works.
     rows = qr_images.modules(url, qr_images.payload("890-12-345"))

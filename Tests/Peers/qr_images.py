@@ -59,6 +59,48 @@ def picture(rows, scale, degrees=0.0, flipped=(), margin=12, shade=0.0):
     return pixels
 
 
+def _projective(source, target):
+    """The projective map taking the four points `source` to `target`, as a function of (x, y)."""
+    rows = []
+    for (u, v), (x, y) in zip(source, target):
+        rows.append([u, v, 1, 0, 0, 0, -u * x, -v * x, x])
+        rows.append([0, 0, 0, u, v, 1, -u * y, -v * y, y])
+    for column in range(8):
+        pivot = max(range(column, 8), key=lambda r: abs(rows[r][column]))
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        for r in range(8):
+            if r != column:
+                factor = rows[r][column] / rows[column][column]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column])]
+    h = [rows[i][8] / rows[i][i] for i in range(8)]
+
+    def apply(u, v):
+        w = h[6] * u + h[7] * v + 1
+        return (h[0] * u + h[1] * v + h[2]) / w, (h[3] * u + h[4] * v + h[5]) / w
+
+    return apply
+
+
+def at_an_angle(rows, side=300, keystone=0.25, margin=20):
+    """Grey levels of the symbol (with its quiet zone) as a camera sees a label tilted away at the top: a square of
+    `side` pixels whose top edge is `keystone` narrower than its bottom and a little lower on the right."""
+    size = len(rows)
+    inset = side * keystone / 2
+    corners = [(margin + inset, margin), (margin + side - inset, margin + side * 0.05),
+               (margin + side, margin + side), (margin, margin + side * 0.97)]
+    to_module = _projective(corners, [(0, 0), (size + 8, 0), (size + 8, size + 8), (0, size + 8)])
+    out = side + 2 * margin
+    pixels = []
+    for y in range(out):
+        line = bytearray(out)
+        for x in range(out):
+            u, v = to_module(x + 0.5, y + 0.5)
+            mx, my = math.floor(u) - 4, math.floor(v) - 4
+            line[x] = 24 if 0 <= mx < size and 0 <= my < size and rows[my][mx] else 232
+        pixels.append(line)
+    return pixels
+
+
 def no_code(width=320, height=240):
     """Grey levels of a picture with no QR code in it: a gradient with stripes and a dark square."""
     pixels = []
