@@ -148,6 +148,7 @@ export const startPairing = (context) => {
             await new Promise((resolve) => setTimeout(resolve, 250));
           }
           if (seen === "other") status.textContent = "This QR code is not a HomeKit setup code.";
+          else if (seen === "none" && scanning) status.textContent = "No QR code was seen in a minute; type the code.";
         } catch (error) {
           status.textContent = `The camera could not be used (${error.message}); type the code instead.`;
         }
