@@ -6,7 +6,8 @@ import NIOCore
 import SetupQR
 
 /// The page's files as the server answers them: `GET /` is `index.html`, `GET /app/<name>` the others in
-/// `Sources/HubServer/Web`, embedded in the binary by `scripts/embed-web.sh` (`WebFiles+Embedded.swift`).
+/// `Sources/HubServer/Web`, embedded in the binary by `scripts/embed-web.sh` (`WebEmbedded/`: one generated file per
+/// page file, and the list `embedded` in `WebFiles+Embedded.swift`).
 struct WebFiles: Sendable {
     /// One file, ready to send.
     struct File: Sendable {

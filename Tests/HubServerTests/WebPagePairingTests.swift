@@ -5,8 +5,10 @@ import Testing
 /// Adding an accessory from the web page, with real mDNS: `hearthd --demo` browses in one network namespace that
 /// the test makes, hearth-sim advertises in the other, and `Tests/Peers/pair_page_check.py` drives headless Chromium
 /// inside the hub's namespace (`ip netns exec`, Chromium and its driver with it). The page lists the accessory as
-/// the hub's pushed `found` arrives, drops it on `removed` when the simulator stops, pairs it with its code into a
-/// room, and controls it.
+/// the hub's pushed `found` arrives, drops it on `removed` when the simulator stops, reads setup codes from PNG
+/// pictures of QR codes given to its file input (plain, scaled, damaged, turned, at an angle, shaded, not HomeKit,
+/// none) and from Chromium's fake camera (with qr.js, since Chromium on Linux has no `BarcodeDetector`), pairs it
+/// with the code read from a picture of hearth-sim's own setup payload into a room, and controls it.
 @Suite(
     .serialized,
     .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"),
@@ -22,8 +24,14 @@ struct WebPagePairingTests {
     static let checks = [
         "the owner has an Add accessory view", "a nearby accessory appears with its category",
         "an accessory that stops advertising disappears", "it appears again when it advertises again",
-        "the QR code option or why there is none", "a wrong setup code shows the hub's sentence and changes nothing",
-        "pairing with the code adds it as a tile in the room", "the paired accessory is controllable",
+        "a photo of the QR code can be given", "a label's QR code in a photo fills the setup code",
+        "a scaled photo of the QR code is read", "a QR code with damaged modules is corrected",
+        "a turned QR code is read", "a QR code photographed at an angle is read", "a QR code in uneven light is read",
+        "a QR code that is not a HomeKit code says so",
+        "a picture without a QR code says so", "the camera reads a QR code",
+        "a wrong setup code shows the hub's sentence and changes nothing",
+        "the accessory's own QR code gives its setup code",
+        "pairing with the code from its QR code adds it as a tile in the room", "the paired accessory is controllable",
         "a paired accessory is no longer offered",
     ]
 
@@ -78,9 +86,10 @@ struct WebPagePairingTests {
                             "--name", "Porch Lamp", "--preset", "lightbulb",
                         ]
                     )
-                    _ = try started.receive()
+                    let banner = try started.receive()
                     simulator = started
-                    try driver.send(line: "started")
+                    // The banner (port, device ID, setup code and URI): the driver pairs with the URI's QR code.
+                    try driver.send(banner.compactMapValues { $0 as? String })
                 } else if line["simulator"] as? String == "stop" {
                     stops.append(simulator?.terminate() ?? -1)
                     simulator = nil

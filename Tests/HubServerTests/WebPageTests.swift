@@ -144,12 +144,23 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: web.path).sorted()
         let embedded = EmbeddedWebPage.files
         #expect(embedded.map(\.name).sorted() == names, "run scripts/embed-web.sh")
+        // One generated file per page file, and the list: none left over from a page file that is gone.
+        let generated = try FileManager.default.contentsOfDirectory(
+            atPath: root.appendingPathComponent("Sources/HubServer/WebEmbedded").path
+        )
+        #expect(generated.sorted() == (names.map { "Web+\($0).swift" } + ["WebFiles+Embedded.swift"]).sorted())
         for file in embedded {
             let onDisk = try Data(contentsOf: web.appendingPathComponent(file.name))
             let textIsCurrent = Array(file.text.utf8) == Array(onDisk)
             #expect(textIsCurrent, "\(file.name) is stale: run scripts/embed-web.sh")
             let gzipIsCurrent = try gunzip(file.gzip) == Array(onDisk)
             #expect(gzipIsCurrent, "\(file.name)'s gzip is stale: run scripts/embed-web.sh")
+            // Under 600 lines, unless the page file itself is that long (it adds 12 lines around it).
+            let swift = try Data(
+                contentsOf: root.appendingPathComponent("Sources/HubServer/WebEmbedded/Web+\(file.name).swift")
+            )
+            let lines = swift.count { $0 == 0x0A }
+            #expect(lines < max(600, onDisk.count { $0 == 0x0A } + 13), "Web+\(file.name).swift: \(lines) lines")
         }
     }
 

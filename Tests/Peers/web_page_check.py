@@ -67,7 +67,7 @@ def characteristic_id(accessory, type_):
     return None
 
 
-def browser():
+def browser(extra_arguments=()):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in [
@@ -83,6 +83,7 @@ def browser():
         "--disable-extensions",
         "--no-first-run",
         "--window-size=1280,900",
+        *extra_arguments,
     ]:
         options.add_argument(argument)
     os.environ["SE_OFFLINE"] = "true"  # Selenium Manager never downloads a browser or a driver
@@ -355,7 +356,8 @@ def main():
 
         # A scene made on the page: two accessories and their target values; saved, then run from the page.
         driver.find_element(By.CSS_SELECTOR, '#views button[data-view="scenes"]').click()
-        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#scenes button.new-scene")).click()
+        # A home redrawn by a late event draws the screen again: a button replaced before the click is found again.
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#scenes button.new-scene").click() or True)
         editor = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#scenes form.scene-editor"))
         editor.find_element(By.NAME, "name").send_keys("Reading")
 

@@ -1,7 +1,7 @@
 // The "Add accessory" view (owners and administrators): the accessories the hub finds nearby, kept up to date by
 // the event WebSocket's `found` and `removed` messages (pushed by the hub's browser, never polled), and a form that
-// pairs the chosen one with its setup code (typed, or read from its QR code where the browser has
-// `BarcodeDetector`) into a room under a name.
+// pairs the chosen one with its setup code (typed, or read from its label's QR code: a photo, or the camera where
+// the page may use one; the browser's `BarcodeDetector` where it has one, else qr.js) into a room under a name.
 
 // HAP accessory categories (the advertisement's `ci`) as people say them.
 const categories = {
@@ -31,6 +31,38 @@ export const setupCodeFrom = (text) => {
 
 // The advertised name without the device ID's end that accessories add to it ("Porch Lamp 3A4F" -> "Porch Lamp").
 const suggestedName = (name) => name.replace(/\s+[0-9A-F]{4,6}$/, "");
+
+// A function from an image (`ImageBitmap` or a playing `<video>`) to the texts of the QR codes in it: the browser's
+// `BarcodeDetector` where it has one that reads QR codes, else qr.js on the image's pixels (drawn at most 1024
+// pixels wide).
+let reader = null;
+const qrReader = () => {
+  reader ??= (async () => {
+    const formats = await window.BarcodeDetector?.getSupportedFormats?.().catch(() => []);
+    if (formats?.includes("qr_code")) {
+      const detector = new window.BarcodeDetector({ formats: ["qr_code"] });
+      return async (source) => (await detector.detect(source)).map((found) => found.rawValue);
+    }
+    const { readQRCode } = await import("./qr.js");
+    const canvas = document.createElement("canvas");
+    return async (source) => {
+      const width = source.videoWidth ?? source.width;
+      const height = source.videoHeight ?? source.height;
+      if (!width || !height) return [];
+      const scale = Math.min(1, 1024 / Math.max(width, height));
+      canvas.width = Math.round(width * scale);
+      canvas.height = Math.round(height * scale);
+      const context = canvas.getContext("2d", { willReadFrequently: true });
+      context.drawImage(source, 0, 0, canvas.width, canvas.height);
+      const text = readQRCode(context.getImageData(0, 0, canvas.width, canvas.height));
+      return text === null ? [] : [text];
+    };
+  })();
+  reader.catch(() => {
+    reader = null;
+  });
+  return reader;
+};
 
 // Starts the view's part of the page (its tab joins #views, whose click handler app.js adds); `context` holds
 // app.js's helpers and state.
@@ -86,54 +118,75 @@ export const startPairing = (context) => {
     if (message) list.before(element("p", message, { class: "warn pair-gone", role: "status" }));
   };
 
-  // The setup-code field's QR controls: the camera or a photo where the browser can read barcodes, else a sentence.
+  // The setup-code field's QR controls: a photo of the label, or the camera where the browser has one. The browser's
+  // `BarcodeDetector` reads the code where it exists, else qr.js (imported the first time it is needed).
   const scanControls = (input, status) => {
-    if (!("BarcodeDetector" in window)) {
-      return [element("p", "This browser cannot read QR codes: type the 8 digits printed on the accessory.", {
-        class: "muted scan-unavailable",
-      })];
-    }
-    const detector = new window.BarcodeDetector({ formats: ["qr_code"] });
-    const take = (codes) => {
-      const code = codes.map((found) => setupCodeFrom(found.rawValue)).find(Boolean);
+    const take = (texts) => {
+      const code = texts.map(setupCodeFrom).find(Boolean);
       if (code) {
         input.value = code;
         status.textContent = "Setup code read from the QR code.";
       }
-      return Boolean(code);
+      return code ? "read" : texts.length ? "other" : "none";
     };
     const video = element("video", undefined, { class: "scan", muted: true, playsinline: true, hidden: true });
-    const camera = button("Scan with the camera", async () => {
-      status.textContent = "";
-      try {
-        scanning = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
-        video.srcObject = scanning;
-        video.hidden = false;
-        await video.play();
-        const started = Date.now();
-        while (scanning && Date.now() - started < 60000) {
-          if (take(await detector.detect(video))) break;
-          await new Promise((resolve) => setTimeout(resolve, 250));
+    const scanners = [];
+    if (navigator.mediaDevices?.getUserMedia) {
+      scanners.push(button("Scan with the camera", async () => {
+        status.textContent = "";
+        try {
+          const read = await qrReader();
+          scanning = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } });
+          video.srcObject = scanning;
+          video.hidden = false;
+          await video.play();
+          const started = Date.now();
+          let seen = "none";
+          while (scanning && Date.now() - started < 60000) {
+            seen = take(await read(video));
+            if (seen === "read") break;
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+          if (seen === "other") status.textContent = "This QR code is not a HomeKit setup code.";
+          else if (seen === "none" && scanning) status.textContent = "No QR code was seen in a minute; type the code.";
+        } catch (error) {
+          status.textContent = `The camera could not be used (${error.message}); type the code instead.`;
         }
-      } catch (error) {
-        status.textContent = `The camera could not be used (${error.message}); type the code instead.`;
-      }
-      stopScanning();
-      video.hidden = true;
-    });
-    const file = element("input", undefined, { type: "file", accept: "image/*", "aria-label": "Photo of the QR code" });
+        stopScanning();
+        video.hidden = true;
+      }, { class: "scan-camera" }));
+    }
+    const file = element("input", undefined, { type: "file", accept: "image/*", id: "setup-photo" });
     file.addEventListener("change", async () => {
       const picked = file.files?.[0];
       if (!picked) return;
+      status.textContent = "Reading the QR code…";
+      let image = null;
       try {
-        if (!take(await detector.detect(await createImageBitmap(picked)))) {
-          status.textContent = "No HomeKit setup code was found in that photo.";
-        }
+        image = await createImageBitmap(picked);
+      } catch {
+        status.textContent = "That file is not an image this browser can open.";
+        return;
+      }
+      try {
+        const seen = take(await (await qrReader())(image));
+        if (seen === "none") status.textContent = "No QR code found in this image.";
+        else if (seen === "other") status.textContent = "This QR code is not a HomeKit setup code.";
       } catch (error) {
-        status.textContent = `The photo could not be read (${error.message}).`;
+        status.textContent = `The image could not be read (${error.message}).`;
+      } finally {
+        image.close();
+        file.value = "";
       }
     });
-    return [camera, element("label", "or from a photo", {}), file, video];
+    return [
+      ...scanners,
+      element("label", scanners.length ? "or read it from a photo of the label" : "Read it from a photo of the label", {
+        for: "setup-photo",
+      }),
+      file,
+      video,
+    ];
   };
 
   const choose = (deviceID) => {
