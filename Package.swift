@@ -288,7 +288,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
-            // The page's files are embedded by scripts/embed-web.sh (WebFiles+Embedded.swift), not as resources.
+            // The page's files are embedded by scripts/embed-web.sh (WebEmbedded/), not as resources.
             exclude: ["README.md", "Web"]
         ),
         // The API's request and response bodies, shared by the server and its clients; no HTTP stack.
