@@ -15,6 +15,8 @@ public struct HubIdentityInfo: Codable, Sendable, Equatable {
     public var secureAddress: String?
     /// The relay the hub keeps its link to (`hearthd --relay`), when it has one.
     public var relay: String?
+    /// The PEM certificates the hub trusts that relay with (`hearthd --relay-ca`), when not the system's; public.
+    public var relayCertificates: String?
     /// The web app over TLS (`https://host:port/`), when the hub serves it on a LAN address.
     public var webURL: String?
     /// SHA-256 of the web app's TLS certificate, uppercase hex pairs joined by colons, as browsers show it: told
@@ -29,7 +31,8 @@ public struct HubIdentityInfo: Codable, Sendable, Equatable {
         secureAddress: String?,
         relay: String? = nil,
         webURL: String? = nil,
-        webCertificateFingerprint: String? = nil
+        webCertificateFingerprint: String? = nil,
+        relayCertificates: String? = nil
     ) {
         self.publicKey = publicKey
         self.fingerprint = fingerprint
@@ -38,6 +41,7 @@ public struct HubIdentityInfo: Codable, Sendable, Equatable {
         self.relay = relay
         self.webURL = webURL
         self.webCertificateFingerprint = webCertificateFingerprint
+        self.relayCertificates = relayCertificates
     }
 }
 
@@ -143,6 +147,9 @@ public struct SecureClientConfiguration: Codable, Sendable, Equatable {
     public var relay: String?
     /// The hub's routing id at the relay (learned at pairing: its pairing identifier).
     public var route: String?
+    /// PEM certificates a `wss://` relay is trusted with instead of the system's authorities (a private CA or the
+    /// relay's own certificate), when it has such a certificate; learned from the hub at pairing, or given.
+    public var relayCertificates: String?
 
     /// Makes the configuration.
     public init(address: String, hubPublicKey: String, clientID: String, clientKey: String) {

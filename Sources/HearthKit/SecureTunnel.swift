@@ -21,12 +21,15 @@ public enum SecureHub {
     /// Pairs like ``pair(address:code:name:)``, at the secure `address` or, when `relay` (a `ws://` or `wss://` URL)
     /// and the home's `route` are given, through that relay (then `address` may be empty); the stored
     /// configuration keeps the relay and the routing id, so later sessions can take either way.
+    ///
+    /// `relayCertificates` (PEM) are trusted for a `wss://` relay instead of the system's authorities.
     public static func pair(
         address: String,
         relay: String?,
         route: String?,
         code: String,
-        name: String? = nil
+        name: String? = nil,
+        relayCertificates: String? = nil
     ) async throws(HearthError) -> SecureClientConfiguration {
         let clientID = UUID().uuidString
         let key = Curve25519.Signing.PrivateKey()
@@ -38,6 +41,7 @@ public enum SecureHub {
         )
         secure.relay = relay
         secure.route = route
+        secure.relayCertificates = relayCertificates
         if relay == nil, secure.hostAndPort == nil {
             throw .invalidRequest("the hub's secure address '\(address)' is not host:port")
         }
@@ -165,8 +169,14 @@ public enum SecureHub {
             throw .invalidRequest("the hub's secure address '\(secure.address)' is not host:port")
         }
         do {
-            let port = try await RelayForwarders.shared.port(relay: relay, route: routeID)
+            let port = try await RelayForwarders.shared.port(
+                relay: relay,
+                route: routeID,
+                certificates: secure.relayCertificates
+            )
             return try await ByteConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        } catch let failure as RelayTrust.Failure {
+            throw .invalidRequest(failure.description)
         } catch {
             throw .unreachable(relay, "the relay could not be reached (\(HearthClient.describe(error)))")
         }
@@ -285,11 +295,14 @@ actor RelayForwarders {
     static let shared = RelayForwarders()
     private var running: [String: ClientForwarder] = [:]
 
-    /// The local port whose connections become streams to `route` through `relay`.
-    func port(relay: String, route: RouteID) async throws -> Int {
-        let key = relay + " " + route.hex
+    /// The local port whose connections become streams to `route` through `relay`, trusting `certificates` (PEM)
+    /// for a `wss://` relay when given, else the system's authorities.
+    func port(relay: String, route: RouteID, certificates: String? = nil) async throws -> Int {
+        let key = relay + " " + route.hex + " " + (certificates ?? "")
         if let forwarder = running[key] { return forwarder.port }
-        let forwarder = try await ClientForwarder(configuration: .init(relayURL: relay, route: route))
+        var configuration = ClientForwarder.Configuration(relayURL: relay, route: route)
+        if let certificates { configuration.tls = try RelayTrust.configuration(trustingPEM: certificates) }
+        let forwarder = try await ClientForwarder(configuration: configuration)
         running[key] = forwarder
         Task { try? await forwarder.run() }
         return forwarder.port

@@ -62,7 +62,8 @@ public struct HubIdentity: Sendable {
         secureAddress: String?,
         relay: String? = nil,
         webURL: String? = nil,
-        webCertificateFingerprint: String? = nil
+        webCertificateFingerprint: String? = nil,
+        relayCertificates: String? = nil
     ) -> HubIdentityInfo {
         HubIdentityInfo(
             publicKey: Self.hex(publicKey),
@@ -71,7 +72,8 @@ public struct HubIdentity: Sendable {
             secureAddress: secureAddress,
             relay: relay,
             webURL: webURL,
-            webCertificateFingerprint: webCertificateFingerprint
+            webCertificateFingerprint: webCertificateFingerprint,
+            relayCertificates: relayCertificates
         )
     }
 

@@ -71,6 +71,8 @@ public struct HubServer: Sendable {
         public var webCertificate: WebCertificate? = nil
         /// The relay the hub keeps its link to (`hearthd --relay`), told to clients in `GET /v1/hub/identity`.
         public var relayURL: String? = nil
+        /// The PEM certificates the hub trusts its relay with (`hearthd --relay-ca`), told to clients with the relay.
+        public var relayCertificates: String? = nil
         /// How long a connection to the secure listener may take to finish pair-verify before it is closed.
         public var handshakeTimeout: Duration = .seconds(10)
         /// Wrong pairing codes after which pair-setup answers MaxTries until the owner resets the count (HAP's 100).

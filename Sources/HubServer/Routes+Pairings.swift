@@ -15,7 +15,8 @@ extension Routes {
                 secureAddress: configuration.secureHost.map { "\($0):\(configuration.securePort)" },
                 relay: configuration.relayURL,
                 webURL: call.server.webURL,
-                webCertificateFingerprint: configuration.webCertificate?.fingerprint
+                webCertificateFingerprint: configuration.webCertificate?.fingerprint,
+                relayCertificates: configuration.relayCertificates
             )
         }
         add(Endpoints.resetPairingAttempts) { call, _ in

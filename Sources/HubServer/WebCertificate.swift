@@ -30,13 +30,11 @@ public struct WebCertificate: Sendable {
 
     /// Reads the owner's certificate chain and private key (PEM files).
     public static func load(certificatePath: String, keyPath: String) throws(Failure) -> WebCertificate {
-        let chainText: String
-        let keyText: String
-        do {
-            chainText = try String(contentsOfFile: certificatePath, encoding: .utf8)
-            keyText = try String(contentsOfFile: keyPath, encoding: .utf8)
-        } catch {
-            throw Failure(description: "could not read the TLS certificate or key: \(error.localizedDescription)")
+        guard let chainText = try? String(contentsOfFile: certificatePath, encoding: .utf8) else {
+            throw Failure(description: "could not read the TLS certificate or key: \(certificatePath) cannot be read")
+        }
+        guard let keyText = try? String(contentsOfFile: keyPath, encoding: .utf8) else {
+            throw Failure(description: "could not read the TLS certificate or key: \(keyPath) cannot be read")
         }
         return try make(chainPEM: chainText, keyPEM: keyText, source: certificatePath)
     }
@@ -165,7 +163,10 @@ public struct WebCertificate: Sendable {
         } catch let failure as Failure {
             throw failure
         } catch {
-            throw Failure(description: "could not read the TLS certificate or key from \(source): \(error)")
+            throw Failure(
+                description: "could not read the TLS certificate or key from \(source): they are not a PEM certificate "
+                    + "chain and its PEM private key"
+            )
         }
     }
 

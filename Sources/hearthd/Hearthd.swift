@@ -9,8 +9,10 @@ import HomeGraph
 import Hub
 import HubServer
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import NIOCore
+import Relay
 import ServiceLifecycle
 
 /// The hub daemon: keeps the home, serves the API, stops cleanly on SIGINT and SIGTERM.
@@ -72,6 +74,14 @@ struct Hearthd: AsyncParsableCommand {
     )
     var relay: String?
 
+    @Option(
+        help: """
+            With a wss:// --relay: a PEM file of the certificates to trust it with (a private CA, or the relay's own \
+            certificate) instead of the system's authorities; told to paired clients with the relay.
+            """
+    )
+    var relayCa: String?
+
     @Option(help: .hidden)
     var maximumFailedPairingAttempts = 100
 
@@ -105,6 +115,7 @@ struct Hearthd: AsyncParsableCommand {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together: give both or neither.")
         }
+        if relayCa != nil, relay == nil { throw ValidationError("--relay-ca goes with --relay URL.") }
         for text in interfaces where IPv4Address(text) == nil {
             throw ValidationError("--interface \(text) is not an IPv4 address.")
         }
@@ -173,6 +184,18 @@ struct Hearthd: AsyncParsableCommand {
         configuration.secureHost = secureHost
         configuration.securePort = remotePort
         configuration.relayURL = relay
+        var relayTLS: TLSConfiguration?
+        if let relayCa {
+            do {
+                let pem = try String(contentsOfFile: relayCa, encoding: .utf8)
+                relayTLS = try RelayTrust.configuration(trustingPEM: pem)
+                configuration.relayCertificates = pem
+            } catch let failure as RelayTrust.Failure {
+                throw HearthdError.relayCertificates("\(relayCa): \(failure.description)")
+            } catch {
+                throw HearthdError.relayCertificates("\(relayCa) cannot be read")
+            }
+        }
         configuration.maximumFailedPairingAttempts = maximumFailedPairingAttempts
         let tlsHost = tlsAddress ?? (Self.isLoopback(address) ? nil : address)
         if let tlsHost {
@@ -236,7 +259,9 @@ struct Hearthd: AsyncParsableCommand {
         // Stopped in the reverse order: the API, then the hub (its store closes with a snapshot), then the bridge.
         // The demo's own secure listener is a convenience: when its port is taken the demo serves without it.
         let secureIsOptional = demo && remoteAddress == nil && relay == nil && Self.isLoopback(address)
-        let relayLink = relay.map { RelayLinkService(relayURL: $0, identity: identity, logger: logger) }
+        let relayLink = relay.map {
+            RelayLinkService(relayURL: $0, identity: identity, tls: relayTLS, logger: logger)
+        }
         let secureAPI = APIService(server: server, ready: secureReady, listener: .secure, isOptional: secureIsOptional)
         {
             channel in
@@ -439,12 +464,16 @@ enum HearthdError: Error, CustomStringConvertible {
     case cannotListen(host: String, port: Int, errno: Int32)
     /// The TLS listener's certificate could not be read or made; carries the reason as a sentence.
     case noCertificate(String)
+    /// `--relay-ca` could not be read; carries the reason as a sentence.
+    case relayCertificates(String)
 
     /// One sentence: what failed and what to do.
     var description: String {
         switch self {
         case .noCertificate(let reason):
             return "the TLS listener has no certificate: \(reason)"
+        case .relayCertificates(let reason):
+            return "--relay-ca \(reason)"
         case .cannotListen(let host, let port, let code):
             let reason = String(cString: strerror(code)).lowercased()
             let advice =

@@ -2,6 +2,7 @@ import Foundation
 import Hub
 import HubServer
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import NIOCore
 import Relay
@@ -169,13 +170,16 @@ final class RelayLinkService: Service, CustomStringConvertible {
     var description: String { "relay link" }
     private let relayURL: String
     private let identity: HubIdentity
+    /// How the relay is trusted over `wss://` when not by the system's authorities (`--relay-ca`).
+    private let tls: TLSConfiguration?
     private let logger: Logger
     private let target: AsyncStream<(host: String, port: Int)>
     private let continuation: AsyncStream<(host: String, port: Int)>.Continuation
 
-    init(relayURL: String, identity: HubIdentity, logger: Logger) {
+    init(relayURL: String, identity: HubIdentity, tls: TLSConfiguration? = nil, logger: Logger) {
         self.relayURL = relayURL
         self.identity = identity
+        self.tls = tls
         self.logger = logger
         (target, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
@@ -191,15 +195,14 @@ final class RelayLinkService: Service, CustomStringConvertible {
     func run() async {
         let link: HubLink? = await cancelWhenGracefulShutdown {
             for await (host, port) in self.target {
-                return HubLink(
-                    configuration: .init(
-                        relayURL: self.relayURL,
-                        identity: self.identity.signingKey,
-                        targetHost: host,
-                        targetPort: port
-                    ),
-                    logger: self.logger
+                var configuration = HubLink.Configuration(
+                    relayURL: self.relayURL,
+                    identity: self.identity.signingKey,
+                    targetHost: host,
+                    targetPort: port
                 )
+                configuration.tls = self.tls
+                return HubLink(configuration: configuration, logger: self.logger)
             }
             return nil
         }

@@ -26,6 +26,7 @@ import Testing
     func withServers(
         _ fixture: KitFixture,
         maximumFailedPairingAttempts: Int = 100,
+        configure: (inout HubServer.Configuration) -> Void = { _ in },
         _ body: @escaping @Sendable (_ url: String, _ address: String, _ server: HubServer) async throws -> Void
     ) async throws {
         var logger = Logger(label: "test.secure")
@@ -39,6 +40,7 @@ import Testing
         configuration.secureHost = "127.0.0.1"
         configuration.securePort = 0
         configuration.maximumFailedPairingAttempts = maximumFailedPairingAttempts
+        configure(&configuration)
         let server = HubServer(
             hub: fixture.hub,
             credentials: fixture.credentials,

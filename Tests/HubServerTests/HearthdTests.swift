@@ -170,6 +170,39 @@ import Testing
         )
     }
 
+    /// A certificate file that cannot be read (the web app's, or the one a relay is trusted with) stops hearthd
+    /// with one sentence naming the file, before anything listens.
+    @Test(arguments: [
+        (
+            [
+                "--tls-address", "127.0.0.1", "--tls-certificate", "/nonexistent/cert.pem", "--tls-key",
+                "/nonexistent/key.pem",
+            ],
+            "hearthd: the TLS listener has no certificate: could not read the TLS certificate or key"
+        ),
+        (
+            ["--relay", "wss://relay.invalid", "--relay-ca", "/nonexistent/ca.pem"],
+            "hearthd: --relay-ca /nonexistent/ca.pem cannot be read."
+        ),
+        (
+            ["--relay", "wss://relay.invalid", "--relay-ca", "/proc/version"],
+            "hearthd: --relay-ca /proc/version: it holds no certificate in PEM form"
+        ),
+    ])
+    func anUnreadableCertificateIsOneSentence(arguments: [String], start: String) throws {
+        let state = NSTemporaryDirectory() + "hearthd-cert-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let child = try ChildProcess(
+            BuiltProducts.path("hearthd"),
+            ["--state", state, "--port", "0", "--no-user-config", "--log-level", "critical"] + arguments,
+            timeout: 120
+        )
+        #expect(child.waitForExit() != 0)
+        let errors = child.standardErrorText()
+        #expect(errors.hasPrefix(start), "\(errors)")
+        #expect(errors.split(separator: "\n").count == 1 && !errors.contains("Failure("), "\(errors)")
+    }
+
     func demoAccessories(_ url: String, homeID: String, token: String) async throws -> [[String: Any]] {
         let (_, body) = try await get(url + "/v1/homes/\(homeID)/accessories", token: token)
         return body["accessories"] as? [[String: Any]] ?? []

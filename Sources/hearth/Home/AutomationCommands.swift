@@ -221,6 +221,8 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "A relay (ws:// or wss:// URL) to pair through, with --route (docs/relay.md).")
         var relay: String?
         @Option(help: "With --relay: the hub's routing id.") var route: String?
+        @Option(help: "With a wss:// --relay: a PEM file of certificates to trust it with instead of the system's.")
+        var relayCa: String?
 
         func run() async throws {
             if hub != nil || relay != nil {
@@ -236,7 +238,8 @@ struct UserCommand: AsyncParsableCommand {
                     relay: relay,
                     route: route,
                     code: code,
-                    name: name
+                    name: name,
+                    relayCertificatesFile: relayCa
                 )
                 let hub = hub ?? relay ?? ""
                 struct Paired: Encodable {

@@ -28,6 +28,9 @@ struct Login: AsyncParsableCommand {
     @Option(help: "With --relay: the hub's routing id (hearthd prints it at start).")
     var route: String?
 
+    @Option(help: "With a wss:// --relay: a PEM file of certificates to trust it with instead of the system's.")
+    var relayCa: String?
+
     @OptionGroup var options: HubOptions
 
     @Option(help: "A client configuration to copy (hearthd's <state>/client.json).")
@@ -66,7 +69,8 @@ struct Login: AsyncParsableCommand {
                 relay: relay,
                 route: route,
                 code: code,
-                name: nil
+                name: nil,
+                relayCertificatesFile: relayCa
             )
             let hub = hub ?? "\(relay ?? "") (routing id \(route ?? ""))"
             struct Reply: Encodable {
@@ -434,10 +438,26 @@ enum SecurePairing {
         relay: String? = nil,
         route: String? = nil,
         code: String,
-        name: String?
+        name: String?,
+        relayCertificatesFile: String? = nil
     ) async -> (MeResponse, String) {
+        var certificates: String?
+        if let relayCertificatesFile {
+            do {
+                certificates = try String(contentsOfFile: relayCertificatesFile, encoding: .utf8)
+            } catch {
+                options.fail("cannot read --relay-ca \(relayCertificatesFile)", code: HomeExit.usage, kind: "usage")
+            }
+        }
         var secure = await options.attempt { () throws(HearthError) in
-            try await SecureHub.pair(address: address ?? "", relay: relay, route: route, code: code, name: name)
+            try await SecureHub.pair(
+                address: address ?? "",
+                relay: relay,
+                route: route,
+                code: code,
+                name: name,
+                relayCertificates: certificates
+            )
         }
         let tunnel: SecureTunnel
         do {
@@ -447,8 +467,12 @@ enum SecurePairing {
         }
         let client = HearthClient(tunnel: tunnel)
         let me = await options.attempt { () throws(HearthError) in try await client.me() }
-        // The hub's relay, learned now, so the client reaches it from anywhere later.
-        if secure.relay == nil, let relay = try? await client.hubIdentity().relay { secure.relay = relay }
+        // The hub's relay (and the certificates it trusts the relay with), learned now, so the client reaches it
+        // from anywhere later.
+        if secure.relay == nil, let identity = try? await client.hubIdentity(), let relay = identity.relay {
+            secure.relay = relay
+            secure.relayCertificates = identity.relayCertificates
+        }
         await tunnel.stop()
         let configuration = ClientConfiguration(
             url: "hap://" + (address ?? "relay/" + (secure.route ?? "")),
