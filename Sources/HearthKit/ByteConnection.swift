@@ -1,23 +1,37 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// A TCP connection as an async stream of received bytes and an async write, for the secure tunnel.
+/// A TCP connection as an async sequence of received bytes and an async write, for the secure tunnel.
+///
+/// Backpressure both ways: a write returns once its bytes are in the kernel, and the connection stops reading from
+/// the network while more than ``highWatermark`` bytes it received wait to be taken (reading again below
+/// ``lowWatermark``), so a slow side of a splice holds up the fast one instead of filling memory.
 final class ByteConnection: Sendable {
     /// The channel.
     let channel: any Channel
     /// The bytes received, in order; finishes when the connection closes.
-    let received: AsyncStream<ByteBuffer>
+    let received: Received
+    /// How many received bytes wait to be taken, and whether reading is paused.
+    let meter: Meter
 
-    private init(channel: any Channel, received: AsyncStream<ByteBuffer>) {
+    /// Received bytes waiting to be taken above which the connection stops reading.
+    static let highWatermark = 256 * 1024
+    /// Waiting bytes below which a paused connection reads again.
+    static let lowWatermark = 64 * 1024
+
+    private init(channel: any Channel, received: Received, meter: Meter) {
         self.channel = channel
         self.received = received
+        self.meter = meter
     }
 
     /// Adds the forwarding handler to `channel` and returns the connection.
     static func wrap(_ channel: any Channel) throws -> ByteConnection {
         let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
-        try channel.pipeline.syncOperations.addHandler(Forwarder(continuation: continuation))
-        return ByteConnection(channel: channel, received: stream)
+        let meter = Meter(channel: channel)
+        try channel.pipeline.syncOperations.addHandler(Forwarder(continuation: continuation, meter: meter))
+        return ByteConnection(channel: channel, received: Received(stream: stream, meter: meter), meter: meter)
     }
 
     /// Connects to `host:port`.
@@ -30,7 +44,7 @@ final class ByteConnection: Sendable {
             }
     }
 
-    /// Sends `bytes`.
+    /// Sends `bytes`; returns once they are written to the kernel.
     func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
         try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
@@ -41,15 +55,84 @@ final class ByteConnection: Sendable {
         channel.close(promise: nil)
     }
 
+    /// The received bytes; taking a chunk tells the meter, which may let the connection read again.
+    struct Received: AsyncSequence, Sendable {
+        typealias Element = ByteBuffer
+        let stream: AsyncStream<ByteBuffer>
+        let meter: Meter
+
+        /// Iterates the chunks in order.
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncStream<ByteBuffer>.Iterator
+            let meter: Meter
+
+            mutating func next() async -> ByteBuffer? {
+                guard let bytes = await base.next() else { return nil }
+                meter.taken(bytes.readableBytes)
+                return bytes
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), meter: meter) }
+    }
+
+    /// Counts the bytes waiting to be taken and turns the channel's reading off above the high watermark and on
+    /// again below the low one. Reading is switched only on the channel's event loop, and a resume checks when it
+    /// runs that no pause came after it was asked for.
+    final class Meter: Sendable {
+        private let channel: any Channel
+        private let state = NIOLockedValueBox<(waiting: Int, paused: Bool)>((0, false))
+
+        init(channel: any Channel) { self.channel = channel }
+
+        /// The received bytes not yet taken.
+        var waiting: Int { state.withLockedValue { $0.waiting } }
+        /// Whether the connection has stopped reading.
+        var isPaused: Bool { state.withLockedValue { $0.paused } }
+
+        /// `count` bytes arrived (on the event loop); pauses reading above the high watermark.
+        func arrived(_ count: Int) {
+            let pause = state.withLockedValue { state -> Bool in
+                state.waiting += count
+                guard !state.paused, state.waiting > ByteConnection.highWatermark else { return false }
+                state.paused = true
+                return true
+            }
+            if pause { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
+        }
+
+        /// `count` bytes were taken; reading resumes below the low watermark.
+        func taken(_ count: Int) {
+            let resume = state.withLockedValue { state -> Bool in
+                state.waiting -= count
+                guard state.paused, state.waiting < ByteConnection.lowWatermark else { return false }
+                state.paused = false
+                return true
+            }
+            guard resume else { return }
+            let channel = channel
+            channel.eventLoop.execute { [state] in
+                guard !state.withLockedValue({ $0.paused }) else { return }
+                _ = channel.setOption(ChannelOptions.autoRead, value: true)
+            }
+        }
+    }
+
     /// Yields what arrives and finishes at the end.
     private final class Forwarder: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let continuation: AsyncStream<ByteBuffer>.Continuation
+        let meter: Meter
 
-        init(continuation: AsyncStream<ByteBuffer>.Continuation) { self.continuation = continuation }
+        init(continuation: AsyncStream<ByteBuffer>.Continuation, meter: Meter) {
+            self.continuation = continuation
+            self.meter = meter
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            continuation.yield(unwrapInboundIn(data))
+            let bytes = unwrapInboundIn(data)
+            meter.arrived(bytes.readableBytes)
+            continuation.yield(bytes)
         }
 
         func channelInactive(context: ChannelHandlerContext) {

@@ -204,7 +204,7 @@ public enum SecureHub {
     /// One HTTP exchange of the handshake in clear.
     struct Exchange {
         let connection: ByteConnection
-        var iterator: AsyncStream<ByteBuffer>.Iterator
+        var iterator: ByteConnection.Received.AsyncIterator
         var parser = HTTPResponseParser(maximumHeadLength: 4096, maximumBodyLength: 16384)
 
         init(connection: ByteConnection) {
