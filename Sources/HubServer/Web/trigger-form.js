@@ -139,6 +139,7 @@ export const triggerForm = (home, trigger, { sayCondition, sayEvent, done, cance
 
   const events = rowList("event", "Add an event", "Remove this event", (existing) => eventRow(home, existing, (e) => sayEvent(home, e)),
     d.timer ? [] : (d.events?.length ? d.events : [undefined]));
+  events.addButton.dataset.field = "events"; // "a trigger needs a timer or at least one event"
   const eventBox = element("fieldset", undefined, { class: "trigger-events" });
   eventBox.append(element("legend", "When any of these happens"), events.list, events.addButton);
   const timer = timerPart(d.timer);

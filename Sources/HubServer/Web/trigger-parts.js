@@ -87,7 +87,8 @@ export const valueControl = (home, c, value, { className, text, prefix = "", any
     const typed = numberOf(node);
     return typed !== undefined && inF ? Math.round((typed - 32) * 5 / 9 * 100) / 100 : typed;
   };
-  return { node: field(unit ? `${text} (${unit})` : text, node), control: node, read };
+  const hint = [unit, any ? "empty: any change" : ""].filter(Boolean).join("; ");
+  return { node: field(hint ? `${text} (${hint})` : text, node), control: node, read };
 };
 
 /** A characteristic picker (of those `keep` accepts) and its value control, redrawn when another is picked. */
