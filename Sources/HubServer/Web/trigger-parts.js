@@ -95,8 +95,13 @@ export const valueControl = (home, c, value, { className, text, prefix = "", any
 export const characteristicWithValue = (home, keep, existing, options) => {
   const node = element("span", undefined, { class: "row" });
   const choices = characteristics(home, keep);
-  const picker = choose(options.pickerClass, choices.map(({ accessory, characteristic }) =>
-    [characteristic.id, `${accessory.name}: ${label(characteristic)}`]), existing?.id);
+  const named = choices.map(({ accessory, characteristic }) =>
+    [characteristic.id, `${accessory.name}: ${label(characteristic)}`]);
+  // One that is gone stays chosen (the hub then says so) rather than another taking its place unseen.
+  if (existing?.id && !named.some(([id]) => id === existing.id)) {
+    named.unshift([existing.id, "A characteristic that is gone"]);
+  }
+  const picker = choose(options.pickerClass, named, existing?.id);
   const pickerField = field(options.pickerText, picker);
   let value;
   const draw = (chosen) => {
