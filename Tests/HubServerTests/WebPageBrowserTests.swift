@@ -23,7 +23,8 @@ enum HeadlessChromium {
 /// The web page in a real browser: `Tests/Peers/web_page_check.py` drives Debian's headless Chromium through
 /// Selenium (from the repository's `.venv`) against `hearthd --demo` on loopback, and reports each check as a JSON
 /// line; this test restarts `hearthd` when the driver asks and requires every check to pass. Screenshots of the
-/// main views (1280 and 390 wide, light and dark) go to `$HEARTH_WEB_SCREENSHOTS`, else `.build/web-screenshots`.
+/// main views and the automation form (1280 and 390 wide, light and dark) go to `$HEARTH_WEB_SCREENSHOTS`, else
+/// `.build/web-screenshots`.
 @Suite(
     .serialized,
     .enabled(
@@ -44,7 +45,12 @@ struct WebPageBrowserTests {
         "states in words", "toggle a light", "keyboard on a slider",
         "a change made with hearth appears within a second", "run a scene", "the command box", "detail view",
         "create a room and move an accessory", "history", "invite with a QR code", "change a user's role",
-        "create a scene from the page", "a trigger's decisions shown", "add, rename and remove a home",
+        "create a scene from the page", "a trigger's decisions shown",
+        "an automation at sunset and on weekdays, with a condition and an end, from the form",
+        "a timer with a recurrence from the form", "a presence automation from the form",
+        "switch presses, ranges and durations from the form", "edit an automation from the form",
+        "editing keeps a nested condition", "a refused automation shows the hub's message",
+        "add, rename and remove a home",
         "temperatures in the home's unit",
         "a shared user sees no configuration controls", "a forged request is refused",
         "the page recovers after hearthd restarts",
@@ -109,7 +115,9 @@ struct WebPageBrowserTests {
             let report = reports[name]
             #expect(report?.ok == true, "\(name): \(report?.detail ?? "not reported")")
         }
-        for view in ["home", "detail", "history", "people", "scenes", "automations"] {
+        for view in [
+            "home", "detail", "history", "people", "scenes", "automations", "automation-form", "automation-edit",
+        ] {
             for variant in ["desktop-light", "desktop-dark", "phone-light", "phone-dark"] {
                 let path = "\(screenshots)/\(view)-\(variant).png"
                 #expect(FileManager.default.fileExists(atPath: path), "\(path)")

@@ -126,13 +126,275 @@ def emulate(driver, width, dark):
     )
 
 
-def screenshots(driver, folder, view):
+def screenshots(driver, folder, view, scroll=None):
     for width, device in [(1280, "desktop"), (390, "phone")]:
         for dark in [False, True]:
             emulate(driver, width, dark)
             time.sleep(0.15)
+            if scroll:
+                scroll()
             driver.save_screenshot(os.path.join(folder, f"{view}-{device}-{'dark' if dark else 'light'}.png"))
     emulate(driver, 1280, False)
+
+
+def set_value(driver, field, value):
+    """Sets a date or time field as a person's picker would (typing into them depends on the locale)."""
+    driver.execute_script(
+        "arguments[0].value = arguments[1];"
+        "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));"
+        "arguments[0].dispatchEvent(new Event('change', {bubbles: true}));", field, value)
+
+
+def type_into(field, text):
+    field.clear()
+    field.send_keys(text)
+
+
+def pick(root, selector, value):
+    Select(root.find_element(By.CSS_SELECTOR, selector)).select_by_value(value)
+
+
+def tick(root, label_text):
+    """Checks the checkbox whose label reads `label_text` (by clicking its label, as a person would)."""
+    for item in root.find_elements(By.CSS_SELECTOR, "label.check"):
+        if item.text.strip() == label_text:
+            if not item.find_element(By.TAG_NAME, "input").is_selected():
+                item.click()
+            return True
+    return False
+
+
+def automation_form_checks(driver, owner, home_id, folder):
+    """The automation form: every kind of trigger made and edited through the page, read back through the API."""
+    _, home = owner.call("GET", f"/v1/homes/{home_id}")
+    home = home["home"]
+    scene = {a["name"]: a["id"] for a in home["actionSets"]}
+    owner_id = next(u["id"] for u in home["users"] if u["name"] == "Owner")
+    thermostat = next(a for a in home["accessories"] if a["name"] == "Thermostat")
+    temperature = characteristic_id(thermostat, "11")
+
+    def stored(name):
+        triggers = owner.call("GET", f"/v1/homes/{home_id}/triggers")[1].get("triggers", [])
+        return next((t for t in triggers if t["name"] == name), None)
+
+    def new_form():
+        return wait(driver, lambda d: d.find_element(
+            By.CSS_SELECTOR, '#automations form.trigger-editor[aria-label="New automation"]'))
+
+    def start_new(name):
+        """The new-automation form with its name typed; a form redrawn before it was touched is found again."""
+        for _ in range(5):
+            try:
+                type_into(new_form().find_element(By.NAME, "name"), name)
+                time.sleep(0.3)
+                if new_form().find_element(By.NAME, "name").get_attribute("value") == name:
+                    return new_form()
+            except StaleElementReferenceException:
+                pass
+        return new_form()
+
+    def edit(name):
+        """Opens the edit form of the trigger `name` (its card is found again when redrawn meanwhile)."""
+        selector = f'#automations article.trigger[data-name="{name}"]'
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector + " button.edit-trigger").click() or True)
+        return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector + " form.trigger-editor"))
+
+    def card(name):
+        return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f'#automations article.trigger[data-name="{name}"]'))
+
+    def described(name):
+        """The card's definition in words, read again when the page redraws it meanwhile."""
+        return wait(driver, lambda d: d.find_element(
+            By.CSS_SELECTOR, f'#automations article.trigger[data-name="{name}"] .trigger-definition').text) or ""
+
+    def compare(found, wanted):
+        """Field by field: the differences between the stored definition (and name, scenes) and the wanted one."""
+        if not found:
+            return ["not stored"]
+        d = found["definition"]
+        have = {"name": found["name"], "actionSetIDs": found.get("actionSetIDs", []), "timer": d.get("timer"),
+                "events": d.get("events", []), "condition": d.get("condition"), "end": d.get("end"),
+                "executeOnce": d.get("executeOnce", False), "catchUpSeconds": d.get("catchUpSeconds", 0)}
+        if have["end"] is not None:
+            have["end"] = {k: v for k, v in have["end"].items() if v not in ([], None)}
+        return [f"{key}: stored {have[key]!r}, wanted {wanted.get(key)!r}"
+                for key in have if have[key] != wanted.get(key, {"executeOnce": False, "catchUpSeconds": 0}.get(key))]
+
+    driver.find_element(By.CSS_SELECTOR, '#views button[data-view="automations"]').click()
+
+    # (a) Two events (30 minutes before sunset; 07:30 on Mondays and Fridays), a value condition, an end.
+    form = start_new("Evening lights")
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+    pick(row, "select.event-kind", "sun")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.sun-minutes"), "30")
+    pick(row, "select.sun-direction", "before")
+    pick(row, "select.sun-event", "sunset")
+    form.find_element(By.CSS_SELECTOR, "button.add-event").click()
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[1]
+    pick(row, "select.event-kind", "clock")
+    set_value(driver, row.find_element(By.CSS_SELECTOR, "input.clock-time"), "07:30")
+    tick(row, "Monday")
+    tick(row, "Friday")
+    form.find_element(By.CSS_SELECTOR, "button.add-condition").click()
+    row = form.find_elements(By.CSS_SELECTOR, "ol.condition > li")[0]
+    pick(row, "select.condition-kind", "value")
+    pick(row, "select.condition-characteristic", temperature)
+    pick(row, "select.condition-comparison", ">")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.condition-value"), "19")
+    tick(form.find_element(By.CSS_SELECTOR, "fieldset.trigger-scenes"), "Good Night")
+    pick(form, "select.end-kind", "undo")
+    type_into(form.find_element(By.CSS_SELECTOR, "input.end-minutes"), "15")
+    driver.execute_script("arguments[0].scrollIntoView()", form)
+    screenshots(driver, folder, "automation-form", lambda: driver.execute_script(
+        "document.querySelector('#automations form.trigger-editor[aria-label=\"New automation\"]').scrollIntoView()"))
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("Evening lights")
+    evening = {
+        "name": "Evening lights", "actionSetIDs": [scene["Good Night"]], "timer": None,
+        "events": [{"significantTime": {"sun": "sunset", "offsetSeconds": -1800}},
+                   {"calendar": {"time": "07:30", "weekdays": ["monday", "friday"]}}],
+        "condition": {"characteristic": {"id": temperature, "comparison": ">", "value": 19}},
+        "end": {"afterSeconds": 900},
+    }
+    differences = compare(stored("Evening lights"), evening)
+    words = described("Evening lights")
+    check("an automation at sunset and on weekdays, with a condition and an end, from the form",
+          shown and not differences and "30 minutes before sunset" in words and "on Monday and Friday" in words,
+          f"{differences}; shown {words!r}")
+
+    # (b) A timer: first at 18:00 on 24 December, then every 2 hours.
+    form = start_new("Holiday timer")
+    pick(form, "select.trigger-start", "timer")
+    set_value(driver, form.find_element(By.CSS_SELECTOR, "input.timer-date"), "2026-12-24T18:00")
+    pick(form, "select.timer-repeat", "every")
+    type_into(form.find_element(By.CSS_SELECTOR, "input.timer-count"), "2")
+    pick(form, "select.timer-unit", "hour")
+    tick(form.find_element(By.CSS_SELECTOR, "fieldset.trigger-scenes"), "Good Morning")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("Holiday timer")
+    differences = compare(stored("Holiday timer"), {
+        "name": "Holiday timer", "actionSetIDs": [scene["Good Morning"]], "events": [],
+        "timer": {"fireDate": "2026-12-24T18:00", "recurrence": {"every": {"count": 2, "unit": "hour"}}},
+    })
+    words = described("Holiday timer")
+    check("a timer with a recurrence from the form", shown and not differences and "every 2 hours" in words,
+          f"{differences}; shown {words!r}")
+
+    # (c) Presence: the last one leaves, or Owner arrives; only if it has not fired in the last 30 minutes; once.
+    form = start_new("Comings and goings")
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+    pick(row, "select.event-kind", "presence")
+    pick(row, "select.presence-who", '"everyUser"')
+    pick(row, "select.presence-change", "lastExit")
+    form.find_element(By.CSS_SELECTOR, "button.add-event").click()
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[1]
+    pick(row, "select.event-kind", "presence")
+    pick(row, "select.presence-who", json.dumps([owner_id]))
+    pick(row, "select.presence-change", "everyEntry")
+    form.find_element(By.CSS_SELECTOR, "button.add-condition").click()
+    row = form.find_elements(By.CSS_SELECTOR, "ol.condition > li")[0]
+    pick(row, "select.condition-kind", "notFired")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.condition-minutes"), "30")
+    tick(form.find_element(By.CSS_SELECTOR, "fieldset.trigger-scenes"), "Leave Home")
+    form.find_element(By.CSS_SELECTOR, "input.execute-once").click()
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("Comings and goings")
+    differences = compare(stored("Comings and goings"), {
+        "name": "Comings and goings", "actionSetIDs": [scene["Leave Home"]], "timer": None,
+        "events": [{"presence": {"change": "lastExit", "users": "everyUser"}},
+                   {"presence": {"change": "everyEntry", "users": [owner_id]}}],
+        "condition": {"notFiredWithin": {"seconds": 1800}}, "executeOnce": True,
+    })
+    words = described("Comings and goings")
+    check("a presence automation from the form", shown and not differences and "Owner arrives home" in words,
+          f"{differences}; shown {words!r}")
+
+    # More events: a doorbell's double press, a temperature entering a range, no motion for 10 minutes.
+    doorbell = characteristic_id(next(a for a in home["accessories"] if a["name"] == "Doorbell"), "73")
+    motion = characteristic_id(next(a for a in home["accessories"] if a["name"] == "Motion Sensor"), "22")
+    form = start_new("Presses and ranges")
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+    pick(row, "select.trigger-source", doorbell)
+    Select(row.find_element(By.CSS_SELECTOR, "select.trigger-value")).select_by_visible_text("becomes Double press")
+    form.find_element(By.CSS_SELECTOR, "button.add-event").click()
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[1]
+    pick(row, "select.event-kind", "range")
+    pick(row, "select.range-characteristic", temperature)
+    pick(row, "select.range-mode", "between")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.range-low"), "18")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.range-high"), "22.5")
+    form.find_element(By.CSS_SELECTOR, "button.add-event").click()
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[2]
+    pick(row, "select.event-kind", "duration")
+    pick(row, "select.condition-kind", "value")
+    pick(row, "select.condition-characteristic", motion)
+    Select(row.find_element(By.CSS_SELECTOR, "select.condition-value")).select_by_visible_text("No motion")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.duration-minutes"), "10")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("Presses and ranges")
+    differences = compare(stored("Presses and ranges"), {
+        "name": "Presses and ranges", "actionSetIDs": [], "timer": None,
+        "events": [{"characteristic": {"id": doorbell, "value": 1}},
+                   {"threshold": {"id": temperature, "min": 18, "max": 22.5}},
+                   {"duration": {"condition": {"characteristic": {"id": motion, "comparison": "==", "value": False}},
+                                 "seconds": 600}}],
+    })
+    words = described("Presses and ranges")
+    check("switch presses, ranges and durations from the form",
+          shown and not differences and "Doorbell programmable switch event becomes Double press" in words,
+          f"{differences}; shown {words!r}")
+
+    # (d) Editing: (a) renamed and its condition changed; everything else as it was.
+    form = edit("Evening lights")
+    filled = form.find_element(By.CSS_SELECTOR, "input.sun-minutes").get_attribute("value") if form else ""
+    type_into(form.find_element(By.NAME, "name"), "Evening lights, cold days")
+    row = form.find_elements(By.CSS_SELECTOR, "ol.condition > li")[0]
+    pick(row, "select.condition-comparison", "<")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.condition-value"), "18.5")
+    screenshots(driver, folder, "automation-edit", lambda: driver.execute_script(
+        "document.querySelector('#automations article.trigger form.trigger-editor').scrollIntoView()"))
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("Evening lights, cold days")
+    edited = {**evening, "name": "Evening lights, cold days",
+              "condition": {"characteristic": {"id": temperature, "comparison": "<", "value": 18.5}}}
+    differences = compare(stored("Evening lights, cold days"), edited)
+    closed = wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#automations article.trigger form.trigger-editor"))
+    check("edit an automation from the form", shown and filled == "30" and not differences and closed,
+          f"filled {filled!r}; {differences}")
+
+    # A nested condition the form does not edit is shown in words and kept when the name changes.
+    nested = {"any": [{"presence": "noOne"}, {"not": {"time": {"after": "22:00", "before": "06:00"}}}]}
+    owner.call("POST", f"/v1/homes/{home_id}/triggers", {
+        "name": "Nested", "definition": {"events": [{"characteristic": {"id": temperature}}], "condition": nested}})
+    form = edit("Nested")
+    kept = form.find_element(By.CSS_SELECTOR, ".kept-condition").text if form else ""
+    type_into(form.find_element(By.NAME, "name"), "Nested, renamed")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    card("Nested, renamed")
+    differences = compare(stored("Nested, renamed"), {
+        "name": "Nested, renamed", "actionSetIDs": [], "events": [{"characteristic": {"id": temperature}}],
+        "condition": nested})
+    check("editing keeps a nested condition", not differences and "either no one is home or not (between 22:00" in kept,
+          f"kept {kept!r}; {differences}")
+
+    # (e) A refused definition: the hub's message next to the form, the field marked, nothing stored.
+    form = start_new("Too far from sunset")
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+    pick(row, "select.event-kind", "sun")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.sun-minutes"), "800")
+    pick(row, "select.sun-direction", "after")
+    before = len(owner.call("GET", f"/v1/homes/{home_id}/triggers")[1].get("triggers", []))
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    message = wait(driver, lambda d: new_form().find_element(By.CSS_SELECTOR, ".form-error").text)
+    form = new_form()
+    marked = form.find_element(By.CSS_SELECTOR, "input.sun-minutes").get_attribute("aria-invalid")
+    after = owner.call("GET", f"/v1/homes/{home_id}/triggers")[1].get("triggers", [])
+    check("a refused automation shows the hub's message",
+          message == "field 'events[0].offsetSeconds': an offset from sunrise or sunset is at most 12 hours either way"
+          and marked == "true" and len(after) == before and not stored("Too far from sunset")
+          and form.find_element(By.NAME, "name").get_attribute("value") == "Too far from sunset",
+          f"message {message!r}, marked {marked!r}, {before} then {len(after)} triggers")
+    type_into(form.find_element(By.NAME, "name"), "")
 
 
 def sign_in(driver, token):
@@ -392,8 +654,12 @@ def main():
         form.find_element(By.NAME, "name").send_keys("Outlet at midnight")
         Select(form.find_element(By.CSS_SELECTOR, "select.trigger-source")).select_by_visible_text("Outlet: On")
         Select(form.find_element(By.CSS_SELECTOR, "select.trigger-value")).select_by_visible_text("becomes On")
-        form.find_element(By.NAME, "after").send_keys("23:59")
-        form.find_element(By.NAME, "before").send_keys("23:59:01")
+        form.find_element(By.CSS_SELECTOR, "button.add-condition").click()
+        pick(form, "select.condition-kind", "time")
+        pick(form, "select.time-after-kind", "clock")
+        set_value(driver, form.find_element(By.CSS_SELECTOR, "input.time-after-clock"), "23:59")
+        pick(form, "select.time-before-kind", "clock")
+        set_value(driver, form.find_element(By.CSS_SELECTOR, "input.time-before-clock"), "23:59:01")
         form.find_element(By.CSS_SELECTOR, "fieldset.trigger-scenes label").click()
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         card = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, '#automations article.trigger[data-name="Outlet at midnight"]'))
@@ -415,6 +681,7 @@ def main():
               and shown.startswith("Did not fire") and "Why not:" in shown and "Outlet On became true" in shown,
               f"definition {described!r}; decision {shown!r}")
         screenshots(driver, args.screenshots, "automations")
+        automation_form_checks(driver, owner, home_id, args.screenshots)
 
         # Homes on the page: one added, renamed, then removed by its owner (after the page asks); the demo home stays.
         driver.find_element(By.CSS_SELECTOR, '#views button[data-view="groups"]').click()

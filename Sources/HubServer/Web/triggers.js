@@ -1,10 +1,9 @@
 // The Automations screen (owners and administrators): each home's triggers in words (what fires them, what must
 // hold, what they run), turned on or off, removed, and each one's recent decisions from the hub's explain route
-// ("why did / didn't it fire"); a new trigger of the common kind: an accessory's value, an optional time span,
-// the scenes to run. Loaded by app.js when first opened.
+// ("why did / didn't it fire"); a new trigger, or an existing one edited, with the form of trigger-form.js (every
+// kind of event, a timer, conditions, an end), loaded with this screen. Loaded by app.js when first opened.
 
-import { api, element, button, notice, homes, canConfigure, short, words, say, label, visibleServices,
-  characteristicIndex } from "./app.js";
+import { api, element, button, notice, homes, canConfigure, say, label, characteristicIndex } from "./app.js";
 
 const weekdayNames = {
   monday: "Monday", tuesday: "Tuesday", wednesday: "Wednesday", thursday: "Thursday", friday: "Friday",
@@ -99,7 +98,8 @@ export const event = (home, e) => {
     const who = users(home, e.presence.users);
     return {
       everyEntry: `${who} arrives home`, everyExit: `${who} leaves home`,
-      firstEntry: `the first of ${who} arrives home`, lastExit: `the last of ${who} leaves home`,
+      firstEntry: e.presence.users === "everyUser" ? "the first person arrives home" : `the first of ${who} arrives home`,
+      lastExit: e.presence.users === "everyUser" ? "the last person leaves home" : `the last of ${who} leaves home`,
     }[e.presence.change] ?? `${who}: ${e.presence.change}`;
   }
   if (e.location) {
@@ -171,74 +171,13 @@ const decisionList = (decisions) => {
   return node;
 };
 
-// The characteristics a trigger can wait for: those that send events.
-const observable = (home) => (home.accessories ?? []).flatMap((accessory) => visibleServices(accessory)
-  .flatMap((service) => service.characteristics ?? [])
-  .filter((c) => c.permissions?.includes("ev") && !["tlv8", "data"].includes(c.format))
-  .map((c) => ({ accessory, characteristic: c })));
-
-const newTrigger = (home) => {
-  const form = element("form", undefined, { class: "config trigger-editor", "aria-label": "New automation" });
-  const name = element("input", undefined, { name: "name", required: true, maxlength: "64", "aria-label": "Automation name",
-    placeholder: "Automation name" });
-  const source = element("select", undefined, { class: "trigger-source", "aria-label": "When" });
-  const choices = observable(home);
-  for (const { accessory, characteristic } of choices) {
-    source.append(element("option", `${accessory.name}: ${label(characteristic)}`, { value: characteristic.id }));
-  }
-  const value = element("select", undefined, { class: "trigger-value", "aria-label": "Becomes" });
-  const fillValues = () => {
-    const characteristic = choices.find((choice) => choice.characteristic.id === source.value)?.characteristic;
-    const options = [element("option", "changes at all", { value: "" })];
-    if (characteristic?.format === "bool") {
-      const [yes, no] = short(characteristic.type) === "25" ? ["On", "Off"] : ["Yes", "No"];
-      options.push(element("option", `becomes ${yes}`, { value: "true" }), element("option", `becomes ${no}`, { value: "false" }));
-    } else {
-      const type = short(characteristic?.type ?? "");
-      const list_ = characteristic?.metadata?.validValues ?? (words[type] ? words[type].map((_, index) => index) : []);
-      for (const choice of list_) options.push(element("option", `becomes ${words[type]?.[choice] ?? choice}`, { value: String(choice) }));
-    }
-    value.replaceChildren(...options);
-  };
-  source.addEventListener("change", fillValues);
-  fillValues();
-  const after = element("input", undefined, { name: "after", "aria-label": "Only after (a time, sunrise or sunset)", placeholder: "only after, e.g. sunset" });
-  const before = element("input", undefined, { name: "before", "aria-label": "Only before (a time, sunrise or sunset)", placeholder: "only before, e.g. 23:00" });
-  const scenes = element("fieldset", undefined, { class: "trigger-scenes" });
-  scenes.append(element("legend", "Then run"));
-  for (const scene of home.actionSets ?? []) {
-    const box = element("input", undefined, { type: "checkbox", value: scene.id, id: `run-${scene.id}` });
-    scenes.append(box, element("label", scene.name, { for: `run-${scene.id}` }));
-  }
-  form.append(name, source, value, after, before, scenes, element("button", "Add automation", { type: "submit" }));
-  form.addEventListener("submit", async (event_) => {
-    event_.preventDefault();
-    const raw = value.value;
-    const chosen = { id: source.value };
-    if (raw !== "") chosen.value = raw === "true" ? true : raw === "false" ? false : Number(raw);
-    const definition = { events: [{ characteristic: chosen }] };
-    if (after.value || before.value) {
-      definition.condition = { time: {} };
-      if (after.value) definition.condition.time.after = after.value.trim();
-      if (before.value) definition.condition.time.before = before.value.trim();
-    }
-    const actionSetIDs = [...scenes.querySelectorAll("input:checked")].map((box) => box.value);
-    try {
-      await api("POST", `/v1/homes/${home.id}/triggers`, { name: name.value, actionSetIDs, definition });
-      notice(`${name.value} added.`);
-      form.reset();
-      fillValues();
-    } catch (error) {
-      notice(error.message);
-    }
-  });
-  return form;
-};
-
 const forms = new Map(); // homeID -> the new-automation form, kept across redraws while someone fills it in
+const editors = new Map(); // triggerID -> its open edit form, kept across redraws until saved or cancelled
 
 /** Draws the Automations screen into `root`; each trigger's decisions come from the hub's explain route. */
 export async function draw(root) {
+  const { triggerForm } = await import("./trigger-form.js");
+  const say_ = { sayCondition: condition, sayEvent: event };
   const parts = [element("h2", "Automations")];
   const pending = [];
   for (const entry of homes.values()) {
@@ -270,6 +209,26 @@ export async function draw(root) {
           notice(error.message);
         }
       }, { class: "config", "aria-label": `Remove ${trigger.name}` }));
+      const edit = button("Edit", () => {
+        if (editors.has(trigger.id)) return editors.get(trigger.id).querySelector("[name=name]").focus();
+        const close = () => {
+          editors.get(trigger.id)?.remove();
+          editors.delete(trigger.id);
+          const shown = document.querySelector(`button.edit-trigger[data-id="${trigger.id}"]`);
+          shown?.setAttribute("aria-expanded", "false");
+          shown?.focus();
+        };
+        const form = triggerForm(home, trigger, { ...say_, cancel: close, done: (_, name) => {
+          close();
+          notice(`${name} saved.`);
+        } });
+        editors.set(trigger.id, form);
+        facts.after(form);
+        edit.setAttribute("aria-expanded", "true");
+        form.querySelector("[name=name]").focus();
+      }, { class: "config edit-trigger", "data-id": trigger.id, "aria-label": `Edit ${trigger.name}`,
+        "aria-expanded": "false" });
+      head.append(edit);
       card.append(head);
       const facts = element("dl", undefined, { class: "trigger-definition" });
       for (const [term, text] of describe(home, trigger)) facts.append(element("dt", term), element("dd", text));
@@ -290,13 +249,21 @@ export async function draw(root) {
       decisions.append(button("Refresh", refresh, { class: "refresh-decisions", "aria-label": `Refresh the decisions of ${trigger.name}` }));
       pending.push(refresh);
       card.append(decisions);
+      if (editors.has(trigger.id)) {
+        facts.after(editors.get(trigger.id));
+        edit.setAttribute("aria-expanded", "true");
+      }
       section.append(card);
     }
     if (!(home.triggers ?? []).length) section.append(element("p", "No automations yet.", { class: "muted" }));
     const kept = forms.get(home.id);
-    if (!kept || !(kept.contains(document.activeElement) || kept.querySelector("[name=name]").value)) {
-      forms.set(home.id, newTrigger(home));
-    }
+    const fresh = () => triggerForm(home, undefined, { ...say_, done: (form, name) => {
+      notice(`${name} added.`);
+      const next = fresh();
+      forms.set(home.id, next);
+      form.replaceWith(next);
+    } });
+    if (!kept || !(kept.contains(document.activeElement) || kept.dataset.dirty)) forms.set(home.id, fresh());
     section.append(element("h4", "New automation"), forms.get(home.id));
     parts.push(section);
   }

@@ -7,11 +7,10 @@ extension WebFiles {
         text: #"""
 // The Automations screen (owners and administrators): each home's triggers in words (what fires them, what must
 // hold, what they run), turned on or off, removed, and each one's recent decisions from the hub's explain route
-// ("why did / didn't it fire"); a new trigger of the common kind: an accessory's value, an optional time span,
-// the scenes to run. Loaded by app.js when first opened.
+// ("why did / didn't it fire"); a new trigger, or an existing one edited, with the form of trigger-form.js (every
+// kind of event, a timer, conditions, an end), loaded with this screen. Loaded by app.js when first opened.
 
-import { api, element, button, notice, homes, canConfigure, short, words, say, label, visibleServices,
-  characteristicIndex } from "./app.js";
+import { api, element, button, notice, homes, canConfigure, say, label, characteristicIndex } from "./app.js";
 
 const weekdayNames = {
   monday: "Monday", tuesday: "Tuesday", wednesday: "Wednesday", thursday: "Thursday", friday: "Friday",
@@ -106,7 +105,8 @@ export const event = (home, e) => {
     const who = users(home, e.presence.users);
     return {
       everyEntry: `${who} arrives home`, everyExit: `${who} leaves home`,
-      firstEntry: `the first of ${who} arrives home`, lastExit: `the last of ${who} leaves home`,
+      firstEntry: e.presence.users === "everyUser" ? "the first person arrives home" : `the first of ${who} arrives home`,
+      lastExit: e.presence.users === "everyUser" ? "the last person leaves home" : `the last of ${who} leaves home`,
     }[e.presence.change] ?? `${who}: ${e.presence.change}`;
   }
   if (e.location) {
@@ -178,74 +178,13 @@ const decisionList = (decisions) => {
   return node;
 };
 
-// The characteristics a trigger can wait for: those that send events.
-const observable = (home) => (home.accessories ?? []).flatMap((accessory) => visibleServices(accessory)
-  .flatMap((service) => service.characteristics ?? [])
-  .filter((c) => c.permissions?.includes("ev") && !["tlv8", "data"].includes(c.format))
-  .map((c) => ({ accessory, characteristic: c })));
-
-const newTrigger = (home) => {
-  const form = element("form", undefined, { class: "config trigger-editor", "aria-label": "New automation" });
-  const name = element("input", undefined, { name: "name", required: true, maxlength: "64", "aria-label": "Automation name",
-    placeholder: "Automation name" });
-  const source = element("select", undefined, { class: "trigger-source", "aria-label": "When" });
-  const choices = observable(home);
-  for (const { accessory, characteristic } of choices) {
-    source.append(element("option", `${accessory.name}: ${label(characteristic)}`, { value: characteristic.id }));
-  }
-  const value = element("select", undefined, { class: "trigger-value", "aria-label": "Becomes" });
-  const fillValues = () => {
-    const characteristic = choices.find((choice) => choice.characteristic.id === source.value)?.characteristic;
-    const options = [element("option", "changes at all", { value: "" })];
-    if (characteristic?.format === "bool") {
-      const [yes, no] = short(characteristic.type) === "25" ? ["On", "Off"] : ["Yes", "No"];
-      options.push(element("option", `becomes ${yes}`, { value: "true" }), element("option", `becomes ${no}`, { value: "false" }));
-    } else {
-      const type = short(characteristic?.type ?? "");
-      const list_ = characteristic?.metadata?.validValues ?? (words[type] ? words[type].map((_, index) => index) : []);
-      for (const choice of list_) options.push(element("option", `becomes ${words[type]?.[choice] ?? choice}`, { value: String(choice) }));
-    }
-    value.replaceChildren(...options);
-  };
-  source.addEventListener("change", fillValues);
-  fillValues();
-  const after = element("input", undefined, { name: "after", "aria-label": "Only after (a time, sunrise or sunset)", placeholder: "only after, e.g. sunset" });
-  const before = element("input", undefined, { name: "before", "aria-label": "Only before (a time, sunrise or sunset)", placeholder: "only before, e.g. 23:00" });
-  const scenes = element("fieldset", undefined, { class: "trigger-scenes" });
-  scenes.append(element("legend", "Then run"));
-  for (const scene of home.actionSets ?? []) {
-    const box = element("input", undefined, { type: "checkbox", value: scene.id, id: `run-${scene.id}` });
-    scenes.append(box, element("label", scene.name, { for: `run-${scene.id}` }));
-  }
-  form.append(name, source, value, after, before, scenes, element("button", "Add automation", { type: "submit" }));
-  form.addEventListener("submit", async (event_) => {
-    event_.preventDefault();
-    const raw = value.value;
-    const chosen = { id: source.value };
-    if (raw !== "") chosen.value = raw === "true" ? true : raw === "false" ? false : Number(raw);
-    const definition = { events: [{ characteristic: chosen }] };
-    if (after.value || before.value) {
-      definition.condition = { time: {} };
-      if (after.value) definition.condition.time.after = after.value.trim();
-      if (before.value) definition.condition.time.before = before.value.trim();
-    }
-    const actionSetIDs = [...scenes.querySelectorAll("input:checked")].map((box) => box.value);
-    try {
-      await api("POST", `/v1/homes/${home.id}/triggers`, { name: name.value, actionSetIDs, definition });
-      notice(`${name.value} added.`);
-      form.reset();
-      fillValues();
-    } catch (error) {
-      notice(error.message);
-    }
-  });
-  return form;
-};
-
 const forms = new Map(); // homeID -> the new-automation form, kept across redraws while someone fills it in
+const editors = new Map(); // triggerID -> its open edit form, kept across redraws until saved or cancelled
 
 /** Draws the Automations screen into `root`; each trigger's decisions come from the hub's explain route. */
 export async function draw(root) {
+  const { triggerForm } = await import("./trigger-form.js");
+  const say_ = { sayCondition: condition, sayEvent: event };
   const parts = [element("h2", "Automations")];
   const pending = [];
   for (const entry of homes.values()) {
@@ -277,6 +216,26 @@ export async function draw(root) {
           notice(error.message);
         }
       }, { class: "config", "aria-label": `Remove ${trigger.name}` }));
+      const edit = button("Edit", () => {
+        if (editors.has(trigger.id)) return editors.get(trigger.id).querySelector("[name=name]").focus();
+        const close = () => {
+          editors.get(trigger.id)?.remove();
+          editors.delete(trigger.id);
+          const shown = document.querySelector(`button.edit-trigger[data-id="${trigger.id}"]`);
+          shown?.setAttribute("aria-expanded", "false");
+          shown?.focus();
+        };
+        const form = triggerForm(home, trigger, { ...say_, cancel: close, done: (_, name) => {
+          close();
+          notice(`${name} saved.`);
+        } });
+        editors.set(trigger.id, form);
+        facts.after(form);
+        edit.setAttribute("aria-expanded", "true");
+        form.querySelector("[name=name]").focus();
+      }, { class: "config edit-trigger", "data-id": trigger.id, "aria-label": `Edit ${trigger.name}`,
+        "aria-expanded": "false" });
+      head.append(edit);
       card.append(head);
       const facts = element("dl", undefined, { class: "trigger-definition" });
       for (const [term, text] of describe(home, trigger)) facts.append(element("dt", term), element("dd", text));
@@ -297,13 +256,21 @@ export async function draw(root) {
       decisions.append(button("Refresh", refresh, { class: "refresh-decisions", "aria-label": `Refresh the decisions of ${trigger.name}` }));
       pending.push(refresh);
       card.append(decisions);
+      if (editors.has(trigger.id)) {
+        facts.after(editors.get(trigger.id));
+        edit.setAttribute("aria-expanded", "true");
+      }
       section.append(card);
     }
     if (!(home.triggers ?? []).length) section.append(element("p", "No automations yet.", { class: "muted" }));
     const kept = forms.get(home.id);
-    if (!kept || !(kept.contains(document.activeElement) || kept.querySelector("[name=name]").value)) {
-      forms.set(home.id, newTrigger(home));
-    }
+    const fresh = () => triggerForm(home, undefined, { ...say_, done: (form, name) => {
+      notice(`${name} added.`);
+      const next = fresh();
+      forms.set(home.id, next);
+      form.replaceWith(next);
+    } });
+    if (!kept || !(kept.contains(document.activeElement) || kept.dataset.dirty)) forms.set(home.id, fresh());
     section.append(element("h4", "New automation"), forms.get(home.id));
     parts.push(section);
   }
@@ -313,6 +280,6 @@ export async function draw(root) {
 }
 
 """#,
-        gzipBase64: "H4sIAAAAAAACA8Vb3ZLctpW+n6fAsFQJaXPYku24UiOPuxRpsvGWPXJllFVt9fa6OSR6mhGb7BDs6ekd9e0+QHKRmzydnyTnBwABki2NUq7KhUYkcXBwcHDwnR+gJxPxZiXFi21br9O2qCslVNZIWYmw3lWyUSKtcpHm66IqVNukbd2o6FzINFuJVb2Wv1aibYrbW6QsKrGrm1yJcLdKW7EsGgmtK7mOBX1Yb1V7MplAvzLXn6B1L5ptFcWi3TaVzEVdiboR9XIZi0au6zsJpCgCjVhXOGAjM1m1IpdZoUjiZVOvkZVYbW+gXd5vyhSEaeptK3HAMNit9iIvcjHBv9WvW1GwfEH0XKSikjszCxiZOGX1eg2ivCuq/BzGF2mWSaXqZg/879JyK1EqUW9QZWkp2mIthdqkVYzjIQMFMuL0a5xeIr6v0xxmd7MX6WaT/FnB9EHHIIJqgQuQ5snJSbHe1E0rHoCmiIUs5RrmGYubbdvWVSyqui0yGBj1rmKRpdXLuloWt9sGPqoVdI15AeAt3ceiTG9kGYs70NJNKa9lcwfdVXwiRLZKmzRrZQNrWmTfVbm8FwdWY5BMWMLg+clJBtptxU7Kd3m6v0phWHEhHoAB6Aa+nIvgB3oIcPmk4k9v+Am+7WRema9vzTPSrraNIdaP8HXZFPzt9/QQoKAqBbPgr9f6ESjVVo9+veXRTw5W2BKmBEKGRSvXCnVArwGYUBCJi2+BJ7Ukpaxu25X45kI8E1P97c91UYUB0J2LxZMH/qZKUFr4NBZnzyJNEIsgOognD8gb/yfCmcf2TDybHxZWqHzb0OZCwZSEb7lCYUiVTLFJmxaVO5s/h29L2AIhN8xU8X+wvNuqaOdonLPZb7/+6inIE+DM57GYffk1va7qbUPvX+Mb7Fcwfnp/Bq88aDCfRzSmGTWrtxWq54e0XSXLsq4bIx7sFBw4ek7UxRLFAdqIBU02W7UKQUf0EXWA8h30u7i4YK0GAWgyUMFhofkY5mcXeujPaBRsPMC/RiII0BKGNE4k3r8XwVPTD0yyW2jccj/CetBqb/Chp1LAM4CMCzH53xAMBkxdvof/lWyjcHoezj4/m0dh8nkUTZ9MEnkvM2Yipig3yYuzPiUukRGNSPy22Rdz28wfntEaainlPQrIDV/Ok0YCNoFBTcL/yT+PVhNYmyfPxAosqte01k2wkMNGpRsVtABwrUOSVwsBy4Kj4qoYAWlFgrMA1+RGgnVJWpl0CRAQdIRss52KCaJxL+U91RaIGABnF2NIktzKFrs4Ihn6Ke0rfkkspCYVIAtvKACs0LT7rGGi9ff1TjYvUyXD6LCgCfTGB2QBiQslbsFTeNZCmP16ybOJ+fUXmxSgbfggkiQZF10PJw4ILNewXtVtyAK4Em6VbBBiUURE+FhotdNbgs0KjXM2j5IlDBSG+Iko8CEB74arDJ2mpFAyZAVdWRXOKKobQmXgfKwe0KjpC9tLtm0acEB/gi6BNfGgAJyCCAEjgeD5sJO8k82+1yWt9iyEv8V1Nz2ndboJjaUZXXSKgAAhgAE9jYGPBpQoFIYA4JZEcHERgFEUChH6VD+j18T3b/QrWFi9ow+GACOTWhHRt+bTDQQe9MEhKiXgfSBw/Mlnn4kXaDZ5QbBuIp9EfDY5gfADvbiR0dBYnWeevrMkLcvI0wt9Yn0gChK55aOZUENkYQq6VHvLZSELCEEa3FGaX7V/FD+tZEQBwxfU1/GFFxEiyvudmeoQOd0QnX1fA1ENwg2EMwRAEG/ARiO6zscQhfjVrzRNN/CNbHcYlAK0GdhnYnDEGB2633VfnoS1OGYNAMQPI4wQURZauKP8DnaGPXjqzRVBprNPiwA0Z7+nJyXAI4Iu7gMERMfCZ93zHLdM94qEGt4cbOuLu4FgXFaZXRT/K+9dvU+7javhAxEVVzp4frRrVb/2ela1+FhHgrQ/1GtnmSGO8Hf+GPXBcF0c5fpil+4fz5WoiWsKTz29gWX/HhKF/C1sqaLqmEICsUoJXSiRyBEDMO6ngPPJg4n4BhwSE//xAml2/3n9+ipR5BqK5T7MPJyDQI8gW8fhHDrat6mJOcG268rsedPK2z5HdUAnN5KfwQNZEjZqf0rgjR8QaBnlKgEfq/YDEMftFt58dyIfsU+6vSE/tDeYDK0Non4JLtAEFN2Ogd7VrVQLDuC77zegc0xePr5RZNKuwDYwRR0TFaIx+JPea2ktbWeJGK+dejICnGEP72M0uuFva4kOykCdKyuwtVDnfU/v+0g3lKCnJQyFKTMdGwIyjzXA3UCFS/BJY51wfOxUQizX02SWgmXmadNNNsWt0TUQ+iN8oaU6HRJr6Z0nkokqbqtiWUDa274Z8S4Q28dYN4AA/1qnGbxIvX7dUp161D0pgV1PrwtnV1PClN6o0GdBoO3L8I14ejTqtmN0OuvDtAnEa5gKxW5ml/kQpiJPVO4rBO3ny6pt9no1a7ChpinupEbQWJPcF21HAYFOR6A5UaXCcEKc06WLpRhnizCouVpU7IiHIxxmzox4GxM4aZnOyW56BH3dlXVGq9O3jEbeFuiD2yatFAdjbBmmQ3+ZfUUbKq1oXDiHEwe9qBjKruAJiGideZK00CyBE5enWqigPwdjYS5A9MOtjiqxTbhD68Z1PA7VY1yOn4zgxmwQ07ukupQ2m+Ud0ibo+F6lrbTZafAGg2ZhIkjmhXxaIOF0IpNmRzfThIwvYrafA18sDcmKbRLVxgTJSFVh0Ws9iMWh+6SrER/oT1UJR5LOt/aF0eg0CkrQEb+8Xv5QV+1q2BfsA9qNT25cYnLMnAwibMDeoArnGtvcZUKW7spQXdGU4mx+pHRti/MqeB/LqjiRBO8KNnEt2142SYyJjp7G88mUG/08OzLBAlaSy4LKntgOaTGXEFJbXc3Bww0jiFyqrClunNRX0/cydMzNdUtCvo23IAj2cOjsjSUwpTRcppwcDXCjJi5ezYK3sEJYjMQmSzKPuk4U2Nj4arw3KdyQsrZZifTFhkQms3LZd3vX5/y6KvdAEsSDJM3tw5y8jm/0hLSG7EJ/98oLEpstGnVnR77KvW46LIQIFiLXWxFCVM9mEnh6qvK+u5KY786oKSF/Z9yhk4BZpBqS8bjVtiyN/2Eaf0WQ2Y63qFmG6vFLYYeYwwYoYezwd3UNmF1pV6qBkKeiRfw0jQ47aX1CZFYLrKPsmqKVSmdH3lq+QG3sUgi4YUUXJqgHYYz0MSIwvB8WvBSHbjnuAWpb+ZqiiJ5lZVTVQGBRKIAslxgy6eQY4BxWWS+tLUhAfxd/6m3LsTRWXCjzwYo9/o+F+XfFZkNfXgF8mNwIGkAR9PkS/+caimcqYdqv3ubgV6ABj2bQxSCBI9bVdn2DNS91lV6FSIr1OYzuwiiCFQHMOScOVDTEsFKX3bSTm0zEC2PwIwdKMQ4rVctBTmLSMN38vT5hsOQ9yas6R8n18U0Y1GUQd8F4DGrLIBxSoA3LARcFkvn0jCqgWHL6Y08k0FnUOxkwbeg7HFncjYhnEq4oZXFElIVlBvtSPyZ6qcFmD96eWMk0d7luAt2MDUkKFgD+xLZCiFGDVcXWcmb9ATgL7X109aQ/oQ4MHiwolJSVXYUEDOTgCF+ol1jT/tMGPb4ISzCGWNs5Bl+qxYIXRQIBRZe2Y5ZCnMenAPbcAvVoJoaTdI5FbL9Gpgqx3KV1VAS7+O1qj3vCG417HRbudPkbztZTe7aS2TvlKn571LKYNrAL55hN5tpL51BMNGBzB2YxmAmZEAalCea9COjBz//4Gyny53/8naLdrOOKR0JJfQOB8x3noSJU6U64Xw/RgldhYaZ76Iu880Rm0PxEcXeJbJq6YXH/rsX9G4lLOe6uV3n47hUEZT///1+ddHdIEotdoosI7ggLXGH9ehifHNWWWOJsVZT5Jcv7ks/YXBNiKt0ZocU0IJGH/KcWBGzE4tL7KgmuaucAfS/bJHDtZw0OJLcWqEEXuVn8xFjP14dy4jxItsUuxUP2ujkHJ1orHTNC/pYL7aKNRyFDSG9KG/950SofEhWyC1dhL/+A3t0eIBF975jbaYUZdJ0Ut3Ogy89Jfx48EHXjyCDkmn2WbGSzLhQpbZoUVVZuIXYNA3kXRFjnOZ0FbXn324BOZ9s0mHc0WQKqWANIEV+KTphp+NBdLoh7Kj2H3XqgMr/WFfilN1rFrq4654ODuBCB70dBgm4PmDU7k7BlIbQYuKIrcMGpvR9iMEXLwwdWdrii2mzb/nhIhFEk/BfgrY6/bDlsaBu8RrFO79lcgeTrr4bDd1dTBHOgnUD5JiKQbEZoPBlVvW0yT0qIe2TWHlOL0Qf3GwpEkb83Qraq0eRgiM6WeXF6LvsDSy0oB9ScDKyxCIMdzNdOGNh6p6jn9hi1V3dlF0Nodd4bGlM9vdMPdk662vqpSqNuQ539jguwvtpgc5X/hfSUylpD7rTq6efCKEfnq/zG+5Iek+GsMIHVOmScno4WmDUObdgPQuIy1HSgS8sYWqZlGTjKDHBWc+cswhthqvc9F4puIMUIHKfFVzz2eJ2nqucwNF3j6bFI2j0d0iKDL36DZSYM5VGo18tlMAcHMwv+WypG9UBLIsx8OPgfsZ2uKA7je+YR4M6kaEt8sF9V+92WaamkE7ccoDsAvz9bnMyRiU5pps4NjK4X5j8/DY7mp8latilC7RQXuMi1OQGHkE4rZsgQ4kvhvDH4/hTzAT4ZkH46R9g347ohE9kX7k8SI/oE1TrjTpMZM+LzO3r09KdzFGPYBz9kICJTaXuJQUMD4W+SJFoY3r/4x6BGnl+io8V8BTLTJtQ2jFet7M5jhLKvobM9OVh+JLhzUXuw76mWwYzClEotdHsLTyDw0EDfx4F+Pp7XthtWO28TTejDhz6qfaSAugA/LqFm9ckicj8t4xdfnj992nM9fAnQ9ceFhKhZftz5UE/Djd+GkZy8hXecE5Z+8KJhEPVdDtfrwHTHi38e4t7U9x9VJ5qySTCAPoiN9ZqqIZYjz6kmcqZrIvDRySH9uQALB2R4VWLNC1cOh6QYcoyhdVkIsYYj9+I9ENu7mu7VA81fOQPzFUvU5Is8d6MdZ8pqe7MuWgtvPOZgj2kqGFLtq0yEFOv+5Dg3/oBnGfjwSi7TbdmGXqbXQIp0oTc8/fXTQAimKyq/oKJd98bbX5emgQeeAuJ1Ru6SGJdO7LGJYX5KgRiAn/2ucXwq6AFauNyCPD05nRosisNhPYDowzCMZaEPc1dEWhQt1fv3enG0o7ZOoxsjce/SPNBOPRcPB8NxwDMa7Ut13sRgm0PuXKQzzHyJjnOzSOR28PgdHK25BUEMNgDC9Z74y1Y2+2uKs+rmRVnqLXhOmw3ysUj7Ltg0ZFDwf2IukiH/ttlbvaWUfqWbIgx+fH2N5zKLyd2zCd0dnjx5IDSAbTQxt7cXHVbi38RsHEfY2F3wg9UUX0vG26Bdx4OAnSHzZOG603WC53dtp+O+38GIIaNbmyElz50V6DHoK/h8pdJb6aj24KapOJJbscR3pUuJmAJGzwVdQl/L716Js2/p1ga0nXW7nrrE4p3c4Go1tcISYQ7Wj9e2C8hTzb0YnAAWUiGA4BOQV0TUjt+oL6q2Bhyr63bxnE97uhJkl4tj5PDBG+3u+QmDzHJb0TIJlDHEAaKxq8UW7VZfENJ1EgaRc2UVURSr/SOXkemc0zgTxUutsOTa3Sk6da+lh9QB2qF7W1Q+kD0QFz6KRTK3TclMb3Qn/8g0In/Qca7qLv8Ths/Ac66+DPgePTmZaFglc34OQGT2Rw79shNjctp4FVHQeJGV8iOymjLBGeWs5/YEhj2YH6e4bc7eGy/I5sXdsaHBONZnSI+VfofRaOl29ZVznOQqygwsK0x1838haPBrEIOwDO8wO+PS5ay6WjgC66ETjY3OyWChLrVY6P/IhfU7fSA01m7bcdh9ZO2j64s3L//wUXiddBPC4AWVYuU8H0ymm+ZxSPwILB7T0mnvkzOQfupbV1vf3pZenG3CtFELs6VDw4X7W+Pi4fGaAOSwo/bHHczvXsLgj/Q7oKNrQ6izgxSu3iVkTs06XHAfglAH13tWNV1E5p7F88cs9avL7y/fXH7qWv8ya2lXZ1jBG+4ePfvedBddSikIskaONGxtBhy/l7jk5ceQtwsO3NV3f8oCsRa4VbzRMOeKPh/79878Ix58gEY5wgqycMsSeR4wx8iL3Oy861Z+kF9wBRTBkKPbf1RnxLOntM6JPw6MDf0ZYqKjs66QP0Dk36DMb/Wv2UC1/s/ZpoE9IBPeeWWIUabVimrTVk6TTlx2avjrlDuwXzxE7c2skUu86YgR86PwUUe6ldpxmN3tof+4fPOJG2hi5Vx42NZpqV8U6VroAJe+x74+WLSBCmKHv3AAiGZPxWt68k/r6NPZ8cPche5PaNSNSNfhjm/QXwYtjprUv3VuOsTk+pkeZHSXdefaprUX0SHx4GTtNByL2eyp2LGgcKPPxVIndP/IyZixdEoVLjjVoJ8KaZt2DopPiQby3NMQn9BVtRDTqzCvsy0KQMWZO6mPAumnb0ToZYVhMEN1XuCfeRDp9K+zDZZAdRLEzpkRn0l46joaINNJTO/oB2ByOEPNzvldoOZpqzOYkIwVLvknfkgF+dgV37gY+VGvl/zE9LMCPEOSlKo0BqpjvkrCP73ldEtRPlQlJ8aJ/wgsCyXx5zWhMUFKqI0JIqjpZ8bAw8k/AWDL4I4hPQAA"
+        gzipBase64: "H4sIAAAAAAACA8UbXXPbxvFdv+KE8SRAAoFxk2Y6UhSNayttOomdqZ3xA6uWJ+AoIgYPLA4Uxcp87Q9oH/qSX5df0v24OxxA0JanmWlnYhF3e7t7+70LdDIRrxZKPFm39VK2Za2NMHmjlBZxvdGqMULqQshiWerStI1s68Ykp0LJfCEW9VJ9bETblDc3CFlqsambwoh4s5CtmJeNgt2FWqaCFpZr0x5NJnCuKuwS7G5Fs9ZJKtp1o1Uhai3qRtTzeSoataxvFYAiC0Sx1kiwUbnSrShUXhrieN7US0QlFutr2Fd3q0oCM029bhUSjKPNYiuKshAT/Fd/3IqS+YuSMyGFVht3ixSpSw044LqlvkGSQhVli3xsynZBdOZ1swQe3aETfM5+gourW9VskeSbEngGCFjQLdxAtOUSsee1BmTIdUpkdAFXr2pZwNUt+tKpIBPf8cb1VsjVCglsFqAZYNy0ol4pkFd2dFQuV3XTinuAKVOhKrUkktfrtq11KnTdlrlKSVtANJf6aa3n5c26gUUjt0BeXqsKdhaykXmrGrx5/q0u1J3YsWyjbMIMRGdHR3AFIL9R6k0ht88lYBXn4v5IiCXcTW5PRfQ9/YhQp8rw0iv+BWsbVWi3+tr9RtjFunHA9ieszpuS176hH1EKdIwEW+HVl/YnQJq1pf5yzdSPdp7ZCq4ETMagxqXBC9NjBHYVJeL8a8BJO1ml9A3o4Ktz8Vhc2LWf6lLHEcCditmje14zFYg0/iwVJ48TC5CKKNmJR/eIG/8S4LSH9kQ8vtrNPFPFuiGPQ8aMQsMwyAyJkiFWsmlRuNOrM1gDIxMxb0xN+Q/Q3lqX7RVa2XT6uy+/+Az4ifDmV6mYfv4lPS7qdUPPX+ITODF4BD0/hkcmGl1dJUTTUc3rtUbxfC/bRTav6rpx7IH7IOHkjKDLObIDsAkzmq3WZhGDjGgRZYD87eyzOD9nqUYRSDIy0W5m8TjkJ+eW9CdEBTd38F+jMDKQCmOik4i3b0X0mTsHJtkpGr3sB9AHaXuFPwYihSAHceRcTP4ag8GAqau38NeoNokvTuPppydXSZx9miQXjyaZulM5IxEXyDfxi7c+JiyJY41A+nvT31z5bV54TDq0XKo7ZJA3Pr/KGgUBCwxqEv+l+DRZTEA3jx6LBVjUYGtpt0CR+5vGbhrYgcC0jIlfywSoBamiVhyDpJHoJEKdXCuwLkWakXMIAVEHyDbbiZjiNvpSMRBtiREDotX5WCTJblSLRwKWHPwF+RU/ZDLPlTF1s800RBZ2KIhOsdvvo4aL1t/VG9U8lUbFyW5GFxjQh8gCHENUvYFY3rOWW1mt1Ys53yblx1/tUhBa43uRZdk465ac2GFgeQn60jcxMxByuDaqwRCLLGIAT4UVOz1luG3QOKdXSTYHQnGMSwSBPzJIeahlOHRBAiVDNnCURRFQMR0Jk0Nu8XJAo6YVtpd83TSQX36EI5E38aiEOAU5C8uD6Gz/EKXFwRGpt8xE38XtMXunpVzFztKcLDpBQOqMgGBPYnm9hChRGqwLIC2J6Pw8AqMoDUboY/sbkyI+f2UfwcLqDS04ACxXakNAX7ula6hGaCEAqhTE+0gg/cknn4gnXYL35VAmPpkcQU2CSdrx6GC8zPOevPNMVlXSkwstsTwwChK4x2OR0EbiwxQc0VuPZaagvFANepTFp7cPwmeFjFHA4QXxdXjhQcQY5fuHGWqXBMcwOvdzDRQtGG6gWqEABPUGOBrBdTmGIMRHH1mYjvC1ajdYqUJoc2GfgSERY8kYrtuzfAlvcYwaAhD/GEGEEWVmmTuIb+dvOAhPg7tikOns00cAunP/ZI9LCI8YdNEPMCAGFj7tfl+hy3SPCGjDWxDbhuyuoEJXOvdK6a+y71o/7RzXhg+MqKjp6OzgUV2/6J3UtXjfQQppf6yXgZqhjuh7/hj0zmGdHcT6ZCO3D8dK0IRVwq+B3MCyv4HuoXgNLlXqDil0FQtJ0YW6iwJjAPYLVHA+uncV3x6GzNV/rCCL7k8vXzzPDKWGcr6N816cg0KPQratw7l09E8XruYE266183m3y25foDjgUFjJT+EHWRJu2nxKwRsXMNBylNPc17wjxPG+D2/9dKIe4Cedb6h3+QaDobVB1a8gBbqCovMYOK1vlJlxAd+tX4PMsXl5v6OorF2AbWDfOsYqVGPwj7yz3HrYzhKxXjvu8QjhDE/0FpNRh7+pFSYoF+pCXgGtD3W9dXk3jHT7HAykhKUwdOv1KAnoPJYQ7vZEOIecNHYI6eOhCmq5gSRzCZZZyKa7rETX6DYo+mP4QksNDmTe0rtMpDJT3uhyXkJX274ayS5Q26c4TIAC/6VtM1hJg3Odqo570AMuAd1ArrPAq6lhktcm7qOgoN3n4Svx2cGq29PoZDYM064Qr+EqVLs5L+uHMJP0WOWzQpA/X+q22Vpt1mBDTVPeKhtBUwtyV7YdBBQ6HYDFRIMIi2lIe1j44X1pdELDixVAQFwKyaIYZh0EdLWjvFnSGFGZwYcSphhs6QaX8WRpv6O6f9/dNCDFQYVCpZXQKVnxAGCoyarOyVaGdtqomxIrgraR2nBpyHbqDgyNrq92B2XVjmYUYGKBoJpIGPALgMjq+JJkdsxB0CVIy1Q0vIOz9zBcDYu/DirzWxgv6iZMgwHUQxJgvzWigRpmmK7Fr5Tvrdlf2wzT8DPZKt8rR6+whBeunmVciKcFEG5ucuXiS3ORkSEljPZTwIuDKqXZQ1BsDJCNzDhmg92dmO26JTsbecd5mpEEnHSZfsiMjZWjIRIO4sqL+fe1bhf7Z8E+YN9VCE0ITGUCt6YYxHCaiUPYJe6FakKUoWZMrrRyg0HfrRk7aeMuD57HejxuayHXg028VO2gtyXEBEe/xrtbyZv9rj9xpQsOuyvIf4b3oUnngYZ0s1xRQL7dr2cKZfKmvA4acQs/mBfgpMDuZJRp2QWBsftdZ2/MgRvsoZoKSnuAjbZ4lDaNXoOGcDSKWx7kKukOUZnlq73x0yRwB8rSZiHSii/QXJ8Xou98t4/5ha62ABKley1jeIYx9Q6+sheyEvKK/vZZr2Rt1mjUnR31Rd47ZotUqKcXOK6PocdgM4l6ctLFMHkq7L6ntJVR9nXJOWgHfaTaB2O6el1VLiUxTF8jiGzDLurUoB+uCk/iChygAtrx7+saYra2id0GQr6KZfHDJLp/yMoT6sRa4FRn05StMrZX6+nyCUpjI6H8B43OXIsBzDjuU4zA8LybsSp2nTruINS26gXVNAPLymnGgoHFIAOqmmMBZ1t1COegZataPx6B82H8qdctV/Y4/6E+DN8f4F98TfCmXK1o5RmED9epwQYIgpYv8S9PdHqmEsvhLLmAvAIb+PYIUwwCBGw9Xy+vcQJnnsvnMYLitBBrzThJQCMQc04JA40wsci1Q0Cb5CYT8cQZ/Mg7rxTJKtNytZS5ptBuf2ffd3jwAee6LpBz+64ojuoqSrvWIAWx5VAOGZCGx4BKkU0pT2geiwOwPw9YApklg/cUbg9zR8BL6Ij4hiRkpSoPsDLzyMAv7c/MqhpsdtfziYWSRYh1Fdlt3MgkWADkE78LJUYNVpV6y5kOCXBPPFgM5WSXUAYuHsyolFTaayEDA9kFzJfmKU7Yf1xhxhdxBcaQWjvH4su0OH6jSiCi6tIfzCXUefxOwr9FQTm6i+Elg5c0/lyjpMFYHsIGIgIvfr3Yok/0qPGp3Sy8Lq/hbXtizxcqf2NCwa8PWhbDRl5xgdnkob10CcVVA76TYRR7NyETwqI0wy4cA3r0y8//JkH+8vN/qNrNO6z4giqrr6FwvuWuWMRGbkS4uktmrIWZu+5uyPKmxzIHzQ9kd5OppqkbZvc/lt1/E7vUcW8Gc5Bvn0FR9ss//xU03/sgqdhkdqQRUpihhu3jbvxyNOlijvNFWRWXzO9TfuMXmhBD2cMYWtwGAvUi/7EPAr5iCeH7Iome18E7/q1qsyi0nyUkkMJboA26iC1MBfhi3tgY/T2k2+RM0AcIS/XtM3HyNQ3nYO9E+u8f6Egq3qgVFIV5UxuMvUUjN/jyvayUcONPyMgVZihRaksMPxOom31yNoozRcyp+OqeoN9BDKRcVlCfolGCynIJibGqVMFl7DOCace/3Ch1W0PGr+t2dsYle5dHOoFiuHrnlxNhESzNVudivtZUKQhkMUYCSZBU7h2Zb/DrCGxf5UaifOj7hDjKJoPPJTgm255Bbv9G+Rp+PHWuedqVl/SpwiVWSad2thiU0/49uTegxW/QgALZQF0bwIOxYbE48mad2mT0Zfpcgl3HYMbuBuTH4ScUMR2AfTjelnqtznp9PWLhTh7Bwj1oeO0boC4N8dKhgOmkt7B5xr89pwZ66EKLzyP+5oM6o2Q/yLp+x94185/xDKMWh2So80JeQeJlXqn38BrRFwmtPEEeoGZwBTw+DuuJcM/f7lA+L8rbQ6TBLJcnCI+FYoBoNPMvvgi6kVBQjrDS8rpSPdqlXq3bIfV2u1IuqV3Xd9gZuTxHprJXPuEL+YAuvWmo9Sxg2JLOCKcKG8vSXFq2cKQ7l5VRw0OyKMhbsBKEmr+JIx5IAR/sy7EvCfl/aPbdk7C+K1dlHP3w5NXTP2KOmtw+npBfTB7dk82Uxc45Na55/gquFjyfp3uX6a4J2QGsC7/KiCkdJT02+Osl3smAspE3Kjg6JqXjwVJAyP4aWldb39xUvYKYtXTAwnzmcVj4vDcuJo9Tphc6GrU/PuC+0YqhlF7yu+Vx3VDU2ZTQkm0yMqdmGc/4DAXvIHsNrOoCkrrNjWcPUfWzy+8uX11+qK5/HV167fSqxAPeY28/uO6sK0i9A2OaPfeSvoRHwDYmYZu+s4U0cXc7Lz+X3umjj2A/+/taNduXYDo5bMfRFDk5x3+uoiSb1/naxMEtbTitakOzpAEf4hCVi4y/hoz7xm+BC6AODWgAH0LZhLOoNzQnAI7QyAd8z1hCGaI8sYimFLvL4jzq6Tu6mvXwE+aLzKj2SQtggEjFrC6oHiS106A/ClPR2ME9Ge2G4qLvLc/D+qI/EUKLybIMi4jUlkqnLOMU7qshMsewQfF9KG+C6kvV2ilEaI7MVIRlfSsP45fTgumpLCWuA7A51OWGZ0jxYAsxvE9+bbPuiY+KqA+xvRG/EqG2fbIuiyAd40UGvoc+tOd5qWdswPqpU/2hXAzYOp+FMmOki/V2gCLs1QHV+6qlbggbMhB+Swn6gBoch9hX3MTxpHcw5k2c/gYVRIHhBFEkacBWETHGLhphhPESq1v1TnzQ+rSg7D2M4flRmRHOgdC6kv9hBZSDP8E6JpBZ17vtVVG/RZ5f22+sQbT9j6wvoqSzjnBEFU/Bab1UTCtbdZF17HIhip9H3kLOwbnZ4GaNmuOrduw0HlTT8CmpzYbeHAV57w+Xrz4w6U08n/1g2EnJvnF6is1zE4yBTEYzO1pP+/Jg1vZEkAb4RVA00O2j1MmhP6ChpZPD87uZPU8VREeR3oAeTqq/ToY/aFL/17vZtpBH0ZbIqJd1o8zQuw/WD/ejKeBAov+fsoIT8KApRN73ZjvH8Vjb5+cyh/rKlZ3MyGDu8J7ZjHM8GnOc80yGrm1drAfkPJp9eT/j90KWz/k2yfM4ZS/PDxM6NEe9hG6H4vzmmBiIw0yx5NRuuU0JsLfvXB0/5oqD3a5MIIHT/d++Fccx/sJKvpWlNrGvyPA9zK2ygzb6zJ0AMSkDA1lRNi2OGkZYsky/bybwBSlPbQLtYZbZ14hFFHzXb3H6cR5Of/ZCHOiDP9FHqMlEPOd3FCP/T53epCmlzwIbBdUMf6PR1XX08gUPuNmWoeGTzo5c3/IDoCyNws9jY+fB9GbNeTBagv3NKWR39F+H8XQ69jQAAA=="
     )
 }

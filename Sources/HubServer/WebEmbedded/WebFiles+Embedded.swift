@@ -15,6 +15,8 @@ extension WebFiles {
         embedded_qr_js,
         embedded_scenes_js,
         embedded_tiles_js,
+        embedded_trigger_form_js,
+        embedded_trigger_parts_js,
         embedded_triggers_js,
     ]
 }
