@@ -140,11 +140,13 @@ struct WebPageTLSTests {
                 ],
                 timeout: 300
             )
+            // The listeners start side by side, so the TLS line may come before or after the welcome's last line.
             var printed = ""
-            while true {
+            var welcomed = false
+            while printed.isEmpty || !welcomed {
                 let line = try hub.readLine()
                 if line.contains("web app over TLS on") { printed = line }
-                if line.hasPrefix("Stop with") { break }
+                if line.hasPrefix("Stop with") { welcomed = true }
             }
             return (hub, printed)
         }
