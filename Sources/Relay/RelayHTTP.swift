@@ -32,6 +32,13 @@ extension RelayServer {
     /// A client whose home is offline or full is refused before the upgrade (HTTP 400); `/healthz` answers `ok`.
     func configurePipeline(_ channel: any Channel) throws {
         let relay = self
+        // A channel keeps its last receive buffer for the next read, so every idle connection holds one: NIO's
+        // first size (2,048 bytes) was a third of an idle home's memory. 512 bytes hold a WebSocket upgrade
+        // request; a busy connection's buffer still grows (to 64 KiB) as its reads fill it.
+        try channel.syncOptions?.setOption(
+            ChannelOptions.recvAllocator,
+            value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536)
+        )
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: configuration.maximumPayload + RelayFrame.dataHeaderLength,
             // The relay's handler answers protocol errors itself: one handler fewer on every connection.
