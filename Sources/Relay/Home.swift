@@ -1,4 +1,3 @@
-import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -43,28 +42,23 @@ public struct ForwardedPayload: Sendable {
     public let bytes: ByteBuffer
 }
 
-/// What the relay's side of one client stream receives from the home.
-enum StreamEvent: Sendable {
-    /// Bytes from the hub.
-    case data(ByteBuffer)
-    /// The end, with the close code and reason the client is told.
-    case close(WebSocketErrorCode, String)
-}
-
 /// One connected home: its hub's link and the client streams on it.
 final class Home: Sendable {
     let route: RouteID
-    let hub: WebSocketOutboundWriter
+    /// The hub's WebSocket.
+    let hub: SocketPeer
 
     private struct State {
-        var streams: [UInt32: AsyncStream<StreamEvent>.Continuation] = [:]
+        var streams: [UInt32: SocketPeer] = [:]
         var next: UInt32 = 1
         var closed = false
     }
 
     private let state = Mutex(State())
+    /// Whether the hub's channel takes writes now; while it does not, the streams stop reading their clients.
+    private let hubWritable = Atomic(true)
 
-    init(route: RouteID, hub: WebSocketOutboundWriter) {
+    init(route: RouteID, hub: SocketPeer) {
         self.route = route
         self.hub = hub
     }
@@ -72,46 +66,32 @@ final class Home: Sendable {
     /// Why a stream could not open.
     enum Refusal: Error { case offline, full }
 
-    /// A new stream's number and the events it will receive; throws when the home is closed or full.
-    func openStream(limit: Int, queueLength: Int) throws(Refusal) -> (UInt32, AsyncStream<StreamEvent>) {
-        let (events, continuation) = AsyncStream.makeStream(
-            of: StreamEvent.self,
-            bufferingPolicy: .bufferingOldest(queueLength)
-        )
-        let number: UInt32 = try state.withLock { (state) throws(Refusal) -> UInt32 in
+    /// Registers `client` as a new stream and returns its number; throws when the home is closed or full.
+    func openStream(_ client: SocketPeer, limit: Int) throws(Refusal) -> UInt32 {
+        try state.withLock { (state) throws(Refusal) -> UInt32 in
             guard !state.closed else { throw .offline }
             guard state.streams.count < limit else { throw .full }
             while state.streams[state.next] != nil || state.next == 0 { state.next &+= 1 }
             let number = state.next
             state.next &+= 1
-            state.streams[number] = continuation
+            state.streams[number] = client
             return number
         }
-        return (number, events)
     }
 
-    /// Queues bytes for stream `number`; `false` when the stream is unknown or its queue is full (then it is
-    /// ended as too slow).
+    /// Hands bytes to stream `number` (on its event loop); `false` when the stream is unknown.
     func deliver(_ payload: ByteBuffer, to number: UInt32) -> Bool {
-        state.withLock { state in
-            guard let continuation = state.streams[number] else { return false }
-            if case .enqueued = continuation.yield(.data(payload)) { return true }
-            state.streams[number] = nil
-            // The queue is full: the close event cannot queue behind it, so the stream's task sees `finish`.
-            continuation.finish()
-            return false
-        }
+        guard let client = state.withLock({ $0.streams[number] }) else { return false }
+        client.deliver(payload)
+        return true
     }
 
     /// Ends stream `number` with `code` and `reason`; whether it was open.
     @discardableResult
     func endStream(_ number: UInt32, code: WebSocketErrorCode, reason: String) -> Bool {
-        state.withLock { state in
-            guard let continuation = state.streams.removeValue(forKey: number) else { return false }
-            continuation.yield(.close(code, reason))
-            continuation.finish()
-            return true
-        }
+        guard let client = state.withLock({ $0.streams.removeValue(forKey: number) }) else { return false }
+        client.close(code, reason: reason)
+        return true
     }
 
     /// Forgets stream `number` (its client left); whether it was open.
@@ -126,17 +106,28 @@ final class Home: Sendable {
             defer { state.streams = [:] }
             return state.streams
         }
-        for continuation in streams.values {
-            continuation.yield(.close(RelayClose.homeOffline.code, RelayClose.homeOffline.reason))
-            continuation.finish()
+        for client in streams.values {
+            client.close(RelayClose.homeOffline.code, reason: RelayClose.homeOffline.reason)
         }
+    }
+
+    /// Whether the hub's channel takes writes now.
+    var isHubWritable: Bool { hubWritable.load(ordering: .relaxed) }
+
+    /// Records the hub channel's writability; when it returns, the streams read their clients again.
+    func hubWritabilityChanged(_ writable: Bool) {
+        hubWritable.store(writable, ordering: .relaxed)
+        guard writable else { return }
+        for client in state.withLock({ Array($0.streams.values) }) { client.resumeReading() }
     }
 
     /// The number of open streams.
     var streamCount: Int { state.withLock { $0.streams.count } }
 }
 
-/// The homes connected to this relay instance, by routing id. In memory only: relays share nothing.
+/// The homes connected to this relay instance, by routing id.
+///
+/// In memory only: relays share nothing.
 final class HomeRegistry: Sendable {
     private let homes = Mutex<[RouteID: Home]>([:])
 

@@ -318,4 +318,49 @@ import Testing
         echo.stop()
         await relay.stop()
     }
+
+    @Test func aHubMessageInSeveralFramesIsReassembled() async throws {
+        let relay = try await RunningRelay.start()
+        defer { Task { await relay.stop() } }
+        let key = Curve25519.Signing.PrivateKey()
+        let route = RouteID(publicKey: key.publicKey.rawRepresentation)
+        let accepted = Shared(false)
+        _ = try await WebSocketClient.connect(
+            url: "\(relay.url)/v1/hub?route=\(route)",
+            logger: quietLogger("test.hub")
+        ) { inbound, outbound, _ in
+            var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+            guard case .binary(let first)? = try await messages.next(),
+                case .challenge(let challenge)? = RelayFrame(decoding: first)
+            else { return }
+            let signature = try key.signature(for: HubProof.message(challenge: challenge, route: route))
+            var proof = RelayFrame.proof(
+                publicKey: Array(key.publicKey.rawRepresentation),
+                signature: Array(signature)
+            ).encoded()
+            // The proof in three frames: the first, a continuation, and the last continuation.
+            let head = proof.readSlice(length: 10) ?? ByteBuffer()
+            let middle = proof.readSlice(length: 40) ?? ByteBuffer()
+            try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: .binary, data: head)))
+            try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: .continuation, data: middle)))
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .continuation, data: proof)))
+            while let message = try await messages.next() {
+                if case .binary(let bytes) = message, RelayFrame(decoding: bytes) == .accepted {
+                    accepted.withLock { $0 = true }
+                    return
+                }
+            }
+        }
+        #expect(accepted.withLock { $0 })
+    }
+
+    @Test func healthAnswersOkAndAnotherPathIsNotFound() async throws {
+        let relay = try await RunningRelay.start()
+        defer { Task { await relay.stop() } }
+        let health = try await upgradeAnswer(port: relay.port, path: "/healthz")
+        #expect(health.status == 200)
+        #expect(health.body == "ok\n")
+        let elsewhere = try await upgradeAnswer(port: relay.port, path: "/v1/elsewhere")
+        #expect(elsewhere.status == 404)
+    }
 }
