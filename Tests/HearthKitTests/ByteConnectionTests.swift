@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import TestSupport
 import Testing
 
 @testable import HearthKit
@@ -38,10 +39,10 @@ import Testing
             for index in 0..<chunks { try await sender.write([UInt8](repeating: UInt8(index % 251), count: chunkSize)) }
             done.set()
         }
-        // Nobody reads for a while: the receiver stops reading from the network, so the sender cannot finish.
-        try await Task.sleep(for: .seconds(2))
+        // Nobody reads: the receiver stops reading from the network once 256 KiB wait, so the sender cannot finish.
+        #expect(await eventually(timeout: .seconds(60)) { receiver.meter.isPaused }, "the receiver stopped reading")
+        try await Task.sleep(for: .seconds(1))
         let waiting = receiver.meter.waiting
-        #expect(receiver.meter.isPaused, "the receiver stopped reading")
         #expect(waiting <= ByteConnection.highWatermark + 1024 * 1024, "\(waiting) bytes waiting")
         #expect(waiting >= ByteConnection.highWatermark, "\(waiting) bytes waiting")
         #expect(!done.value, "the sender is held back")
