@@ -13,8 +13,6 @@ import Testing
 /// A `wss://` relay whose certificate no system authority signed (`hearthd --relay-ca`, `hearth login --relay-ca`):
 /// the hub's link and a client trust exactly the given certificates, and the hub tells its clients which.
 @Suite(.serialized) struct RelayTrustTests {
-    static let openssl = ["/usr/bin/openssl", "/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
     /// A logger that says nothing below critical.
     static var quiet: Logger {
         var logger = Logger(label: "test.relay-trust")
@@ -22,33 +20,23 @@ import Testing
         return logger
     }
 
-    /// A self-signed certificate for `localhost` and its key, as PEM, made by openssl in `folder`.
-    static func makeCertificate(in folder: String) throws -> (certificate: String, key: String) {
-        let (certificatePath, keyPath) = (folder + "/relay.pem", folder + "/relay.key")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl ?? "/usr/bin/openssl")
-        process.arguments = [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-            "-keyout", keyPath, "-out", certificatePath,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "openssl made a certificate")
-        return (
-            try String(contentsOfFile: certificatePath, encoding: .utf8),
-            try String(contentsOfFile: keyPath, encoding: .utf8)
+    @Test(
+        .enabled(
+            if: SelfSignedCertificate.openssl != nil,
+            "openssl is not installed (it makes the test's relay certificate)"
         )
-    }
-
-    @Test(.enabled(if: openssl != nil, "openssl is not installed (it makes the test's relay certificate)"))
+    )
     func aClientTrustsTheRelaysOwnCertificateAndTheHubTellsIt() async throws {
         let folder = NSTemporaryDirectory() + "relay-trust-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let (certificatePEM, keyPEM) = try await offThePool { try Self.makeCertificate(in: folder) }
+        let (certificatePEM, keyPEM) = try await offThePool { () throws -> (String, String) in
+            let (certificatePath, keyPath) = try SelfSignedCertificate.make(in: folder)
+            return (
+                try String(contentsOfFile: certificatePath, encoding: .utf8),
+                try String(contentsOfFile: keyPath, encoding: .utf8)
+            )
+        }
 
         // The relay over TLS with its self-signed certificate.
         var relayConfiguration = RelayServer.Configuration(host: "127.0.0.1", port: 0)

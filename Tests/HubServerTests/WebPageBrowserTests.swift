@@ -39,6 +39,26 @@ struct WebPageBrowserTests {
         var detail: String
     }
 
+    /// Runs the Python driver `script` of `Tests/Peers` with `arguments` and gathers the checks it reports until it
+    /// says it is done (blocking: call it off the pool).
+    static func reports(of script: String, _ arguments: [String]) throws -> [String: Report] {
+        let driver = try ChildProcess(
+            ChildProcess.python,
+            [ChildProcess.repositoryRoot.appendingPathComponent("Tests/Peers/" + script).path] + arguments,
+            timeout: 240
+        )
+        defer { driver.terminate() }
+        var reports: [String: Report] = [:]
+        while true {
+            let line = try driver.receive()
+            if let name = line["check"] as? String {
+                reports[name] = Report(ok: line["ok"] as? Bool ?? false, detail: line["detail"] as? String ?? "")
+            } else if line["done"] != nil {
+                return reports
+            }
+        }
+    }
+
     /// What the driver must report as passed.
     static let checks = [
         "sign in", "sign in with a password", "sign in with a link that hearth prints, once", "rooms as sections",

@@ -80,25 +80,7 @@ struct WebPageQRDecoderTests {
                 with: Data(contentsOf: URL(fileURLWithPath: state + "/client.json"))
             )
             let url = try #require((client as? [String: Any])?["url"] as? String)
-            let driver = try ChildProcess(
-                ChildProcess.python,
-                [
-                    ChildProcess.repositoryRoot.appendingPathComponent("Tests/Peers/qr_decoder_check.py").path,
-                    "--url", url, "--cases", casesPath,
-                ],
-                timeout: 240
-            )
-            defer { driver.terminate() }
-            var reports: [String: WebPageBrowserTests.Report] = [:]
-            while true {
-                let line = try driver.receive()
-                if let name = line["check"] as? String {
-                    reports[name] = .init(ok: line["ok"] as? Bool ?? false, detail: line["detail"] as? String ?? "")
-                } else if line["done"] != nil {
-                    break
-                }
-            }
-            return reports
+            return try WebPageBrowserTests.reports(of: "qr_decoder_check.py", ["--url", url, "--cases", casesPath])
         }
         for name in Self.checks {
             let report = reports[name]

@@ -186,25 +186,10 @@ struct WebPageTLSTests {
         try keySerializer.serialize(certificate.publicKey)
         let spki = Data(SHA256.hash(data: keySerializer.serializedBytes)).base64EncodedString()
         let reports = try await offThePool { () throws -> [String: WebPageBrowserTests.Report] in
-            let driver = try ChildProcess(
-                ChildProcess.python,
-                [
-                    ChildProcess.repositoryRoot.appendingPathComponent("Tests/Peers/tls_page_check.py").path,
-                    "--url", url, "--api", api, "--state", state, "--spki", spki,
-                ],
-                timeout: 240
+            try WebPageBrowserTests.reports(
+                of: "tls_page_check.py",
+                ["--url", url, "--api", api, "--state", state, "--spki", spki]
             )
-            defer { driver.terminate() }
-            var reports: [String: WebPageBrowserTests.Report] = [:]
-            while true {
-                let line = try driver.receive()
-                if let name = line["check"] as? String {
-                    reports[name] = .init(ok: line["ok"] as? Bool ?? false, detail: line["detail"] as? String ?? "")
-                } else if line["done"] != nil {
-                    break
-                }
-            }
-            return reports
         }
         for name in Self.checks {
             let report = reports[name]

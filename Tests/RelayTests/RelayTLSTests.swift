@@ -7,30 +7,17 @@ import Testing
 
 /// The relay over TLS (`wss://`) with a certificate it is given, and its hub link and client forwarder trusting it.
 @Suite struct RelayTLSTests {
-    static let openssl = ["/usr/bin/openssl", "/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    @Test(.enabled(if: openssl != nil, "openssl is not installed (it makes the test's self-signed certificate)"))
+    @Test(
+        .enabled(
+            if: SelfSignedCertificate.openssl != nil,
+            "openssl is not installed (it makes the test's self-signed certificate)"
+        )
+    )
     func streamsCrossATLSRelay() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let certificatePath = folder.appendingPathComponent("cert.pem").path
-        let keyPath = folder.appendingPathComponent("key.pem").path
-        let made = try await offThePool { () throws -> Int32 in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.openssl ?? "/usr/bin/openssl")
-            process.arguments = [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-                "-keyout", keyPath, "-out", certificatePath,
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-        try #require(made == 0, "openssl made a certificate")
+        let (certificatePath, keyPath) = try await offThePool { try SelfSignedCertificate.make(in: folder.path) }
         let certificate = try NIOSSLCertificate(file: certificatePath, format: .pem)
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
 
