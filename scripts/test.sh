@@ -13,6 +13,9 @@ swift build --build-tests
 # The test that checks the accessory server's memory after 1,000 idle connections reads the process's resident
 # memory, which is the server's only when nothing else runs: alone first, then everything.
 HEARTH_MEMORY_TESTS=1 swift test --skip-build --filter IdleConnectionsTests
+# The test that holds 1,100 connections to hearthd opens more than 1,024 descriptors in the test process, where
+# Foundation's Process.run (other tests start child processes) then crashes: it runs alone too, before the groups.
+swift test --skip-build --filter HearthdFileLimitTests
 
 # Pure computation, storage, and the consumer package's build.
 computation='ConsumerPackageTests|HAPTests|HomeGraphTests|HomeStoreTests|SetupQRTests|CommandsTests|AutomationTests'
@@ -39,7 +42,7 @@ run_group() {
 
 run_group computation --filter "^($computation)\." &
 run_group accessories --filter "^($accessories)\." &
-run_group hub --skip "^($computation|$accessories)\." &
+run_group hub --skip "^($computation|$accessories)\.|HearthdFileLimitTests" &
 wait
 
 failed=0
