@@ -17,7 +17,8 @@ import Testing
         let fixture = try await Fixture()
         let h = fixture.home.id.uuidString
         let room = fixture.home.roomForEntireHome.id.uuidString
-        try await fixture.withServer { api in
+        // A grace far longer than any delivery on a loaded machine: an event held back until it ends would miss.
+        try await fixture.withServer(resumeGrace: .seconds(60)) { api in
             let owner = EventClient(port: api.port, token: fixture.owner.token)
             let guest = EventClient(port: api.port, token: fixture.guest.token)
             defer {
@@ -60,9 +61,9 @@ import Testing
             }
             let sorted = latencies.sorted()
             print("event latency, request sent → other client received: \(sorted)")
-            // Live, not held back by the resume grace (1 s) nor polled. The 50 ms target is measured by
+            // Live, not held back by the resume grace (60 s here). The 50 ms target is measured by
             // Benchmarks/HubAPILoad (fan-out), not by a timed test on a machine that runs every suite at once.
-            #expect(sorted[2] < .milliseconds(750), "median \(sorted[2])")
+            #expect(sorted[4] < .seconds(20), "slowest \(sorted[4])")
             #expect(guest.events.count == 5, "exactly one event per change")
         }
     }
