@@ -133,11 +133,23 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        // A TCP or Unix-socket connection as an async byte stream with backpressure, and a listener that serves and
+        // closes its connections; on SwiftNIO channel handlers.
+        .target(
+            name: "ByteStreams",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            exclude: ["README.md"]
+        ),
         // The relay between a hub and its remote clients: a WebSocket server that forwards opaque byte streams, the
         // hub's outbound link and the client's local forwarder, on Hummingbird and WSClient. Holds no key.
         .target(
             name: "Relay",
             dependencies: [
+                "ByteStreams",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -166,6 +178,7 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
+                "ByteStreams",
                 "HAP",
                 "HAPTypes",
                 "HAPAccessoryServer",
@@ -303,6 +316,7 @@ let package = Package(
         .target(
             name: "HearthKit",
             dependencies: [
+                "ByteStreams",
                 "Commands",
                 "Relay",
                 "HAP",
@@ -385,6 +399,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "ByteStreams",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -420,7 +435,7 @@ let package = Package(
             name: "HearthKitTests",
             dependencies: [
                 "TestFixtures", "HearthKit", "HearthAPI", "HubServer", "Hub", "HomeGraph", "HAP", "HAPTypes",
-                "TestSupport", "DNSSD", "Relay",
+                "TestSupport", "DNSSD", "Relay", "ByteStreams",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -441,7 +456,7 @@ let package = Package(
         .testTarget(
             name: "SimulatorTests",
             dependencies: [
-                "Simulator", "HAPAccessoryServer", "HAP", "HAPTypes",
+                "ByteStreams", "Simulator", "TestSupport", "HAPAccessoryServer", "HAP", "HAPTypes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -517,7 +532,7 @@ let package = Package(
         .testTarget(
             name: "RelayTests",
             dependencies: [
-                "Relay", "TestSupport",
+                "ByteStreams", "Relay", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),

@@ -382,7 +382,7 @@ func connectLinks(count: Int, batch: Int, relayURL: String, targetPort: Int) asy
 /// Starts a ClientForwarder for `route`; returns its port.
 func startForwarder(relayURL: String, route: RouteID) async throws -> Int {
     let forwarder = try await ClientForwarder(configuration: .init(relayURL: relayURL, route: route))
-    Task { try? await forwarder.run() }
+    Task { await forwarder.run() }
     return forwarder.port
 }
 

@@ -1,3 +1,4 @@
+import ByteStreams
 import Crypto
 import Foundation
 import HAP
@@ -304,7 +305,7 @@ actor RelayForwarders {
         if let certificates { configuration.tls = try RelayTrust.configuration(trustingPEM: certificates) }
         let forwarder = try await ClientForwarder(configuration: configuration)
         running[key] = forwarder
-        Task { try? await forwarder.run() }
+        Task { await forwarder.run() }
         return forwarder.port
     }
 }
@@ -319,35 +320,26 @@ public final class SecureTunnel: Sendable {
     public let url: String
     /// The per-process random secret local connections must show.
     public let secret: String
-    private let channel: any Channel
+    private let listener: ByteListener
 
-    private init(url: String, secret: String, channel: any Channel) {
+    private init(url: String, secret: String, listener: ByteListener) {
         self.url = url
         self.secret = secret
-        self.channel = channel
+        self.listener = listener
     }
 
     /// Starts a tunnel to the hub in `secure`.
     public static func start(_ secure: SecureClientConfiguration) async throws -> SecureTunnel {
         var generator = SystemRandomNumberGenerator()
         let secret = SecureHub.hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
-                    let local = try ByteConnection.wrap(child)
-                    Task { await serve(local, secure: secure, secret: secret) }
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port ?? 0
-        return SecureTunnel(url: "http://127.0.0.1:\(port)", secret: secret, channel: channel)
+        let listener = try await ByteListener.bind(.tcp(host: "127.0.0.1", port: 0))
+        Task { await listener.run { await serve($0, secure: secure, secret: secret) } }
+        return SecureTunnel(url: "http://127.0.0.1:\(listener.port ?? 0)", secret: secret, listener: listener)
     }
 
-    /// Stops listening (open sessions end when their local connections close).
+    /// Stops listening and ends its open sessions.
     public func stop() async {
-        try? await channel.close()
+        listener.close()
     }
 
     /// Carries one local connection.

@@ -1,3 +1,4 @@
+import ByteStreams
 import HummingbirdWSClient
 import Logging
 import NIOCore
@@ -22,6 +23,9 @@ public final class ClientForwarder: Sendable {
         public var maximumPayload: Int = 16384
         /// TLS settings for a `wss://` relay (`nil`: the system's defaults).
         public var tls: TLSConfiguration?
+        /// How long the relay may take to accept a stream (answer its WebSocket upgrade) before the local
+        /// connection is closed.
+        public var upgradeTimeout: Duration = .seconds(15)
 
         /// A configuration listening on a free loopback port.
         public init(relayURL: String, route: RouteID) {
@@ -34,7 +38,7 @@ public final class ClientForwarder: Sendable {
     public let configuration: Configuration
     /// The port it listens on.
     public let port: Int
-    private let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+    private let listener: ByteListener
     private let logger: Logger
     private let onStreamEnd: @Sendable (WebSocketCloseFrame?) -> Void
 
@@ -47,41 +51,38 @@ public final class ClientForwarder: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.onStreamEnd = onStreamEnd
-        listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: configuration.listenHost, port: configuration.listenPort) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        port = listener.channel.localAddress?.port ?? configuration.listenPort
+        listener = try await ByteListener.bind(.tcp(host: configuration.listenHost, port: configuration.listenPort))
+        port = listener.port ?? configuration.listenPort
     }
 
-    /// Accepts connections until the task is cancelled; each runs as its own stream.
-    public func run() async throws {
-        try await listener.executeThenClose { connections in
-            try await withThrowingDiscardingTaskGroup { group in
-                for try await connection in connections {
-                    group.addTask { await self.serve(connection) }
-                }
-            }
-        }
+    /// Accepts connections until ``close()`` or the task's cancellation; each runs as its own stream. When it
+    /// returns, the listener and every local connection it accepted are closed.
+    public func run() async {
+        await listener.run { await self.serve($0) }
     }
 
-    /// One local connection as one stream through the relay.
-    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    /// Stops listening and closes every local connection, ending their streams.
+    public func close() {
+        listener.close()
+    }
+
+    /// One local connection as one stream through the relay; closed unopened when the relay does not accept the
+    /// stream within ``Configuration/upgradeTimeout``.
+    private func serve(_ connection: ByteConnection) async {
         let configuration = configuration
-        do {
-            try await connection.executeThenClose { tcpInbound, tcpOutbound in
-                let close = try await WebSocketClient.connect(
+        let logger = logger
+        let waited = await waitAbandoning(startWithin: configuration.upgradeTimeout) { upgraded in
+            do {
+                return try await WebSocketClient.connect(
                     url: "\(configuration.relayURL)/v1/client?route=\(configuration.route)",
                     configuration: .init(maxFrameSize: configuration.maximumPayload),
                     tlsConfiguration: configuration.tls,
                     logger: logger
                 ) { wsInbound, wsOutbound, _ in
+                    upgraded()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for try await var chunk in tcpInbound {
+                            for await var chunk in connection.received {
                                 while chunk.readableBytes > 0,
                                     let piece = chunk.readSlice(
                                         length: min(chunk.readableBytes, configuration.maximumPayload)
@@ -93,18 +94,21 @@ public final class ClientForwarder: Sendable {
                         }
                         group.addTask {
                             for try await frame in wsInbound where frame.data.readableBytes > 0 {
-                                try await tcpOutbound.write(frame.data)
+                                try await connection.write(frame.data)
                             }
                         }
                         _ = try await group.next()
                         group.cancelAll()
                     }
                 }
-                onStreamEnd(close)
+            } catch {
+                logger.debug("stream ended", metadata: ["error": "\(error)"])
+                return nil
             }
-        } catch {
-            logger.debug("stream ended", metadata: ["error": "\(error)"])
-            onStreamEnd(nil)
+        }
+        switch waited {
+        case .finished(let close): onStreamEnd(close)
+        case .timedOut, .cancelled: onStreamEnd(nil)
         }
     }
 }

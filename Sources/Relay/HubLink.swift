@@ -82,49 +82,23 @@ public final class HubLink: Sendable {
     }
 
     /// One connection attempt, given up when the relay has not accepted it within ``Configuration/acceptTimeout``:
-    /// a WebSocket upgrade that never completes (swift-websocket's client can wait on one for ever, and cannot be
-    /// cancelled) must not keep the home offline. The abandoned attempt is cancelled and left to end by itself.
+    /// a WebSocket upgrade that never completes must not keep the home offline (``waitAbandoning(startWithin:_:)``).
     private func attempt(accepted: Shared<Bool>) async -> String {
-        let outcome = Shared<CheckedContinuation<String, Never>?>(nil)
-        // Resumes the waiting caller once, with the first of: the attempt's end, the timeout, the cancellation.
-        // Resumed outside the lock: the cancellation handler runs under the task's own lock, which resuming takes.
-        let finish: @Sendable (String) -> Void = { how in
-            let waiting = outcome.withLock { continuation in
-                defer { continuation = nil }
-                return continuation
-            }
-            waiting?.resume(returning: how)
-        }
-        let connection = Task {
+        let waited = await waitAbandoning(startWithin: configuration.acceptTimeout) { started in
             do {
-                let close = try await connectOnce { accepted.withLock { $0 = true } }
+                let close = try await self.connectOnce {
+                    accepted.withLock { $0 = true }
+                    started()
+                }
                 return "closed (\(close.map { "\($0.closeCode) \($0.reason ?? "")" } ?? "no close frame"))"
             } catch {
                 return "failed (\(error))"
             }
         }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-                outcome.withLock { $0 = continuation }
-                let timer = Task { [timeout = configuration.acceptTimeout] in
-                    try? await Task.sleep(for: timeout)
-                    guard !Task.isCancelled, !accepted.withLock({ $0 }) else { return }
-                    connection.cancel()
-                    finish("not accepted within \(timeout)")
-                }
-                Task {
-                    let how = await connection.value
-                    timer.cancel()
-                    finish(how)
-                }
-                if Task.isCancelled {
-                    connection.cancel()
-                    finish("cancelled")
-                }
-            }
-        } onCancel: {
-            connection.cancel()
-            finish("cancelled")
+        switch waited {
+        case .finished(let how): return how
+        case .timedOut: return "not accepted within \(configuration.acceptTimeout)"
+        case .cancelled: return "cancelled"
         }
     }
 

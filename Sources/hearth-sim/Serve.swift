@@ -186,13 +186,7 @@ struct Serve: AsyncParsableCommand {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await simulator.run() }
             for listener in listeners {
-                group.addTask {
-                    do {
-                        try await listener.run()
-                    } catch  where !(error is CancellationError) {
-                        logger.error("control interface stopped: \(error)")
-                    } catch {}
-                }
+                group.addTask { await listener.run() }
             }
             if let responder {
                 group.addTask {

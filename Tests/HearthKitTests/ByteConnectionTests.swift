@@ -1,11 +1,10 @@
+import ByteStreams
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import TestSupport
 import Testing
-
-@testable import HearthKit
 
 /// The secure tunnel's connections hold a fast sender back when their reader does not keep up, instead of
 /// buffering without bound (one side of a splice slower than the other).

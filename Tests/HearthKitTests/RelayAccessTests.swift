@@ -1,3 +1,4 @@
+import ByteStreams
 import Crypto
 import Foundation
 import HAP
@@ -224,7 +225,7 @@ import Testing
         guard let forwarder = try? await ClientForwarder(configuration: .init(relayURL: url, route: route)) else {
             return false
         }
-        let running = Task { try? await forwarder.run() }
+        let running = Task { await forwarder.run() }
         defer { running.cancel() }
         guard let connection = try? await ByteConnection.connect(host: "127.0.0.1", port: forwarder.port) else {
             return false

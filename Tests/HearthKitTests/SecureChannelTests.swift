@@ -1,3 +1,4 @@
+import ByteStreams
 import Crypto
 import Foundation
 import HAP
@@ -206,7 +207,7 @@ import Testing
                 } else {
                     try await owner.removeUser(person.id, fromHome: fixture.homeID)
                 }
-                #expect(await Self.closes(socket, within: .seconds(5)))
+                #expect(await socket.closes(within: .seconds(5)))
                 let elapsed = ContinuousClock.now - start
                 #expect(elapsed < .seconds(3), "the session closed after \(elapsed)")
                 #expect(await fixture.credentials.pairings(of: person.id).isEmpty)
@@ -277,24 +278,6 @@ import Testing
             }
             #expect(String(decoding: opened, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
             again.close()
-        }
-    }
-
-    /// Whether `connection` closes within `timeout` (what arrives before is dropped).
-    static func closes(_ connection: ByteConnection, within timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in connection.received {}
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            connection.close()
-            group.cancelAll()
-            return first
         }
     }
 

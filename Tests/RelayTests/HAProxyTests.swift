@@ -74,7 +74,7 @@ import Testing
             configuration: .init(relayURL: proxyURL, route: hub.route),
             logger: quietLogger("test.fwd")
         )
-        let running = Task { try await forwarder.run() }
+        let running = Task { await forwarder.run() }
         defer { running.cancel() }
         #expect(
             try await roundTrip(port: forwarder.port, Array("through haproxy".utf8)) == Array("through haproxy".utf8)

@@ -51,7 +51,7 @@ import Testing
         var clientConfiguration = ClientForwarder.Configuration(relayURL: url, route: link.route)
         clientConfiguration.tls = trusting
         let forwarder = try await ClientForwarder(configuration: clientConfiguration, logger: quietLogger("test.fwd"))
-        let running = Task { try await forwarder.run() }
+        let running = Task { await forwarder.run() }
         defer { running.cancel() }
         let message = Array("sealed bytes over TLS".utf8)
         #expect(try await roundTrip(port: forwarder.port, message) == message)

@@ -34,7 +34,7 @@ import Testing
             var configuration = ClientForwarder.Configuration(relayURL: relay.url, route: hub.route)
             configuration.maximumPayload = 16384
             let forwarder = try await ClientForwarder(configuration: configuration, logger: quietLogger("test.fwd"))
-            let running = Task { try await forwarder.run() }
+            let running = Task { await forwarder.run() }
             defer { running.cancel() }
             // 100 KB crosses in several messages each way (payloads are at most 16 KB).
             let message = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
@@ -63,7 +63,7 @@ import Testing
             ) { close in
                 ends.withLock { $0.append("\(close.map { "\($0.closeCode) \($0.reason ?? "")" } ?? "no close frame")") }
             }
-            let running = Task { try await forwarder.run() }
+            let running = Task { await forwarder.run() }
             defer { running.cancel() }
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<40 {

@@ -1,6 +1,8 @@
+import ByteStreams
 import NIOCore
 import NIOPosix
 import Simulator
+import TestSupport
 import Testing
 
 @Suite struct ControlCommandTests {
@@ -45,7 +47,7 @@ import Testing
         let listener = try await ControlServer(handler: EchoHandler()).bind(.tcp(host: "127.0.0.1", port: 0))
         let port = try #require(listener.port)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await listener.run() }
+            group.addTask { await listener.run() }
             let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(host: "127.0.0.1", port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -69,5 +71,26 @@ import Testing
             )
             group.cancelAll()
         }
+    }
+
+    /// Holds every command until cancelled, so a stop finds commands in flight.
+    struct SlowHandler: ControlHandler {
+        func handle(_ command: ControlCommand) async -> String {
+            try? await Task.sleep(for: .seconds(60))
+            return "ok late"
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func stoppingWithCommandsInFlightClosesEveryConnection() async throws {
+        let listener = try await ControlServer(handler: SlowHandler()).bind(.tcp(host: "127.0.0.1", port: 0))
+        let port = try #require(listener.port)
+        let running = Task { await listener.run() }
+        // Every connection sends a command the handler holds; some are being answered, some not yet taken.
+        let connections = try await openConnections(to: port, count: 40, greeting: "ping\n")
+        try await Task.sleep(for: .milliseconds(200))
+        running.cancel()
+        await running.value
+        for connection in connections { #expect(await connection.closes(within: .seconds(5))) }
+        #expect(await connectionIsRefused(port: port))
     }
 }

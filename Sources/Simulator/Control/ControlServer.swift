@@ -1,3 +1,4 @@
+import ByteStreams
 import NIOCore
 import NIOPosix
 
@@ -31,65 +32,48 @@ public struct ControlServer: Sendable {
 
     /// Binds an endpoint; the returned listener serves once ``Listener/run()`` is called.
     public func bind(_ endpoint: Endpoint) async throws -> Listener {
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelOption(.backlog, value: 64)
-        let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let address: ByteListener.Address
         switch endpoint {
-        case .unixSocket(let path):
-            channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { child in
-                child.eventLoop.makeCompletedFuture { try NIOAsyncChannel(wrappingChannelSynchronously: child) }
-            }
-        case .tcp(let host, let port):
-            channel = try await bootstrap.bind(host: host, port: port) { child in
-                child.eventLoop.makeCompletedFuture { try NIOAsyncChannel(wrappingChannelSynchronously: child) }
-            }
+        case .unixSocket(let path): address = .unixSocket(path: path)
+        case .tcp(let host, let port): address = .tcp(host: host, port: port)
         }
-        return Listener(channel: channel, handler: handler)
+        return Listener(listener: try await ByteListener.bind(address, backlog: 64, group: group), handler: handler)
     }
 
     /// A bound control endpoint.
     public struct Listener: Sendable {
-        let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let listener: ByteListener
         let handler: any ControlHandler
 
         /// The TCP port actually bound (for `port: 0`), or `nil` for a Unix socket.
-        public var port: Int? { channel.channel.localAddress?.port }
+        public var port: Int? { listener.port }
 
-        /// Serves connections until the task is cancelled.
-        public func run() async throws {
-            try await withThrowingDiscardingTaskGroup { group in
-                try await channel.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await Self.serve(connection, handler: handler) }
-                    }
-                }
-            }
+        /// Serves connections until the task is cancelled; then closes the socket and every connection.
+        public func run() async {
+            await listener.run { await Self.serve($0, handler: handler) }
         }
 
         /// Reads lines and answers each in turn; a too-long line ends the connection with an error line.
-        static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, handler: any ControlHandler) async {
-            try? await connection.executeThenClose { inbound, outbound in
-                var pending: [UInt8] = []
-                for try await buffer in inbound {
-                    pending.append(contentsOf: buffer.readableBytesView)
-                    while let newline = pending.firstIndex(of: 0x0A) {
-                        var lineBytes = pending[..<newline]
-                        if lineBytes.last == 0x0D { lineBytes = lineBytes.dropLast() }
-                        let line = String(decoding: lineBytes, as: UTF8.self)
-                        pending.removeSubrange(...newline)
-                        let reply: String
-                        do {
-                            reply = await handler.handle(try ControlCommand(line: line))
-                        } catch {
-                            reply = "error \(error)"
-                        }
-                        try await outbound.write(ByteBuffer(string: reply + "\n"))
+        static func serve(_ connection: ByteConnection, handler: any ControlHandler) async {
+            var pending: [UInt8] = []
+            for await buffer in connection.received {
+                pending.append(contentsOf: buffer.readableBytesView)
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    var lineBytes = pending[..<newline]
+                    if lineBytes.last == 0x0D { lineBytes = lineBytes.dropLast() }
+                    let line = String(decoding: lineBytes, as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    let reply: String
+                    do {
+                        reply = await handler.handle(try ControlCommand(line: line))
+                    } catch {
+                        reply = "error \(error)"
                     }
-                    if pending.count > ControlCommand.maximumLineLength {
-                        try await outbound.write(ByteBuffer(string: "error \(ControlCommandError.lineTooLong)\n"))
-                        return
-                    }
+                    guard (try? await connection.write(ByteBuffer(string: reply + "\n"))) != nil else { return }
+                }
+                if pending.count > ControlCommand.maximumLineLength {
+                    try? await connection.write(ByteBuffer(string: "error \(ControlCommandError.lineTooLong)\n"))
+                    return
                 }
             }
         }

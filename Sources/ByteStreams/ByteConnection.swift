@@ -2,23 +2,23 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// A TCP connection as an async sequence of received bytes and an async write, for the secure tunnel.
+/// A TCP or Unix-socket connection as an async sequence of received bytes and an async write.
 ///
 /// Backpressure both ways: a write returns once its bytes are in the kernel, and the connection stops reading from
 /// the network while more than ``highWatermark`` bytes it received wait to be taken (reading again below
 /// ``lowWatermark``), so a slow side of a splice holds up the fast one instead of filling memory.
-final class ByteConnection: Sendable {
+package final class ByteConnection: Sendable {
     /// The channel.
-    let channel: any Channel
+    package let channel: any Channel
     /// The bytes received, in order; finishes when the connection closes.
-    let received: Received
+    package let received: Received
     /// How many received bytes wait to be taken, and whether reading is paused.
-    let meter: Meter
+    package let meter: Meter
 
     /// Received bytes waiting to be taken above which the connection stops reading.
-    static let highWatermark = 256 * 1024
+    package static let highWatermark = 256 * 1024
     /// Waiting bytes below which a paused connection reads again.
-    static let lowWatermark = 64 * 1024
+    package static let lowWatermark = 64 * 1024
 
     private init(channel: any Channel, received: Received, meter: Meter) {
         self.channel = channel
@@ -27,7 +27,7 @@ final class ByteConnection: Sendable {
     }
 
     /// Adds the forwarding handler to `channel` and returns the connection.
-    static func wrap(_ channel: any Channel) throws -> ByteConnection {
+    package static func wrap(_ channel: any Channel) throws -> ByteConnection {
         let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
         let meter = Meter(channel: channel)
         try channel.pipeline.syncOperations.addHandler(Forwarder(continuation: continuation, meter: meter))
@@ -35,7 +35,11 @@ final class ByteConnection: Sendable {
     }
 
     /// Connects to `host:port`.
-    static func connect(host: String, port: Int, timeout: TimeAmount = .seconds(10)) async throws -> ByteConnection {
+    package static func connect(
+        host: String,
+        port: Int,
+        timeout: TimeAmount = .seconds(10)
+    ) async throws -> ByteConnection {
         try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(timeout)
@@ -45,50 +49,58 @@ final class ByteConnection: Sendable {
     }
 
     /// Sends `bytes`; returns once they are written to the kernel.
-    func write(_ bytes: [UInt8]) async throws {
+    package func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
         try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
     }
 
+    /// Sends `buffer`; returns once it is written to the kernel.
+    package func write(_ buffer: ByteBuffer) async throws {
+        guard buffer.readableBytes > 0 else { return }
+        try await channel.writeAndFlush(buffer)
+    }
+
     /// Closes the connection.
-    func close() {
+    package func close() {
         channel.close(promise: nil)
     }
 
     /// The received bytes; taking a chunk tells the meter, which may let the connection read again.
-    struct Received: AsyncSequence, Sendable {
-        typealias Element = ByteBuffer
+    package struct Received: AsyncSequence, Sendable {
+        package typealias Element = ByteBuffer
         let stream: AsyncStream<ByteBuffer>
         let meter: Meter
 
         /// Iterates the chunks in order.
-        struct AsyncIterator: AsyncIteratorProtocol {
+        package struct AsyncIterator: AsyncIteratorProtocol {
             var base: AsyncStream<ByteBuffer>.Iterator
             let meter: Meter
 
-            mutating func next() async -> ByteBuffer? {
+            package mutating func next() async -> ByteBuffer? {
                 guard let bytes = await base.next() else { return nil }
                 meter.taken(bytes.readableBytes)
                 return bytes
             }
         }
 
-        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), meter: meter) }
+        package func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(base: stream.makeAsyncIterator(), meter: meter)
+        }
     }
 
     /// Counts the bytes waiting to be taken and turns the channel's reading off above the high watermark and on
     /// again below the low one. Reading is switched only on the channel's event loop, and a resume checks when it
     /// runs that no pause came after it was asked for.
-    final class Meter: Sendable {
+    package final class Meter: Sendable {
         private let channel: any Channel
         private let state = NIOLockedValueBox<(waiting: Int, paused: Bool)>((0, false))
 
         init(channel: any Channel) { self.channel = channel }
 
         /// The received bytes not yet taken.
-        var waiting: Int { state.withLockedValue { $0.waiting } }
+        package var waiting: Int { state.withLockedValue { $0.waiting } }
         /// Whether the connection has stopped reading.
-        var isPaused: Bool { state.withLockedValue { $0.paused } }
+        package var isPaused: Bool { state.withLockedValue { $0.paused } }
 
         /// `count` bytes arrived (on the event loop); pauses reading above the high watermark.
         func arrived(_ count: Int) {
