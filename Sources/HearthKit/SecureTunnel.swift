@@ -88,40 +88,61 @@ public enum SecureHub {
         }
     }
 
-    /// Opens a connection to the hub's secure listener and runs pair-verify with the stored keys, checking the
-    /// pinned hub key; returns the connection and the session cipher.
-    static func openSession(
-        _ secure: SecureClientConfiguration
-    ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
-        guard let keyData = Data(base64Encoded: secure.clientKey),
-            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: keyData),
-            let hubKey = bytes(hex: secure.hubPublicKey), hubKey.count == 32
-        else {
-            throw .invalidRequest("the client configuration's secure keys could not be read")
+    /// A client's stored keys, parsed once: the signing key (parsing derives its public key) and the hub's pinned
+    /// key with its routing id.
+    struct ClientKeys: Sendable {
+        /// This client as pair-verify's controller.
+        let controller: ControllerIdentity
+        /// The hub as paired with.
+        let hub: AccessoryPairing
+
+        /// Reads the keys of `secure`.
+        init(_ secure: SecureClientConfiguration) throws(HearthError) {
+            guard let keyData = Data(base64Encoded: secure.clientKey),
+                let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: keyData),
+                let hubKey = SecureHub.bytes(hex: secure.hubPublicKey), hubKey.count == 32
+            else {
+                throw .invalidRequest("the client configuration's secure keys could not be read")
+            }
+            controller = ControllerIdentity(pairingID: secure.clientID, signingKey: key)
+            hub = AccessoryPairing(deviceID: SecureHub.routingID(of: hubKey), publicKey: hubKey)
         }
+    }
+
+    /// Opens a connection to the hub's secure listener and runs pair-verify with the stored keys (`keys` when
+    /// already parsed), checking the pinned hub key; returns the connection and the session cipher. The connection
+    /// is on `group` (a tunnel passes its local connection's loop, so a session's bytes stay on one thread).
+    static func openSession(
+        _ secure: SecureClientConfiguration,
+        keys parsed: ClientKeys? = nil,
+        on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
+        let keys: ClientKeys
+        if let parsed { keys = parsed } else { keys = try ClientKeys(secure) }
         // The direct way first when there is one; a relay when it does not answer (or drops the handshake).
         if secure.hostAndPort != nil {
             do throws(HearthError) {
-                let connection = try await connect(secure, directOnly: true, quick: secure.relayRoute != nil)
-                return try await verify(secure, over: connection, key: key, hubKey: hubKey)
+                let connection = try await connect(
+                    secure,
+                    directOnly: true,
+                    quick: secure.relayRoute != nil,
+                    on: group
+                )
+                return try await verify(secure, over: connection, keys: keys)
             } catch  where error.code == "unreachable" && secure.relayRoute != nil {}
         }
-        let connection = try await connect(secure, directOnly: false, quick: false, skipDirect: true)
-        return try await verify(secure, over: connection, key: key, hubKey: hubKey)
+        let connection = try await connect(secure, directOnly: false, quick: false, skipDirect: true, on: group)
+        return try await verify(secure, over: connection, keys: keys)
     }
 
     /// Runs pair-verify over `connection` (closed when it fails).
     static func verify(
         _ secure: SecureClientConfiguration,
         over connection: ByteConnection,
-        key: Curve25519.Signing.PrivateKey,
-        hubKey: [UInt8]
+        keys: ClientKeys
     ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
         var exchange = Exchange(connection: connection)
-        var machine = PairVerifyController(
-            identity: ControllerIdentity(pairingID: secure.clientID, signingKey: key),
-            accessory: AccessoryPairing(deviceID: routingID(of: hubKey), publicKey: hubKey)
-        )
+        var machine = PairVerifyController(identity: keys.controller, accessory: keys.hub)
         var request = machine.start()
         do throws(HearthError) {
             while true {
@@ -150,15 +171,17 @@ public enum SecureHub {
         _ secure: SecureClientConfiguration,
         directOnly: Bool,
         quick: Bool,
-        skipDirect: Bool = false
+        skipDirect: Bool = false,
+        on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(HearthError) -> ByteConnection {
         var directFailure: String?
         if !skipDirect, let (host, port) = secure.hostAndPort {
             do {
-                return try await ByteConnection.connect(
+                return try await connectTCP(
                     host: host,
                     port: port,
-                    timeout: quick ? directConnectTimeout : .seconds(10)
+                    timeout: quick ? directConnectTimeout : .seconds(10),
+                    on: group
                 )
             } catch {
                 directFailure = HearthClient.describe(error)
@@ -174,12 +197,28 @@ public enum SecureHub {
                 route: routeID,
                 certificates: secure.relayCertificates
             )
-            return try await ByteConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(10))
+            return try await connectTCP(host: "127.0.0.1", port: port, timeout: .seconds(10), on: group)
         } catch let failure as RelayTrust.Failure {
             throw .invalidRequest(failure.description)
         } catch {
             throw .unreachable(relay, "the relay could not be reached (\(HearthClient.describe(error)))")
         }
+    }
+
+    /// Connects to `host:port` on `group`, as ``ByteConnection/connect(host:port:timeout:)`` does on the
+    /// process's loops.
+    static func connectTCP(
+        host: String,
+        port: Int,
+        timeout: TimeAmount,
+        on group: any EventLoopGroup
+    ) async throws -> ByteConnection {
+        try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(timeout)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture { try ByteConnection.wrap(channel) }
+            }
     }
 
     /// A sentence for a failed pair-setup or pair-verify.
@@ -331,13 +370,19 @@ public final class SecureTunnel: Sendable {
     public static func start(_ secure: SecureClientConfiguration) async throws -> SecureTunnel {
         var generator = SystemRandomNumberGenerator()
         let secret = SecureHub.hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        // Parsed once for every session; keys that do not parse are refused per connection, as before.
+        let keys = try? SecureHub.ClientKeys(secure)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
                     let local = try ByteConnection.wrap(child)
-                    Task { await serve(local, secure: secure, secret: secret) }
+                    // The session runs on the local connection's loop, and its connection to the hub too: every
+                    // step of pair-verify and every spliced chunk continues where its bytes arrived.
+                    Task(executorPreference: LoopExecutor(child.eventLoop)) {
+                        await serve(local, secure: secure, keys: keys, secret: secret)
+                    }
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -351,7 +396,12 @@ public final class SecureTunnel: Sendable {
     }
 
     /// Carries one local connection.
-    static func serve(_ local: ByteConnection, secure: SecureClientConfiguration, secret: String) async {
+    static func serve(
+        _ local: ByteConnection,
+        secure: SecureClientConfiguration,
+        keys parsed: SecureHub.ClientKeys? = nil,
+        secret: String
+    ) async {
         defer { local.close() }
         var localIterator = local.received.makeAsyncIterator()
         var head: [UInt8] = []
@@ -364,7 +414,7 @@ public final class SecureTunnel: Sendable {
         let remote: ByteConnection
         let keys: SessionKeys
         do {
-            (remote, keys) = try await SecureHub.openSession(secure)
+            (remote, keys) = try await SecureHub.openSession(secure, keys: parsed, on: local.channel.eventLoop)
         } catch {
             // Answered, not just closed: a client waiting for its response (a WebSocket upgrade above all) hears
             // why at once instead of waiting on a connection that ended without one.
@@ -406,7 +456,8 @@ public final class SecureTunnel: Sendable {
 
     static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
         guard bytes.count >= pattern.count else { return false }
-        for start in 0...(bytes.count - pattern.count) where Array(bytes[start..<start + pattern.count]) == pattern {
+        for start in 0...(bytes.count - pattern.count) where bytes[start..<start + pattern.count].elementsEqual(pattern)
+        {
             return true
         }
         return false
@@ -424,6 +475,25 @@ public final class SecureTunnel: Sendable {
         return nil
     }
 
+}
+
+/// Runs a tunnel session's tasks on one event loop (`Task(executorPreference:)`), so its reads, writes and
+/// pair-verify steps continue on the loop that delivered their bytes instead of waking a thread of the pool.
+final class LoopExecutor: TaskExecutor, Sendable {
+    /// The loop the tasks run on.
+    let eventLoop: any EventLoop
+
+    /// Makes an executor for `eventLoop`.
+    init(_ eventLoop: any EventLoop) { self.eventLoop = eventLoop }
+
+    /// Runs a job on the loop.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// This executor, unowned.
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 }
 
 extension HearthError {
