@@ -206,19 +206,23 @@ public enum SecureHub {
     }
 
     /// Connects to `host:port` on `group`, as ``ByteConnection/connect(host:port:timeout:)`` does on the
-    /// process's loops.
+    /// process's loops; an IP address is connected to as it is, without a name look-up (`getaddrinfo`).
     static func connectTCP(
         host: String,
         port: Int,
         timeout: TimeAmount,
         on group: any EventLoopGroup
     ) async throws -> ByteConnection {
-        try await ClientBootstrap(group: group)
+        let bootstrap = ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(timeout)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try ByteConnection.wrap(channel) }
-            }
+        @Sendable func wrap(_ channel: any Channel) -> EventLoopFuture<ByteConnection> {
+            channel.eventLoop.makeCompletedFuture { try ByteConnection.wrap(channel) }
+        }
+        if let address = try? SocketAddress(ipAddress: host, port: port) {
+            return try await bootstrap.connect(to: address, channelInitializer: wrap)
+        }
+        return try await bootstrap.connect(host: host, port: port, channelInitializer: wrap)
     }
 
     /// A sentence for a failed pair-setup or pair-verify.
