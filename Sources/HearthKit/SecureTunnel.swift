@@ -109,9 +109,11 @@ public enum SecureHub {
         }
     }
 
-    /// Opens a connection to the hub's secure listener and runs pair-verify with the stored keys (`keys` when
-    /// already parsed), checking the pinned hub key; returns the connection and the session cipher. The connection
-    /// is on `group` (a tunnel passes its local connection's loop, so a session's bytes stay on one thread).
+    /// Opens a verified session: a connection to the hub's secure listener and its session keys.
+    ///
+    /// Runs pair-verify with the stored keys (`keys` when already parsed), checking the pinned hub key. The
+    /// connection is on `group` (a tunnel passes its local connection's loop, so a session's bytes stay on one
+    /// thread).
     static func openSession(
         _ secure: SecureClientConfiguration,
         keys parsed: ClientKeys? = nil,

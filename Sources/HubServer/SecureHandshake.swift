@@ -135,10 +135,11 @@ actor SecureHandshake {
     }
 }
 
-/// The pair-verify of one connection to the secure listener, answered on the connection's event loop: the hub's
-/// identity is read once per server and the pairings from the store's ``PairingDirectory``, so a new session waits
-/// for no task and no actor. A new X25519 key per session; the pairing is looked up again after M3, and a pairing
-/// removed before the session is marked verified is refused.
+/// The pair-verify of one connection to the secure listener, answered on the connection's event loop.
+///
+/// The hub's identity is read once per server and the pairings from the store's ``PairingDirectory``, so a new
+/// session waits for no task and no actor. A new X25519 key per session; the pairing is looked up again after M3,
+/// and a pairing removed before the session is marked verified is refused.
 struct SecureVerify {
     private let identity: AccessoryIdentity?
     private let directory: PairingDirectory
