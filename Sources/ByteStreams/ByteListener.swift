@@ -58,12 +58,16 @@ package final class ByteListener: Sendable {
 
     /// Serves every accepted connection with `serve` in a task of its own (closing it when `serve` returns) until
     /// ``close()`` or the cancellation of the calling task; then closes everything and returns once every `serve`
-    /// has. Call it once.
-    package func run(_ serve: @escaping @Sendable (ByteConnection) async -> Void) async {
+    /// has. With `onConnectionLoops`, each task runs on its connection's event loop (``LoopExecutor``). Call it once.
+    package func run(
+        onConnectionLoops: Bool = false,
+        _ serve: @escaping @Sendable (ByteConnection) async -> Void
+    ) async {
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
                 for await connection in accepted {
-                    group.addTask {
+                    let executor = onConnectionLoops ? LoopExecutor(connection.channel.eventLoop) : nil
+                    group.addTask(executorPreference: executor) {
                         await serve(connection)
                         connection.close()
                     }

@@ -89,40 +89,63 @@ public enum SecureHub {
         }
     }
 
-    /// Opens a connection to the hub's secure listener and runs pair-verify with the stored keys, checking the
-    /// pinned hub key; returns the connection and the session cipher.
-    static func openSession(
-        _ secure: SecureClientConfiguration
-    ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
-        guard let keyData = Data(base64Encoded: secure.clientKey),
-            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: keyData),
-            let hubKey = bytes(hex: secure.hubPublicKey), hubKey.count == 32
-        else {
-            throw .invalidRequest("the client configuration's secure keys could not be read")
+    /// A client's stored keys, parsed once: the signing key (parsing derives its public key) and the hub's pinned
+    /// key with its routing id.
+    struct ClientKeys: Sendable {
+        /// This client as pair-verify's controller.
+        let controller: ControllerIdentity
+        /// The hub as paired with.
+        let hub: AccessoryPairing
+
+        /// Reads the keys of `secure`.
+        init(_ secure: SecureClientConfiguration) throws(HearthError) {
+            guard let keyData = Data(base64Encoded: secure.clientKey),
+                let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: keyData),
+                let hubKey = SecureHub.bytes(hex: secure.hubPublicKey), hubKey.count == 32
+            else {
+                throw .invalidRequest("the client configuration's secure keys could not be read")
+            }
+            controller = ControllerIdentity(pairingID: secure.clientID, signingKey: key)
+            hub = AccessoryPairing(deviceID: SecureHub.routingID(of: hubKey), publicKey: hubKey)
         }
+    }
+
+    /// Opens a verified session: a connection to the hub's secure listener and its session keys.
+    ///
+    /// Runs pair-verify with the stored keys (`keys` when already parsed), checking the pinned hub key. The
+    /// connection is on `group` (a tunnel passes its local connection's loop, so a session's bytes stay on one
+    /// thread).
+    static func openSession(
+        _ secure: SecureClientConfiguration,
+        keys parsed: ClientKeys? = nil,
+        on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
+        let keys: ClientKeys
+        if let parsed { keys = parsed } else { keys = try ClientKeys(secure) }
         // The direct way first when there is one; a relay when it does not answer (or drops the handshake).
         if secure.hostAndPort != nil {
             do throws(HearthError) {
-                let connection = try await connect(secure, directOnly: true, quick: secure.relayRoute != nil)
-                return try await verify(secure, over: connection, key: key, hubKey: hubKey)
+                let connection = try await connect(
+                    secure,
+                    directOnly: true,
+                    quick: secure.relayRoute != nil,
+                    on: group
+                )
+                return try await verify(secure, over: connection, keys: keys)
             } catch  where error.code == "unreachable" && secure.relayRoute != nil {}
         }
-        let connection = try await connect(secure, directOnly: false, quick: false, skipDirect: true)
-        return try await verify(secure, over: connection, key: key, hubKey: hubKey)
+        let connection = try await connect(secure, directOnly: false, quick: false, skipDirect: true, on: group)
+        return try await verify(secure, over: connection, keys: keys)
     }
 
     /// Runs pair-verify over `connection` (closed when it fails).
     static func verify(
         _ secure: SecureClientConfiguration,
         over connection: ByteConnection,
-        key: Curve25519.Signing.PrivateKey,
-        hubKey: [UInt8]
+        keys: ClientKeys
     ) async throws(HearthError) -> (ByteConnection, SessionKeys) {
         var exchange = Exchange(connection: connection)
-        var machine = PairVerifyController(
-            identity: ControllerIdentity(pairingID: secure.clientID, signingKey: key),
-            accessory: AccessoryPairing(deviceID: routingID(of: hubKey), publicKey: hubKey)
-        )
+        var machine = PairVerifyController(identity: keys.controller, accessory: keys.hub)
         var request = machine.start()
         do throws(HearthError) {
             while true {
@@ -151,15 +174,17 @@ public enum SecureHub {
         _ secure: SecureClientConfiguration,
         directOnly: Bool,
         quick: Bool,
-        skipDirect: Bool = false
+        skipDirect: Bool = false,
+        on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(HearthError) -> ByteConnection {
         var directFailure: String?
         if !skipDirect, let (host, port) = secure.hostAndPort {
             do {
-                return try await ByteConnection.connect(
+                return try await connectTCP(
                     host: host,
                     port: port,
-                    timeout: quick ? directConnectTimeout : .seconds(10)
+                    timeout: quick ? directConnectTimeout : .seconds(10),
+                    on: group
                 )
             } catch {
                 directFailure = HearthClient.describe(error)
@@ -175,12 +200,32 @@ public enum SecureHub {
                 route: routeID,
                 certificates: secure.relayCertificates
             )
-            return try await ByteConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(10))
+            return try await connectTCP(host: "127.0.0.1", port: port, timeout: .seconds(10), on: group)
         } catch let failure as RelayTrust.Failure {
             throw .invalidRequest(failure.description)
         } catch {
             throw .unreachable(relay, "the relay could not be reached (\(HearthClient.describe(error)))")
         }
+    }
+
+    /// Connects to `host:port` on `group`, as ``ByteConnection/connect(host:port:timeout:)`` does on the
+    /// process's loops; an IP address is connected to as it is, without a name look-up (`getaddrinfo`).
+    static func connectTCP(
+        host: String,
+        port: Int,
+        timeout: TimeAmount,
+        on group: any EventLoopGroup
+    ) async throws -> ByteConnection {
+        let bootstrap = ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(timeout)
+        @Sendable func wrap(_ channel: any Channel) -> EventLoopFuture<ByteConnection> {
+            channel.eventLoop.makeCompletedFuture { try ByteConnection.wrap(channel) }
+        }
+        if let address = try? SocketAddress(ipAddress: host, port: port) {
+            return try await bootstrap.connect(to: address, channelInitializer: wrap)
+        }
+        return try await bootstrap.connect(host: host, port: port, channelInitializer: wrap)
     }
 
     /// A sentence for a failed pair-setup or pair-verify.
@@ -332,8 +377,14 @@ public final class SecureTunnel: Sendable {
     public static func start(_ secure: SecureClientConfiguration) async throws -> SecureTunnel {
         var generator = SystemRandomNumberGenerator()
         let secret = SecureHub.hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        // Parsed once for every session; keys that do not parse are refused per connection, as before.
+        let keys = try? SecureHub.ClientKeys(secure)
         let listener = try await ByteListener.bind(.tcp(host: "127.0.0.1", port: 0))
-        Task { await listener.run { await serve($0, secure: secure, secret: secret) } }
+        // Each session runs on its local connection's loop, and its connection to the hub too: every step of
+        // pair-verify and every spliced chunk continues where its bytes arrived.
+        Task {
+            await listener.run(onConnectionLoops: true) { await serve($0, secure: secure, keys: keys, secret: secret) }
+        }
         return SecureTunnel(url: "http://127.0.0.1:\(listener.port ?? 0)", secret: secret, listener: listener)
     }
 
@@ -343,7 +394,12 @@ public final class SecureTunnel: Sendable {
     }
 
     /// Carries one local connection.
-    static func serve(_ local: ByteConnection, secure: SecureClientConfiguration, secret: String) async {
+    static func serve(
+        _ local: ByteConnection,
+        secure: SecureClientConfiguration,
+        keys parsed: SecureHub.ClientKeys? = nil,
+        secret: String
+    ) async {
         defer { local.close() }
         var localIterator = local.received.makeAsyncIterator()
         var head: [UInt8] = []
@@ -356,7 +412,7 @@ public final class SecureTunnel: Sendable {
         let remote: ByteConnection
         let keys: SessionKeys
         do {
-            (remote, keys) = try await SecureHub.openSession(secure)
+            (remote, keys) = try await SecureHub.openSession(secure, keys: parsed, on: local.channel.eventLoop)
         } catch {
             // Answered, not just closed: a client waiting for its response (a WebSocket upgrade above all) hears
             // why at once instead of waiting on a connection that ended without one.
@@ -398,7 +454,8 @@ public final class SecureTunnel: Sendable {
 
     static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
         guard bytes.count >= pattern.count else { return false }
-        for start in 0...(bytes.count - pattern.count) where Array(bytes[start..<start + pattern.count]) == pattern {
+        for start in 0...(bytes.count - pattern.count) where bytes[start..<start + pattern.count].elementsEqual(pattern)
+        {
             return true
         }
         return false

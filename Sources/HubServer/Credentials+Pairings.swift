@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import HearthAPI
+import NIOConcurrencyHelpers
 
 /// The SRP salt and verifier of a one-time code (as secret as the code: they allow guessing it offline).
 public struct StoredSRPVerifier: Sendable, Codable, Equatable {
@@ -173,16 +174,6 @@ extension CredentialStore {
     /// The pairing with client identifier `clientID`.
     func pairing(clientID: String) -> StoredPairing? { pairings.first { $0.clientID == clientID } }
 
-    /// Every pairing as HAP's pair-verify takes them.
-    var pairingTable: PairingTable {
-        PairingTable(
-            pairings.map {
-                Pairing(identifier: Array($0.clientID.utf8), publicKey: Array($0.publicKey), isAdmin: false)
-            },
-            capacity: max(16, pairings.count)
-        )
-    }
-
     /// Stores a pairing of `accountID` (replacing one with the same client identifier).
     func addPairing(clientID: String, publicKey: [UInt8], accountID: UUID, label: String) throws -> StoredPairing {
         let pairing = StoredPairing(
@@ -216,5 +207,47 @@ extension CredentialStore {
         file.pairings?.removeAll { $0.accountID == accountID }
         try save()
         return removed
+    }
+}
+
+/// The pairings and accounts of the credential store as pair-verify reads them on a connection's event loop,
+/// without a hop to the store: the store publishes a new snapshot whenever its file changes, before it returns.
+final class PairingDirectory: Sendable {
+    /// One published state.
+    struct Snapshot: Sendable {
+        /// Every pairing as HAP's pair-verify takes them.
+        var table = PairingTable()
+        /// The pairings by client identifier.
+        var pairings: [String: StoredPairing] = [:]
+        /// The accounts that exist.
+        var accountIDs: Set<UUID> = []
+    }
+
+    private let current = NIOLockedValueBox(Snapshot())
+
+    /// The state published last.
+    var snapshot: Snapshot { current.withLockedValue { $0 } }
+
+    /// Replaces the state with `pairings` and `accounts`.
+    func publish(pairings: [StoredPairing], accounts: [Account]) {
+        var next = Snapshot()
+        next.table = PairingTable(
+            pairings.map {
+                Pairing(identifier: Array($0.clientID.utf8), publicKey: Array($0.publicKey), isAdmin: false)
+            },
+            capacity: max(16, pairings.count)
+        )
+        for pairing in pairings where next.pairings[pairing.clientID] == nil {
+            next.pairings[pairing.clientID] = pairing
+        }
+        next.accountIDs = Set(accounts.map(\.id))
+        current.withLockedValue { $0 = next }
+    }
+
+    /// The pairing with client identifier `clientID`, while its account exists.
+    func pairing(clientID: String) -> StoredPairing? {
+        current.withLockedValue { snapshot in
+            snapshot.pairings[clientID].flatMap { snapshot.accountIDs.contains($0.accountID) ? $0 : nil }
+        }
     }
 }

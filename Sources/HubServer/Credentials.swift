@@ -97,7 +97,12 @@ public actor CredentialStore {
 
     /// Where the file lives.
     public nonisolated let path: String
-    var file: File
+    var file: File {
+        // Every change reaches pair-verify, which reads the pairings on the event loop (a removed one is refused at once).
+        didSet { pairingDirectory.publish(pairings: file.pairings ?? [], accounts: file.accounts) }
+    }
+    /// The pairings and accounts as pair-verify reads them without waiting for the store.
+    nonisolated let pairingDirectory = PairingDirectory()
     /// When each account name (lowercased) was last given a wrong password; kept in memory only.
     var passwordFailures: [String: [Date]] = [:]
 
@@ -110,6 +115,7 @@ public actor CredentialStore {
         } else {
             file = File()
         }
+        pairingDirectory.publish(pairings: file.pairings ?? [], accounts: file.accounts)
     }
 
     /// Every account.

@@ -1,4 +1,5 @@
 import Foundation
+import HAP
 import HomeGraph
 import Hub
 import Hummingbird
@@ -124,6 +125,8 @@ public struct HubServer: Sendable {
     public let connections: ConnectionRegistry
     /// The hub's long-term identity for the secure listener; `nil` when it serves none.
     public let identity: HubIdentity?
+    /// `identity` as HAP's pair-verify takes it, made once (its routing id is a hash of the key).
+    let accessoryIdentity: AccessoryIdentity?
     /// The open connections of the secure listener, for revocation.
     public let secureSessions = SecureSessions()
     /// The connections that arrived over the TLS listener.
@@ -148,6 +151,7 @@ public struct HubServer: Sendable {
         self.credentials = credentials
         self.connections = ConnectionRegistry()
         self.identity = identity
+        self.accessoryIdentity = identity?.accessoryIdentity
         self.configuration = configuration
         self.logger = logger
     }

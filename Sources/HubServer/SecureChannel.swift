@@ -93,8 +93,8 @@ struct SecureChannel<Inner: ServerChildChannel>: ServerChildChannel {
             server.secureSessions.admit(connection)
             try channel.pipeline.syncOperations.addHandler(
                 SecureChannelHandler(
+                    server: server,
                     connection: connection,
-                    handshake: SecureHandshake(server: server, connection: connection),
                     timeout: TimeAmount(server.configuration.handshakeTimeout),
                     logger: logger
                 ),
@@ -123,8 +123,12 @@ final class SecureChannelHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// The most bytes a handshake request may hold (head and body), and the most held while one is answered.
     static let maximumHandshakeBytes = 16 * 1024
 
+    private let server: HubServer
     private let connection: SecureConnection
-    private let handshake: SecureHandshake
+    /// Pair-setup, made when a client first asks for it (it runs off the event loop).
+    private var setup: SecureHandshake?
+    /// Pair-verify, answered here on the event loop.
+    private var verify: SecureVerify
     private let timeout: TimeAmount
     private let logger: Logger
     private var parser = HTTPRequestParser(maximumHeadLength: 4096, maximumBodyLength: 8192)
@@ -133,9 +137,14 @@ final class SecureChannelHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var isClosing = false
     private var timer: Scheduled<Void>?
 
-    init(connection: SecureConnection, handshake: SecureHandshake, timeout: TimeAmount, logger: Logger) {
+    init(server: HubServer, connection: SecureConnection, timeout: TimeAmount, logger: Logger) {
+        self.server = server
         self.connection = connection
-        self.handshake = handshake
+        self.verify = SecureVerify(
+            identity: server.accessoryIdentity,
+            directory: server.credentials.pairingDirectory,
+            connection: connection
+        )
         self.timeout = timeout
         self.logger = logger
     }
@@ -193,9 +202,14 @@ final class SecureChannelHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 message: "this is the hub's secure listener: pair-verify first (docs/remote-access.md)"
             )
         }
+        if request.path == "/pair-verify" {
+            // The session's own cost stays on the event loop: no task, no actor, no thread switch.
+            return finish(verify.answer(request), context: context)
+        }
         isAnswering = true
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let handshake = handshake
+        let handshake = setup ?? SecureHandshake(server: server)
+        setup = handshake
         context.eventLoop.makeFutureWithTask {
             await handshake.answer(request)
         }.whenSuccess { outcome in

@@ -4,8 +4,8 @@ import HearthAPI
 import HomeGraph
 import Hub
 
-/// The pair-setup and pair-verify of one connection to the secure listener (docs/remote-access.md), one request
-/// at a time; the channel handler sends each answer and turns the cipher on after a successful pair-verify.
+/// The pair-setup of one connection to the secure listener (docs/remote-access.md), one request at a time, off the
+/// event loop (SRP and the credential store); the channel handler sends each answer. Made only when a client pairs.
 actor SecureHandshake {
     /// The answer to one request and what the connection does next.
     struct Outcome: Sendable {
@@ -18,24 +18,20 @@ actor SecureHandshake {
     }
 
     private let server: HubServer
-    private let connection: SecureConnection
     private var setup: PairSetupAccessory?
     private var code: PendingCode?
     private var name = ""
-    private var verify: PairVerifyAccessory?
 
-    init(server: HubServer, connection: SecureConnection) {
+    init(server: HubServer) {
         self.server = server
-        self.connection = connection
     }
 
-    /// Answers a `POST /pair-setup` or `POST /pair-verify`.
+    /// Answers a `POST /pair-setup`.
     func answer(_ request: HAP.HTTPRequest) async -> Outcome {
         guard let identity = server.identity, let body = try? TLV8(decoding: request.body) else {
             return Self.failure(.unknown, state: 2)
         }
-        if request.path == "/pair-setup" { return await pairSetup(body, identity: identity) }
-        return await pairVerify(body, identity: identity)
+        return await pairSetup(body, identity: identity)
     }
 
     private func pairSetup(_ request: TLV8, identity: HubIdentity) async -> Outcome {
@@ -125,39 +121,6 @@ actor SecureHandshake {
         return added != nil
     }
 
-    private func pairVerify(_ request: TLV8, identity: HubIdentity) async -> Outcome {
-        let credentials = server.credentials
-        if request[.state] == [1] {
-            guard verify == nil else { return Self.failure(.unknown, state: 2) }
-            verify = PairVerifyAccessory(identity: identity.accessoryIdentity, pairings: await credentials.pairingTable)
-        }
-        guard var machine = verify else { return Self.failure(.unknown, state: 2) }
-        let action = machine.receive(request)
-        verify = machine
-        switch action {
-        case .reply(let reply):
-            return Outcome(response: Self.reply(reply))
-        case .replyAndClose(let reply, _):
-            return Outcome(response: Self.reply(reply), close: true)
-        case .replyAndEncrypt(let reply, let keys, let controller):
-            // The pairing must still be there (removed between M1 and M3: refused) and its account too.
-            guard
-                let stored = await credentials.pairing(
-                    clientID: String(decoding: controller.identifier, as: UTF8.self)
-                ),
-                Array(stored.publicKey) == controller.publicKey,
-                await credentials.account(stored.accountID) != nil
-            else {
-                return Self.failure(.authentication, state: 4)
-            }
-            connection.verify(as: stored)
-            if await credentials.pairing(clientID: stored.clientID)?.id != stored.id {
-                return Self.failure(.authentication, state: 4)
-            }
-            return Outcome(response: Self.reply(reply), keys: keys)
-        }
-    }
-
     /// A `200` with a TLV8 body.
     static func reply(_ body: TLV8) -> HAP.HTTPResponse {
         HAP.HTTPResponse(status: .ok, contentType: .pairingTLV8, body: body.encoded())
@@ -169,6 +132,59 @@ actor SecureHandshake {
         body.append(.state, byte: state)
         body.append(.error, byte: error.tlvErrorCode)
         return Outcome(response: reply(body), close: true)
+    }
+}
+
+/// The pair-verify of one connection to the secure listener, answered on the connection's event loop.
+///
+/// The hub's identity is read once per server and the pairings from the store's ``PairingDirectory``, so a new
+/// session waits for no task and no actor. A new X25519 key per session; the pairing is looked up again after M3,
+/// and a pairing removed before the session is marked verified is refused.
+struct SecureVerify {
+    private let identity: AccessoryIdentity?
+    private let directory: PairingDirectory
+    private let connection: SecureConnection
+    private var machine: PairVerifyAccessory?
+
+    /// Pair-verify for `connection` as `identity` (`nil` when the hub has none: every request is refused).
+    init(identity: AccessoryIdentity?, directory: PairingDirectory, connection: SecureConnection) {
+        self.identity = identity
+        self.directory = directory
+        self.connection = connection
+    }
+
+    /// Answers a `POST /pair-verify`.
+    mutating func answer(_ request: HAP.HTTPRequest) -> SecureHandshake.Outcome {
+        guard let identity, let body = try? TLV8(decoding: request.body) else {
+            return SecureHandshake.failure(.unknown, state: 2)
+        }
+        if body[.state] == [1] {
+            guard machine == nil else { return SecureHandshake.failure(.unknown, state: 2) }
+            machine = PairVerifyAccessory(identity: identity, pairings: directory.snapshot.table)
+        }
+        guard var verify = machine else { return SecureHandshake.failure(.unknown, state: 2) }
+        let action = verify.receive(body)
+        machine = verify
+        switch action {
+        case .reply(let reply):
+            return SecureHandshake.Outcome(response: SecureHandshake.reply(reply))
+        case .replyAndClose(let reply, _):
+            return SecureHandshake.Outcome(response: SecureHandshake.reply(reply), close: true)
+        case .replyAndEncrypt(let reply, let keys, let controller):
+            // The pairing must still be there (removed between M1 and M3: refused) and its account too.
+            guard
+                let stored = directory.pairing(clientID: String(decoding: controller.identifier, as: UTF8.self)),
+                Array(stored.publicKey) == controller.publicKey
+            else {
+                return SecureHandshake.failure(.authentication, state: 4)
+            }
+            connection.verify(as: stored)
+            // Removed after the look-up but before the mark: refused here; after the mark, its removal closes us.
+            if directory.pairing(clientID: stored.clientID)?.id != stored.id {
+                return SecureHandshake.failure(.authentication, state: 4)
+            }
+            return SecureHandshake.Outcome(response: SecureHandshake.reply(reply), keys: keys)
+        }
     }
 }
 
