@@ -222,11 +222,21 @@ public struct HubServer: Sendable {
             )
         }
         return makeApplication(.tls(certificate.tlsConfiguration)) { [tlsURL] channel in
-            if let address = channel.localAddress, let host = address.ipAddress, let port = address.port {
+            if let address = channel.localAddress, let bound = address.ipAddress, let port = address.port {
+                let host = Self.reachableHost(bound: bound)
                 tlsURL.withLockedValue { $0 = "https://\(host.contains(":") ? "[\(host)]" : host):\(port)/" }
             }
             await onServerRunning(channel)
         }
+    }
+
+    /// The address a browser elsewhere reaches a listener bound to `bound` at: for a wildcard (`0.0.0.0`, `::`),
+    /// the first interface address that is neither loopback nor link-local (`devices`: the machine's), else itself.
+    public static func reachableHost(bound: String, devices: [NIONetworkDevice]? = nil) -> String {
+        guard bound == "0.0.0.0" || bound == "::" else { return bound }
+        let addresses = (devices ?? (try? System.enumerateDevices()) ?? []).compactMap { $0.address?.ipAddress }
+        let usable = addresses.filter { !$0.hasPrefix("127.") && $0 != "::1" && !$0.lowercased().hasPrefix("fe80") }
+        return usable.first { !$0.contains(":") } ?? usable.first ?? (bound == "::" ? "::1" : "127.0.0.1")
     }
 
     /// The web app's URL over TLS, once the TLS listener listens.

@@ -90,6 +90,28 @@ import X509
         #expect(replaced.fingerprint != renewed.fingerprint)
     }
 
+    @Test(.enabled(if: NetworkNamespace.isAvailable)) func aWildcardListenerIsShownAtAnAddressBrowsersReach() throws {
+        // In namespaces of the test's own: one side has 198.18.90.1 on a veth, besides loopback.
+        let (inside, other) = try NetworkNamespace.makeVethPair()
+        defer {
+            inside.delete()
+            other.delete()
+        }
+        let group = try inside.makeEventLoopGroup()
+        defer { try? group.syncShutdownGracefully() }
+        let hosts = try group.next().submit {
+            ["0.0.0.0", "::", "192.0.2.7"].map { HubServer.reachableHost(bound: $0) }
+        }.wait()
+        #expect(hosts == ["198.18.90.1", "198.18.90.1", "192.0.2.7"])
+        // With loopback only, the wildcard is shown as loopback, never as 0.0.0.0.
+        let lonely = try NetworkNamespace.makeLoopback()
+        defer { lonely.delete() }
+        let lonelyGroup = try lonely.makeEventLoopGroup()
+        defer { try? lonelyGroup.syncShutdownGracefully() }
+        let host = try lonelyGroup.next().submit { HubServer.reachableHost(bound: "0.0.0.0") }.wait()
+        #expect(host == "127.0.0.1")
+    }
+
     @Test func anOwnersCertificateThatCannotBeReadIsASentence() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
