@@ -76,6 +76,7 @@ struct WebPageBrowserTests {
         "editing keeps a nested condition", "a refused automation shows the hub's message",
         "a location with a bad radius is refused at that field",
         "a location with a bad latitude is refused at that field",
+        "a location with no radius is refused at that field",
         "add, rename and remove a home",
         "temperatures in the home's unit",
         "a shared user sees no configuration controls", "a forged request is refused",
