@@ -164,6 +164,20 @@ def tick(root, label_text):
     return False
 
 
+def choose_users(root, names):
+    """Ticks exactly the users (or "Anyone", "Its creator") named in the row's Who checkboxes, by their labels."""
+    for item in root.find_elements(By.CSS_SELECTOR, "fieldset.who label.check"):
+        box = item.find_element(By.TAG_NAME, "input")
+        if box.is_selected() != (item.text.strip() in names):
+            item.click()
+
+
+def chosen_users(root):
+    """The labels of the ticked Who checkboxes."""
+    return [item.text.strip() for item in root.find_elements(By.CSS_SELECTOR, "fieldset.who label.check")
+            if item.find_element(By.TAG_NAME, "input").is_selected()]
+
+
 def automation_form_checks(driver, owner, home_id, folder):
     """The automation form: every kind of trigger made and edited through the page, read back through the API."""
     _, home = owner.call("GET", f"/v1/homes/{home_id}")
@@ -284,12 +298,12 @@ def automation_form_checks(driver, owner, home_id, folder):
     form = start_new("Comings and goings")
     row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
     pick(row, "select.event-kind", "presence")
-    pick(row, "select.presence-who", '"everyUser"')
+    choose_users(row, ["Anyone"])
     pick(row, "select.presence-change", "lastExit")
     form.find_element(By.CSS_SELECTOR, "button.add-event").click()
     row = form.find_elements(By.CSS_SELECTOR, "li.event")[1]
     pick(row, "select.event-kind", "presence")
-    pick(row, "select.presence-who", json.dumps([owner_id]))
+    choose_users(row, ["Owner"])
     pick(row, "select.presence-change", "everyEntry")
     form.find_element(By.CSS_SELECTOR, "button.add-condition").click()
     row = form.find_elements(By.CSS_SELECTOR, "ol.condition > li")[0]
@@ -344,6 +358,160 @@ def automation_form_checks(driver, owner, home_id, folder):
           shown and not differences and "Doorbell programmable switch event becomes Double press" in words,
           f"{differences}; shown {words!r}")
 
+    # A location event: Sam leaves the office (a circle of 150 m); its centre and radius read back exactly.
+    sam_id = next((u["id"] for u in home["users"] if u["name"] == "Sam"), None)
+    form = start_new("Leaving the office")
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+    pick(row, "select.event-kind", "location")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.location-name"), "Office")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.location-latitude"), "52.5163")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.location-longitude"), "-13.3777")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.location-radius"), "150")
+    pick(row, "select.location-transition", "exit")
+    choose_users(row, ["Sam"])
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("Leaving the office")
+    office = {"region": {"name": "Office", "center": {"latitude": 52.5163, "longitude": -13.3777}, "radius": 150},
+              "transition": "exit", "users": [sam_id]}
+    leaving = {"name": "Leaving the office", "actionSetIDs": [], "timer": None, "events": [{"location": office}]}
+    differences = compare(stored("Leaving the office"), leaving)
+    words = described("Leaving the office")
+    check("a location event from the form", sam_id and shown and not differences and "Sam leaves Office" in words,
+          f"{differences}; shown {words!r}")
+
+    # A presence event about two chosen users: the first of Owner and Sam arrives.
+    form = start_new("First of two home")
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+    pick(row, "select.event-kind", "presence")
+    choose_users(row, ["Owner", "Sam"])
+    pick(row, "select.presence-change", "firstEntry")
+    ticked = chosen_users(row)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("First of two home")
+    pair = [u["id"] for u in home["users"] if u["name"] in ("Owner", "Sam")]
+    first_home = {"name": "First of two home", "actionSetIDs": [], "timer": None,
+                  "events": [{"presence": {"change": "firstEntry", "users": pair}}]}
+    differences = compare(stored("First of two home"), first_home)
+    words = described("First of two home")
+    check("a presence event about two chosen users from the form",
+          shown and len(pair) == 2 and sorted(ticked) == ["Owner", "Sam"] and not differences
+          and any(f"the first of {a} or {b} arrives home" in words for a, b in (("Owner", "Sam"), ("Sam", "Owner"))), f"ticked {ticked}; {differences}; shown {words!r}")
+
+    # Ends with end events: undone only when Owner leaves (no minutes); Good Night after 20 minutes or at sunrise.
+    form = start_new("Until Owner leaves")
+    pick(form.find_elements(By.CSS_SELECTOR, "li.event")[0], "select.event-kind", "clock")
+    pick(form, "select.end-kind", "undo")
+    form.find_element(By.CSS_SELECTOR, "input.end-minutes").clear()
+    form.find_element(By.CSS_SELECTOR, "button.add-end-event").click()
+    row = form.find_elements(By.CSS_SELECTOR, "ol.end-event > li")[0]
+    pick(row, "select.event-kind", "presence")
+    choose_users(row, ["Owner"])
+    pick(row, "select.presence-change", "everyExit")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("Until Owner leaves")
+    until_leaves = {"name": "Until Owner leaves", "actionSetIDs": [], "timer": None,
+                    "events": [{"calendar": {"time": "07:00", "weekdays": []}}],
+                    "end": {"events": [{"presence": {"change": "everyExit", "users": [owner_id]}}]}}
+    differences = compare(stored("Until Owner leaves"), until_leaves)
+    words = described("Until Owner leaves")
+    check("an end with only an end event from the form",
+          shown and not differences and "when Owner leaves home, undo its writes" in words,
+          f"{differences}; shown {words!r}")
+    form = start_new("Night until sunrise")
+    pick(form.find_elements(By.CSS_SELECTOR, "li.event")[0], "select.event-kind", "sun")
+    pick(form, "select.end-kind", "scenes")
+    type_into(form.find_element(By.CSS_SELECTOR, "input.end-minutes"), "20")
+    tick(form.find_element(By.CSS_SELECTOR, "fieldset.end-scenes"), "Good Night")
+    form.find_element(By.CSS_SELECTOR, "button.add-end-event").click()
+    row = form.find_elements(By.CSS_SELECTOR, "ol.end-event > li")[0]
+    pick(row, "select.event-kind", "sun")
+    pick(row, "select.sun-event", "sunrise")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    shown = card("Night until sunrise")
+    until_sunrise = {"name": "Night until sunrise", "actionSetIDs": [], "timer": None,
+                     "events": [{"significantTime": {"sun": "sunset", "offsetSeconds": 0}}],
+                     "end": {"afterSeconds": 1200, "events": [{"significantTime": {"sun": "sunrise", "offsetSeconds": 0}}],
+                             "actionSetIDs": [scene["Good Night"]]}}
+    differences = compare(stored("Night until sunrise"), until_sunrise)
+    words = described("Night until sunrise")
+    check("an end with minutes and an end event from the form",
+          shown and not differences and "after 20 minutes or when at sunrise, run Good Night" in words,
+          f"{differences}; shown {words!r}")
+
+    # Each of them edited: the form shows what was saved, saving it unchanged changes nothing, then a change sticks.
+    def unchanged(name):
+        before = stored(name)
+        form = edit(name)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait(driver, lambda d: not d.find_elements(
+            By.CSS_SELECTOR, f'#automations article.trigger[data-name="{name}"] form.trigger-editor'))
+        after = stored(name)
+        return before and after and before["definition"] == after["definition"] \
+            and before.get("actionSetIDs") == after.get("actionSetIDs"), before, after
+
+    form = edit("Leaving the office")
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+    shown_values = [row.find_element(By.CSS_SELECTOR, f"input.location-{part}").get_attribute("value")
+                    for part in ("name", "latitude", "longitude", "radius")]
+    shown_values += [Select(row.find_element(By.CSS_SELECTOR, "select.location-transition")).first_selected_option
+                     .get_attribute("value"), chosen_users(row)]
+    form.find_element(By.CSS_SELECTOR, "button.cancel-edit").click()
+    same, before, after = unchanged("Leaving the office")
+    form = edit("Leaving the office")
+    row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+    type_into(row.find_element(By.CSS_SELECTOR, "input.location-radius"), "300")
+    pick(row, "select.location-transition", "entry")
+    choose_users(row, ["Anyone"])
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(driver, lambda d: "enters" in described("Leaving the office"))
+    changed = {**office, "region": {**office["region"], "radius": 300}, "transition": "entry", "users": "everyUser"}
+    differences = compare(stored("Leaving the office"), {**leaving, "events": [{"location": changed}]})
+    check("edit a location event from the form",
+          shown_values == ["Office", "52.5163", "-13.3777", "150", "exit", ["Sam"]] and same and not differences,
+          f"shown {shown_values}; unchanged {same} ({before} then {after}); {differences}")
+
+    form = edit("First of two home")
+    shown_values = chosen_users(form.find_elements(By.CSS_SELECTOR, "li.event")[0])
+    form.find_element(By.CSS_SELECTOR, "button.cancel-edit").click()
+    same, before, after = unchanged("First of two home")
+    form = edit("First of two home")
+    choose_users(form.find_elements(By.CSS_SELECTOR, "li.event")[0], ["Sam"])
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(driver, lambda d: "the first of Sam arrives" in described("First of two home"))
+    differences = compare(stored("First of two home"),
+                          {**first_home, "events": [{"presence": {"change": "firstEntry", "users": [sam_id]}}]})
+    check("edit a presence event's users from the form",
+          sorted(shown_values) == ["Owner", "Sam"] and same and not differences,
+          f"shown {shown_values}; unchanged {same} ({before} then {after}); {differences}")
+
+    form = edit("Until Owner leaves")
+    minutes = form.find_element(By.CSS_SELECTOR, "input.end-minutes").get_attribute("value")
+    rows = form.find_elements(By.CSS_SELECTOR, "ol.end-event > li")
+    shown_values = [minutes, len(rows), Select(rows[0].find_element(By.CSS_SELECTOR, "select.event-kind"))
+                    .first_selected_option.get_attribute("value") if rows else None,
+                    chosen_users(rows[0]) if rows else None]
+    form.find_element(By.CSS_SELECTOR, "button.cancel-edit").click()
+    same, before, after = unchanged("Until Owner leaves")
+    form = edit("Until Owner leaves")
+    type_into(form.find_element(By.CSS_SELECTOR, "input.end-minutes"), "45")
+    form.find_element(By.CSS_SELECTOR, "ol.end-event > li button.remove-row").click()
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(driver, lambda d: "after 45 minutes" in described("Until Owner leaves"))
+    differences = compare(stored("Until Owner leaves"), {**until_leaves, "end": {"afterSeconds": 2700}})
+    check("edit an end's events from the form",
+          shown_values == ["", 1, "presence", ["Owner"]] and same and not differences,
+          f"shown {shown_values}; unchanged {same} ({before} then {after}); {differences}")
+
+    form = edit("Night until sunrise")
+    rows = form.find_elements(By.CSS_SELECTOR, "ol.end-event > li")
+    shown_values = [form.find_element(By.CSS_SELECTOR, "input.end-minutes").get_attribute("value"), len(rows),
+                    Select(rows[0].find_element(By.CSS_SELECTOR, "select.sun-event")).first_selected_option
+                    .get_attribute("value") if rows else None]
+    form.find_element(By.CSS_SELECTOR, "button.cancel-edit").click()
+    same, before, after = unchanged("Night until sunrise")
+    check("an end with minutes and an end event edited unchanged",
+          shown_values == ["20", 1, "sunrise"] and same, f"shown {shown_values}; {before} then {after}")
+
     # (d) Editing: (a) renamed and its condition changed; everything else as it was.
     form = edit("Evening lights")
     filled = form.find_element(By.CSS_SELECTOR, "input.sun-minutes").get_attribute("value") if form else ""
@@ -394,7 +562,33 @@ def automation_form_checks(driver, owner, home_id, folder):
           and marked == "true" and len(after) == before and not stored("Too far from sunset")
           and form.find_element(By.NAME, "name").get_attribute("value") == "Too far from sunset",
           f"message {message!r}, marked {marked!r}, {before} then {len(after)} triggers")
-    type_into(form.find_element(By.NAME, "name"), "")
+
+    # A place the hub refuses (a radius of 0, then a latitude of 100): its sentence at that field, nothing stored.
+    pick(new_form().find_elements(By.CSS_SELECTOR, "li.event")[0], "select.event-kind", "location")
+
+    def refused(part, text, wanted):
+        form = new_form()
+        row = form.find_elements(By.CSS_SELECTOR, "li.event")[0]
+        type_into(row.find_element(By.CSS_SELECTOR, "input.location-name"), "Far away")
+        for name, typed in [("latitude", "48.85"), ("longitude", "2.35"), ("radius", "100"), (part, text)]:
+            type_into(row.find_element(By.CSS_SELECTOR, f"input.location-{name}"), typed)
+        before = len(owner.call("GET", f"/v1/homes/{home_id}/triggers")[1].get("triggers", []))
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        message = wait(driver, lambda d: new_form().find_element(By.CSS_SELECTOR, ".form-error").text == wanted
+                       and wanted) or new_form().find_element(By.CSS_SELECTOR, ".form-error").text
+        row = new_form().find_elements(By.CSS_SELECTOR, "li.event")[0]
+        marked = [name for name in ("name", "latitude", "longitude", "radius")
+                  if row.find_element(By.CSS_SELECTOR, f"input.location-{name}").get_attribute("aria-invalid") == "true"]
+        after = len(owner.call("GET", f"/v1/homes/{home_id}/triggers")[1].get("triggers", []))
+        check(f"a location with {'no' if not text else 'a bad'} {part} is refused at that field",
+              message == wanted and marked == [part] and after == before and not stored("Too far from sunset"),
+              f"message {message!r}, marked {marked}, {before} then {after} triggers")
+
+    refused("radius", "0", "field 'events[0].region.radius': the radius must be 10 to 100000 metres")
+    refused("latitude", "100", "field 'events[0].region.center': latitude must be -90 to 90, longitude -180 to 180")
+    # An empty radius: the hub cannot read the body, and its sentence (naming the event's kind) marks the field too.
+    refused("radius", "", "field 'definition.events[0].location.region.radius' is required")
+    type_into(new_form().find_element(By.NAME, "name"), "")
 
 
 def sign_in(driver, token):

@@ -1,9 +1,9 @@
 // The automation form of the Automations screen (loaded with it, not with the page): a new trigger, or an existing
 // one filled in and saved whole with the hub's update route. What starts it (events, any of which fires it, or a
-// timer with a recurrence), the conditions that must all hold, the scenes to run, an end after some minutes,
-// execute once and catch-up. A condition the form cannot edit as a flat list (any / not, nested) is shown in words
-// and kept as it is. When the hub refuses a definition its message (which names the field) shows next to the
-// form and the control it names is marked.
+// timer with a recurrence), the conditions that must all hold, the scenes to run, an end after some minutes or at
+// an end event, execute once and catch-up. A condition the form cannot edit as a flat list (any / not, nested) is
+// shown in words and kept as it is. When the hub refuses a definition its message (which names the field) shows
+// next to the form and the control it names is marked.
 
 import { api, element, button } from "./app.js";
 import { field, choose, number, numberOf, dayPicker, conditionRow, eventRow, isSimple } from "./trigger-parts.js";
@@ -88,8 +88,11 @@ const timerPart = (timer) => {
   return { node, read };
 };
 
-/** The end: nothing, the trigger's writes undone, or scenes run, some minutes after a firing. */
-const endPart = (home, end) => {
+/**
+ * The end: nothing, the trigger's writes undone, or scenes run, some minutes after a firing, or when one of its end
+ * events happens first (with no minutes: only then).
+ */
+const endPart = (home, end, sayEvent) => {
   const node = element("fieldset", undefined, { class: "trigger-end" });
   node.append(element("legend", "Afterwards"));
   const kind = choose("end-kind", [["", "Nothing"], ["undo", "Turn off again (undo its changes)"], ["scenes", "Run scenes"]],
@@ -97,23 +100,28 @@ const endPart = (home, end) => {
   const minutes = number("end-minutes", end ? (end.afterSeconds ? end.afterSeconds / 60 : undefined) : 10,
     { min: "1", step: "any" });
   const scenes = scenePicker(home, "Scenes to run afterwards", "end-scenes", end?.actionSetIDs ?? []);
-  const minutesField = field("After (minutes)", minutes);
-  const kept = end?.events?.length ? element("p", "Its end events are kept as they are.", { class: "muted" }) : null;
+  const minutesField = field("After (minutes; empty: only when an end event happens)", minutes);
+  const events = rowList("end-event", "Add an end event", "Remove this end event",
+    (existing) => eventRow(home, existing, (e) => sayEvent(home, e)), end?.events ?? []);
+  events.addButton.dataset.field = "end";  // "an end needs a delay (afterSeconds) or at least one event"
+  const eventBox = element("fieldset", undefined, { class: "end-events" });
+  eventBox.append(element("legend", "Or sooner, when any of these happens"), events.list, events.addButton);
   const show = () => {
     minutesField.hidden = !kind.value;
+    eventBox.hidden = !kind.value;
     scenes.node.hidden = kind.value !== "scenes";
   };
   kind.addEventListener("change", show);
   show();
-  node.append(field("Then", kind), minutesField, scenes.node);
-  if (kept) node.append(kept);
+  node.append(field("Then", kind), minutesField, eventBox, scenes.node);
   const read = () => {
     if (!kind.value) return undefined;
     minutes.dataset.field = "end.afterSeconds";
     const typed = numberOf(minutes);
     const result = {};
     if (typed !== undefined) result.afterSeconds = Math.round(typed * 60);
-    if (end?.events?.length) result.events = end.events;
+    const list = events.read((index) => `end.events[${index}]`);
+    if (list.length) result.events = list;
     result.actionSetIDs = kind.value === "scenes" ? scenes.read() : [];
     return result;
   };
@@ -171,7 +179,7 @@ export const triggerForm = (home, trigger, { sayCondition, sayEvent, done, cance
   }
 
   const scenes = scenePicker(home, "Then run", "trigger-scenes", trigger?.actionSetIDs ?? []);
-  const end = endPart(home, d.end);
+  const end = endPart(home, d.end, sayEvent);
   const once = element("input", undefined, { type: "checkbox", class: "execute-once" });
   once.checked = Boolean(d.executeOnce);
   const onceField = element("label", undefined, { class: "check" });
@@ -211,7 +219,9 @@ export const triggerForm = (home, trigger, { sayCondition, sayEvent, done, cance
       node.removeAttribute("aria-invalid");
       node.removeAttribute("aria-describedby");
     }
-    const named = /field '([^']+)'/.exec(message)?.[1]?.replace(/^definition\./, "");
+    // A body the hub could not read names the event's kind (`events[0].location.region.radius`); its checks do not.
+    const named = /field '([^']+)'/.exec(message)?.[1]?.replace(/^definition\./, "")
+      .replace(/(events\[\d+\])\.(?:characteristic|threshold|calendar|significantTime|presence|location|duration)(?=[.[]|$)/, "$1");
     if (!named) return;
     let best = null;
     for (const node of form.querySelectorAll("[data-field]")) {

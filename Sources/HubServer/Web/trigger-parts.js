@@ -229,14 +229,51 @@ export const conditionRow = (home, existing, kinds = conditionKinds.map(([kind])
 };
 
 const eventKinds = [["value", "An accessory's value"], ["range", "A value enters a range"], ["clock", "A time of day"],
-  ["sun", "Sunrise or sunset"], ["presence", "People arrive or leave"], ["duration", "Something lasts"]];
+  ["sun", "Sunrise or sunset"], ["presence", "People arrive or leave"], ["location", "Someone enters or leaves a place"],
+  ["duration", "Something lasts"]];
 const presenceChanges = [["everyEntry", "arrives (every time)"], ["everyExit", "leaves (every time)"],
   ["firstEntry", "arrives first (no one was home)"], ["lastExit", "leaves last (no one is left)"]];
 
 const kindOf = (e) => (e.characteristic ? "value" : e.threshold ? "range" : e.calendar ? "clock"
-  : e.significantTime ? "sun" : e.presence ? "presence" : e.duration ? "duration" : "kept");
+  : e.significantTime ? "sun" : e.presence ? "presence" : e.location ? "location" : e.duration ? "duration" : "kept");
 
-/** One event: a kind and its controls; an event the form cannot edit (a region) is kept as it is, in words. */
+/**
+ * Whom a presence or location event is about (`scope`: "everyUser", "currentUser" or user ids), as checkboxes:
+ * anyone, its creator, or the people ticked. Anyone and its creator stand alone: ticking one clears the rest.
+ */
+const userPicker = (home, className, scope = "everyUser") => {
+  const node = element("fieldset", undefined, { class: `who ${className}` });
+  node.append(element("legend", "Who"));
+  const ids = Array.isArray(scope) ? scope : [];
+  const people = (home.users ?? []).map((user) => [user.id, user.name]);
+  for (const id of ids) if (!people.some(([known]) => known === id)) people.push([id, "A user who is gone"]);
+  const boxes = [];
+  const add = (value, text, checked) => {
+    const box = element("input", undefined, { type: "checkbox", value });
+    box.checked = checked;
+    const item = element("label", undefined, { class: "check" });
+    item.append(box, text);
+    node.append(item);
+    boxes.push(box);
+    return box;
+  };
+  const alone = [add("everyUser", "Anyone", scope === "everyUser"), add("currentUser", "Its creator", scope === "currentUser")];
+  for (const [id, name] of people) add(id, name, ids.includes(id));
+  node.addEventListener("change", ({ target }) => {
+    if (!target.checked) return;
+    for (const box of boxes) if (box !== target && (alone.includes(box) || alone.includes(target))) box.checked = false;
+  });
+  const read = (path) => {
+    boxes[0].dataset.field = path;
+    const kept = alone.find((box) => box.checked)?.value;
+    const chosen = boxes.filter((box) => box.checked).map((box) => box.value);
+    // The saved order first, so that saving unchanged changes nothing.
+    return kept ?? [...ids.filter((id) => chosen.includes(id)), ...chosen.filter((id) => !ids.includes(id))];
+  };
+  return { node, read };
+};
+
+/** One event: a kind and its controls; an event the form cannot edit is kept as it is, in words. */
 export const eventRow = (home, existing, say) => {
   const node = element("li", undefined, { class: "event" });
   const initial = existing ? kindOf(existing) : "value";
@@ -320,16 +357,35 @@ export const eventRow = (home, existing, say) => {
       };
     } else if (kind.value === "presence") {
       const p = from?.presence;
-      const scopes = [["\"everyUser\"", "Anyone"], ["\"currentUser\"", "Its creator"],
-        ...(home.users ?? []).map((user) => [JSON.stringify([user.id]), user.name])];
-      const current = p ? JSON.stringify(p.users) : "\"everyUser\"";
-      if (!scopes.some(([value]) => value === current)) scopes.push([current, "The users it names now"]);
-      const who = choose("presence-who", scopes, current);
+      const who = userPicker(home, "presence-who", p?.users);
       const change = choose("presence-change", presenceChanges, p?.change ?? "everyEntry");
-      body.replaceChildren(field("Who", who), field("Does what", change));
+      body.replaceChildren(who.node, field("Does what", change));
+      read = (path) => ({ presence: { change: change.value, users: who.read(`${path}.users`) } });
+    } else if (kind.value === "location") {
+      const l = from?.location;
+      const place = element("input", undefined, { class: "location-name", maxlength: "64", placeholder: "Office" });
+      place.value = l?.region?.name ?? "";
+      const latitude = number("location-latitude", l?.region?.center?.latitude, { min: "-90", max: "90", step: "any" });
+      const longitude = number("location-longitude", l?.region?.center?.longitude, { min: "-180", max: "180", step: "any" });
+      const radius = number("location-radius", l?.region?.radius ?? 100, { min: "10", max: "100000", step: "any" });
+      const transition = choose("location-transition", [["entry", "enters"], ["exit", "leaves"]], l?.transition ?? "entry");
+      const who = userPicker(home, "location-who", l?.users);
+      body.replaceChildren(field("Place", place), field("Latitude (°, −90 to 90)", latitude),
+        field("Longitude (°, −180 to 180)", longitude), field("Radius (metres)", radius), field("Enters or leaves", transition),
+        who.node);
       read = (path) => {
-        who.dataset.field = `${path}.users`;
-        return { presence: { change: change.value, users: JSON.parse(who.value) } };
+        const region = `${path}.region`;
+        place.dataset.field = `${region}.name`;
+        // The hub names the centre: the control marked for it is the latitude when that is out of range.
+        const lat = numberOf(latitude);
+        const latitudeFits = lat !== undefined && Math.abs(lat) <= 90;
+        latitude.dataset.field = latitudeFits ? `${region}.center.latitude` : `${region}.center`;
+        longitude.dataset.field = latitudeFits ? `${region}.center` : `${region}.center.longitude`;
+        radius.dataset.field = `${region}.radius`;
+        return { location: {
+          region: { name: place.value, center: { latitude: lat, longitude: numberOf(longitude) }, radius: numberOf(radius) },
+          transition: transition.value, users: who.read(`${path}.users`),
+        } };
       };
     } else {
       const d = from?.duration;

@@ -7,10 +7,10 @@ extension WebFiles {
         text: #"""
 // The automation form of the Automations screen (loaded with it, not with the page): a new trigger, or an existing
 // one filled in and saved whole with the hub's update route. What starts it (events, any of which fires it, or a
-// timer with a recurrence), the conditions that must all hold, the scenes to run, an end after some minutes,
-// execute once and catch-up. A condition the form cannot edit as a flat list (any / not, nested) is shown in words
-// and kept as it is. When the hub refuses a definition its message (which names the field) shows next to the
-// form and the control it names is marked.
+// timer with a recurrence), the conditions that must all hold, the scenes to run, an end after some minutes or at
+// an end event, execute once and catch-up. A condition the form cannot edit as a flat list (any / not, nested) is
+// shown in words and kept as it is. When the hub refuses a definition its message (which names the field) shows
+// next to the form and the control it names is marked.
 
 import { api, element, button } from "./app.js";
 import { field, choose, number, numberOf, dayPicker, conditionRow, eventRow, isSimple } from "./trigger-parts.js";
@@ -95,8 +95,11 @@ const timerPart = (timer) => {
   return { node, read };
 };
 
-/** The end: nothing, the trigger's writes undone, or scenes run, some minutes after a firing. */
-const endPart = (home, end) => {
+/**
+ * The end: nothing, the trigger's writes undone, or scenes run, some minutes after a firing, or when one of its end
+ * events happens first (with no minutes: only then).
+ */
+const endPart = (home, end, sayEvent) => {
   const node = element("fieldset", undefined, { class: "trigger-end" });
   node.append(element("legend", "Afterwards"));
   const kind = choose("end-kind", [["", "Nothing"], ["undo", "Turn off again (undo its changes)"], ["scenes", "Run scenes"]],
@@ -104,23 +107,28 @@ const endPart = (home, end) => {
   const minutes = number("end-minutes", end ? (end.afterSeconds ? end.afterSeconds / 60 : undefined) : 10,
     { min: "1", step: "any" });
   const scenes = scenePicker(home, "Scenes to run afterwards", "end-scenes", end?.actionSetIDs ?? []);
-  const minutesField = field("After (minutes)", minutes);
-  const kept = end?.events?.length ? element("p", "Its end events are kept as they are.", { class: "muted" }) : null;
+  const minutesField = field("After (minutes; empty: only when an end event happens)", minutes);
+  const events = rowList("end-event", "Add an end event", "Remove this end event",
+    (existing) => eventRow(home, existing, (e) => sayEvent(home, e)), end?.events ?? []);
+  events.addButton.dataset.field = "end";  // "an end needs a delay (afterSeconds) or at least one event"
+  const eventBox = element("fieldset", undefined, { class: "end-events" });
+  eventBox.append(element("legend", "Or sooner, when any of these happens"), events.list, events.addButton);
   const show = () => {
     minutesField.hidden = !kind.value;
+    eventBox.hidden = !kind.value;
     scenes.node.hidden = kind.value !== "scenes";
   };
   kind.addEventListener("change", show);
   show();
-  node.append(field("Then", kind), minutesField, scenes.node);
-  if (kept) node.append(kept);
+  node.append(field("Then", kind), minutesField, eventBox, scenes.node);
   const read = () => {
     if (!kind.value) return undefined;
     minutes.dataset.field = "end.afterSeconds";
     const typed = numberOf(minutes);
     const result = {};
     if (typed !== undefined) result.afterSeconds = Math.round(typed * 60);
-    if (end?.events?.length) result.events = end.events;
+    const list = events.read((index) => `end.events[${index}]`);
+    if (list.length) result.events = list;
     result.actionSetIDs = kind.value === "scenes" ? scenes.read() : [];
     return result;
   };
@@ -178,7 +186,7 @@ export const triggerForm = (home, trigger, { sayCondition, sayEvent, done, cance
   }
 
   const scenes = scenePicker(home, "Then run", "trigger-scenes", trigger?.actionSetIDs ?? []);
-  const end = endPart(home, d.end);
+  const end = endPart(home, d.end, sayEvent);
   const once = element("input", undefined, { type: "checkbox", class: "execute-once" });
   once.checked = Boolean(d.executeOnce);
   const onceField = element("label", undefined, { class: "check" });
@@ -218,7 +226,9 @@ export const triggerForm = (home, trigger, { sayCondition, sayEvent, done, cance
       node.removeAttribute("aria-invalid");
       node.removeAttribute("aria-describedby");
     }
-    const named = /field '([^']+)'/.exec(message)?.[1]?.replace(/^definition\./, "");
+    // A body the hub could not read names the event's kind (`events[0].location.region.radius`); its checks do not.
+    const named = /field '([^']+)'/.exec(message)?.[1]?.replace(/^definition\./, "")
+      .replace(/(events\[\d+\])\.(?:characteristic|threshold|calendar|significantTime|presence|location|duration)(?=[.[]|$)/, "$1");
     if (!named) return;
     let best = null;
     for (const node of form.querySelectorAll("[data-field]")) {
@@ -255,6 +265,6 @@ export const triggerForm = (home, trigger, { sayCondition, sayEvent, done, cance
 };
 
 """#,
-        gzipBase64: "H4sIAAAAAAACA61a627bRhb+76eYEEFDpjQVY3f7Q4ZqpEmLDdAmRZyiP1y3osWRxZoiVZKyrVUF7NPsg+2T7LnNjZKdtN2iram5nDnnzLl8c2ZGI/VhoVW+7ptl3pdNreZNu1TNXPXQ/NI2d6qbtVrXKq6avNCFuiv7hSr7VNVNzz9wwiq/1slY5arWd6pvy+tr3aaqaVVeK31fdn1ZXx+NRqqptZqXVQWEyho6C9Xlt0h10VTakVusr551ar0q8l6rtln3OlM/LvJedX3e9h2sr2J9q+u+S4HIBtm+W5SzBdBudUfs4dq4Yl8udcuUc9Xq2bptdT3TSUoLzZq6KFnOHukv112v8qpSwE/BQ7qZroFm36h2XackELCdz3sg2zVLrZZlDQx2Ka6m72EF4LmBJUi8Wd7PFsfrVaZeusWILul7lteoRw3tKu+Aw3kFXFSgMBWjYCNUM+had70uElXCdiyauxqVd9e0RYdr4jI3ekUEgEzZoa50bRQJQs/XnUbihZ6XNXNQghaXuutg31TMuqvzJcqJrJW6gtVwqQ7Wvu9ReujA1YhtXFLU17dNhcvybGBwmbc3usiOjsrlqml7tVX5qkyVrvQSNixVV+u+BwZ2at42SxVlo3y1yn7tolM3gdZP1WzRNJ0G6dfLKzQn/vtunqoi33xfzm6w0Sr1fXMHq6BR0FfZnQM9MCq3kNjl8QptiJc8qnRPIr1q1nWvJuoFtIGU57jpwICe3Vw19yhYjZuDfHW6P1XTVudFnEzVdXkrSqPBaNdFlx0BV7CFZDrMKJCOF2Atqar0NRgQMF7lXfc2xyYQtIMNm6iLy0RNvlTbI6WYQt0UGtpFeXFkOIhSta5pOzWQ2jKxsaOpdskpEMHpGegXFowtDWYgMpwkNBJ0oGKPa3Qp5DfLZ6jccw32cnZGDCJ3hj9Qjs9eWa/We7z1m5Ueq8goE7pv82oNTbRQVhbCrEJqmVHjRLSSlfWsWhe6i81wGcwMlL1e+hxU+ZWuHtAOsxDZ5XCu0Q4snQpDaMkywtcfjqbmHfxXzlX8JD6soKzS9XW/SA5rv1vlNfAXvW1MZNnoPot8NpcQQQpkk5Zrdb9ua+hGcqlCwxurmOzkIssyWuS3tW4357DGrG/al1UlOzEWZUbJZbbMVzFKSRNR0bQJidqdHu3Y5l9y3IGNb9HvJcBiIHVRMpFICt5QFMaVMRpgbF02t9q0wb86h6ACpIw3wOe3uAB4gmf7QOcDRJhU5vP3Mr+BLopVeTVwiYppWIU2D233lMR4urWL7aay9ZafjnzONaFQwJ7JWHZlbwr0I3duzAFrRKFpX/r8mrxxMpmo6Ns3kTqzfWrsGW0ZGZMEuyIiTyaOTBJYqm31FwYy7QZW3uKklPnYHbBy2pzYV3XsCalIJ1m3qsqZjum7BMXev5vHtAAkzRNZVugypdg24uaE1ggWT1+4nWCSJv5HyVk2b2brzszd+R7AZI+BA+sGwttq3S2EGW6lFYcuar0GW8hnBzHO7B5auzUz2P1wW61RfMVGPRHmY2u0rD2caC0weVR+T27fVIHC8SFLtc6PYqaOFRsHVjlGGuCBtENOTjaA+qS9M50ZZSwcHnN74nz/+XMCgwSVxgQNAEeB5AS/KNdDD30AIsBk3+qVziGHqucjcW6a+z0kVvQf+vHXMllkkjXRij4pn0UfaGzi7R1J8IkJCsfiasdVM8sxqFhWkOwxdhs+8JsDKBCnbthVgJ6vcTnIAlHkhRk3xMFPr5tUyekO8l0sq3EzMHFxEaFo72BSdAk/IwjL7QabvsYP9d9//4fb77S+AVzU8Whlf16m5BAXEf56N/8OINtCxmCLgfxLar8EUsAorQHBShaDWAWNhiK2W+rc5ZHGXn8lGBBF3o7MBGgxmDPiUmvk1j7LeBzo8gS3CDA20DmBEQCEV/QZxPI1+PCeDrGRNcgQHaUWsM4qWzTrFhvxrzQB69gimhO1Ygv+7VA/HF4sn7TyGQsdBZa3wexikWocveedbmqW06kTUUNqzMxq1qNFe/OaCT5uykOTJXOgkUtwHegAteu2nEHrqspnGo856PMRaPnkH0andj1r4/Fwkxnp/NqUdYza8ZglvXxD3o3Zlfw8ZmNFn8JthdAnzT/wFqESk8uBwEQDSMjQ10NjVfEJnkv+doJUl0s4/VzpHtRXJ0DRiuBxhucZlMXLeF5KwFMB0vf4T6gxW5RFQfCcnVKUghla/INTDuqH0/4jE+z28hwn6GOTfH+y2UyGQUr4GoEaQiuAk2Bns0VeX6Oxo7wkPn7EewFU9PoNhXqK8DEdGQHUwuGbGv4F53XUJsY7t2nvTWxiFqADcKinttSpIvUk9KEX5KLBTlBIhf/lkBOyuWw927ENrZGBPGBDD411MZZZ4kDiq5sM++Ozh0p3vHfrqiesZfga+wlh55BcsJMTZy+JEPGWI3rUO0Y3Rp7H9sAbG69BPxnT/81ijy/ngskDK5oBY94yPtU+TtPXS+KA40Hy3tjxMKoQzOzj0cVPXXr5+SiBrah6sN+vmqbSeZ0QmHlLGrAc7Xxsx0t6/rB3ThoCHLD6MRZUFgDwuLgjKAPs/a4FrNhhNAWbp/KRHM+o6uMXeqT2g+WAFgh5IAjoGwjEZ308Xv9/YBAinE8DQS+Ru7u8LboACd0A6vMyJAw+xiaHMN6yXjjroRoIUaFKm/lc5dd5WStEuQ0BRA4yXcLDWVU44f26FsXZXInlsjM4VNWFOyu/ed2dyTkZAYPMQKxAKydD1GBU73ADCmCSeRqsgfKfazyzIlTZaxqpL16osdM2rnXyglk9ADTyehNCDTGLiV/dke2Ozv1aIdsJ7wT0IcNWT/DjLNCGZNQ9iQdJkDZXxdJJiU4+vZ3GWuCEl+AzvKdqazAr5OkN7CSqTo76eattJRG8Y4MND5QmFEanqno0ufoiuPT2BM2OQwA7NStlkDndIE6Bojnr7dT/l3MfBAVEY0gsSQN+U58tmo7REJUT1nWo5dHERqUiJ05iApU1wFNfWfuJaWjAQTLCo0thvQIyhW8O+xnLC+w8E3XreYJE8cBfJuo7ODRmLaSgQmY9BxfyChYHLM2SEssic5Qf5oDOS/k+EGz7xNt2MFzZDslQYynb/LlkcKQ4H1AtGyHgVMLsVLlzvLnNQAiEuHCKPj7N1LTLN6bum3s1fSBD8tnavIqRNBWbccGhYyWnaoq5BkctkylGDJNaTOW+b5obiLYwcJZDSq2APbwpoLpFXW0ScMumMzV7oJIdYS7S91RGFwNhwb5BSW1ashc0WwXCvDIipPiLHAoQHGVBXhbdPUhiaHFCA44F7lIBYhibmKRD4XWiJKfHMslUnKXq/vlEnXiz2rZp37yGWVOb/LDp+OnWTtlN3fg5i+YyKvx+sADc1PPyWlm6wGCDJ8C6AZsrC4JyfbvWnA2ivC3zY64oj600Z2r6NV7XPN0KGSoY76aYst6CvbgrNZM3aGv2Y5U5wEmw4GHG/Yuy7TeES4Gd6DTIQDWVFD9yEsRBeN6DP4TUf1sDWC1EPLXM79lRYcgXf/drHaIammcAB3y7aofZd+JiUOug6zn/HC7UqJ2hBscATD50SSW3d2DBHdg8BVU5eHPhBwENuI2cT/hvm1hsUWR8v3cmAJ4ghCwBvPuHUg5DUoSOeRCRLwq61DO/33MdG8BQZxvDirC5ZDIgT/pwGPUbLzL9STJk9uIS+IyL/fRsmjDA2e28ZBzHPZmtAR5IFSz4qRqNwHjNVkEU00UnOmzpYrRX4I5Y66+1yBhq6qvwWueTQSqvL2ZjKD2CVR82gSQ18nLlcyi85w4s1sSVIGNR9ODofy7G6Sdny6MFHmSqgyM+KZXG8ykxhCp7M9gSbS7i/o9gFWLOAhb6FbMBw17aCN2Ngyvi/SvrU9Ym6BKySKs1Xshy4sGr9uDqOHMRtKIC5JMic9lMbNTcosZeX4Kd3u9L0gycIF1TBvxIhSw2JBIy72CIByLxHhYZtaIi5kW+zmhISN6vJtr7e8+3bav1bxU0+S7ud4Ru7t8sD1wdayHE3AC02yl/0oGcON6Zw1J8xJHeARxALIZKdb4EBiFnQANeX7lN9O+1zJHBPxwcZBQHOi7dVSq2G/amhpmnWx9diApDLnbMln26cCoHS/xFN40LDZ6wMKEsAfiVSsVBrmKwGoWVTDsjJ9+Ihjdbas+8jOm5XkCXROtHoBO7vZAQ5DWEYYj/OdQdXnHtXXLRYqE6HXDf23Z71NjBRsH2bh8c+ems744+6VyL5yQEqGhqNqebs6xFBI+eZzWVH6RCInQh29V+WbDhutEffU5gFCqPb46RjDFN/PbeFBggCivzYLxXGXBgjtx/4k2BnW52AhuMe5J0MZ5L0Ng7Xc25skKQn2tJSXBTgk+Hflh5NQ/zmAgrspl0u0rHXpNUOl64C5QXj9Q1CGR/UhBAoMqYHC8XAFMKZAeYCdpF2pUmuCcAGo5KEbZ2HTTjj7Cesr5alkH0kRvi1IPc0Xl+q03RiUAehXUHtT3LYILhIkwyuD8pytuHBJR7Z5wuE81+Mm0bUvl8lAxHmdD0irojc44KzIZa6ARi3Z7PCUGB4i3Dd3qSYuvv4Us42lIED6lFM6mHU9IgQgRlDVuek4HWel2lf12rii6BpeQJx2xCUSD8soT9LNTVBuHkssEXa1J8OFUvILFj9k9IdjJKZA/NxDwA6Hx47p0hQ3z2SAHDh10TB7ts5SGAhVI34NkUPffqEwwwaVzsbs6n3H7xdEttu8upV/g4mFFtaWPm5ZpgpNSy/Sg+eNzixes9hgIEtc8Xc0avIuRUgco5SQ5xtbcMreDBp+TixaUhS9wOaB+kukUUMmZRgrq9PKcgU+KCkL8rSJr6XO2IUga1uSF+QHcjXTCnI6opLYrt7Z+UwkgZlNQqfjLg7l7Efh0LOMJJHsbcoFpGpLxi2aFaFSP87/L2pgueVLpnsOaZJr+wpDu6qsE42LObKnzUgfBHQgKioMShe3yPiV4lZA5fftK1BABHCkH7r8kuKJCXNVVJLgFTWrOloxA/13nZAxIA54Zzvz88sob5yNhCdzNo0MXVxoz3bQZFx30bscDP4oufn11+njwb0c5b0c6yi5PLM4Pi4tHPLq78lI1Sc6UgNVkiasqx8pgITiFXuusDdPgH1IR2dkw8BkoyF8zojKyFwCBPg2HzkuKRiAy+S/N+/51bMt5kQqjTp1vs22XT5NH+izA20AKffaaeECdcQoR8eMEHWmAcO+MnpAcgiyRMKPmStBNyb0JBYjUHZP0tJGVTH9B1YnFpys2CX25zsNHpjxaFBR+ysFTKZFbMhyb4ZpYa2BLOCh+lWR99oIYnWCOFA8ymnsmbyV+GBYZfslVLH6/1PAfXt4kIGch6fY+5odf0LiaSYERFt724RTo7DR7gFvzuj+t9rlSXgeRLfGTmo/JxWEZPvcQ79r7dFTDLlxVll19VugiCK7443Hp2JWgtUfldjs/ZV2Ucff/yw6t/gnqmo9uTEYL+bvR0S89my2JnHmRjm6mlQvM0JamSIPH4NN+df/goySERW2nndv+R747TBDhGXlbrVju7O7Q/MiiTmGPoY5SNB32WPugVUqLT1r5W5zkI6dmc//gPuaari/8BCnCeerQxAAA="
+        gzipBase64: "H4sIAAAAAAACA7Vb627bRhb+76eYEEZLJjRlY3f7Q4YqpEmLLdAmRZwiPxS1GosjizVFqrzY0doC9mn2wfZJ9lzmKtlK2nQX3Zqay5lzn2/OTAcD8XaphOy7eiW7oq7Eom5Wol6IDpqf2+ZWtPNGqUrEZS1zlYvboluKoktFVXf8Ayes5ZVKhkKKSt2KrimurlSTiroRshLqQ9F2RXV1NBiIulJiUZQlECoq6MxFK2+Q6rIulSO37C+/bEW/zmWnRFP3ncrEu6XsRNvJpmthfRGrG1V1bQpENsj27bKYL4F2o1piD9fGFbtipRqmLEWj5n3TqGqukpQWmtdVXrCcHdJf9W0nZFkK4CfnIe1cVUCzq0XTVykJBGzLRQdk23qlxKqogMGWVuxwST2EGExBfFgUxKhhVZJ4Lrv58qRfZ+K5W5+WIhPMZYWqVdAuZAtML0pgrAQdihhlHaDmQf2q7VSeiKLFJdtlfVuhSm/rJm9pmWu1JgJApmhRfaoyugU9LPpWIfFcLYqKOShAsSvVtmBKEbM6K7lC0ZG1QpWwGq5DC1bqQ4c6sWzjklqjXVOXuCzPLoCqbK5Vnh0dFat13XTiTsh1AZop1YpUdNl3HTCwFYumXokoG8j1Ovutjc7dBFo/FfNlXbcKpO9Xl+hh/Pf1IhW53PxUzK+x0Sr1TX2bshnoq2gvgB74mVtIu+rJGt2KlzwqVUcivaj7qhMjcQptIPEF+gEwoObXl/UHFKxC4yBfrerOxaxRMo+TmbgqbrTSaDC6et5mR8AVmJC8iRkF0vESHCgVpboChwHGS9m2ryQ2gaAtGGwkJtNEjL4Wd0dCMIWqzhW0a+XFkeEgSkVfkTkVkLpjYkNHU2yTcyCC0zPQLywYWxrMQGQ4SWgk6EDEHtcYZchvJueo3AsF/jIeE4PIneEPlOOzV1Trfo+3brNWQxEZZUL3jSx7aKKFsiLXzAqklhk1jrRWsqKal32u2tgM14OZgaJTK5+DUl6q8hHtMAuRXQ7nGu3A0qlmCD1Zj/D1h6OpeQv/LxYifhI/rKCsVNVVt0we1n67lhXwF72qTbLZqC6LfDZXkEFyZJOWa1TXNxV0I7lUoOMNRUx+MsmyjBb5vVfN5gLWmHd187wstSWGWplRMs1Wch2jlDQRFU1GSMT2/GjLPv+c8w4YvoG4NzkXM51LnIlOrhANeW5CGbMBpttVfaNMG/yjJCQVIGWiAT5/wAUgEjzfBzpvIb2kej5/r+Q1dFGukuVOSJRMwyq0fszcMxLj+M4utp1p01t+Woo514RCAXtmE7Mre1OgH7lzYx7wRhSa7NLJK4rG0Wgkoh++j8TY9omh57RFZFwS/IqIPBk5MkngqbbVXxjINBtY+Q4npczH9gEvJ+PEvqpjT0hBOsnadVnMVUzfBSj2w+tFTAvAPnqml9V0mVJsG9E4oTeCx9MXmhNc0uT/KBlni3ret2bu1o8AJnsCHNgw0Lyt+3apmeFWWnE3RG3UYAvF7E6OM9ZDb7duBtYPzWqd4ht26pFmPrZOy9rDidYDk4Pye3L7rgoUTh7yVBv8KGbqWLF5YC0x0wAPpB0KcvIB1CfZznRmtGPh8JjbExf7T58SPiT0NCRoANAKJCdERns99NAHIALc7Bu1VhL2UPF0oIOb5v4EGyvGD/34vJ0sMps10Yo+aT+L3tLYxLMdSfCJGxSOxdVOynouMalYVpDsCXYbPvCbEygQp26wKqDRl7gc7AJR5KUZN8QhUq+bVMnbHex3sV6Nm4GJySRC0V7DpGgKPyNIy80Gm77FD/Hff/+H22+VugZc1PJoYX9OUwqISYS/Xi9+BMi21GOwxZwCVtQ+BVLAKK0ByUovBrkKGg1FbLfUucsjjb3+SjAgijyLzDXQYjBnxKXWyK09zngc6PIMTQSwG+icwQgAwmv6DHJ5DzG8p0NsZA0yakepNX5nlS3rvsFG/KubgHVs0ZrTasUW/Nuifji9WD5p5TELHQWet8HdxSLVOHrDlq4rltOpE1FDatzMatajRbZ5yQQPu/Kuy5I70MgVhA50gNpVU8yhdV3KucKTD8Z8BFo++4fRqV3P+ni8a2RGOr/VRRWjdjxmSS/fUXTj7kpxHrOzYkyhWSH16eaf2USoxGS6IzDRABJ66MtdZxXxGR5K/naGVFcrOP1cqg7UVyVA0YrgcYbnGZTF2/G8LQFPBUjf4z+hxmxZ5DnBcw5KrRTcoXV88JaD+uFt/8AEa16e4wQ9NMmPJ7ub6WGwJXyLQA2hFcBJ8LP5UlZX6OwoL4mPH/FeAtV6/Y5SPWX4mI6MAGrhPE4N/4IjPGoT850z2huTm5gF6AAc6qktdapIPQl96AV70Y4lKKXCvyTsCdlCm5792KbWyEAe8KHHxrocyyxxIvHVTY798dm7Sne8t33ZEdYyfA39DWHrkFxgyZHzl0QT8ZYjetQ7xDBGnof2wBubqME4GdK/zWKHl3PJ5JEVzYAhm4xPtYdp+npJHHB8kLw3dribVQhmdvFg8r5Np88GCZii7MB/v6nrUskqITDzijRgOdr62I6X9OJh75zkAZwjwRgHHH+INZUlYDwu+WigAS5/2xRY2oGECm5PRSV9QqNaUFD+4YoQVgQaIgRjb7HmUvPJGSEUrISL6lPUkoLOAKuYTlFVbegNYWK5QXZA7iOHqoCGwVRcPKDKQSs3FPJ/EcJC8PRp+Oo5Sn0rm7wNQNY1AEpv84XBJ9jkwMsr1jdvqKheAmtorXqxEPJKFpVAAF2T4jh/tQkPZxPghDd9pQ1it2GsvI3hvFbl7hj+/ct2rI/giEX0DIQhtHKyC0iMSR0kQQEMTkiDNVD+C4XHYURBe00D8dWpGDpt41pnp8zqAxhGVpsQxWh3G/mFI2346MKvTLL/sSWgDxm2eoIf40AberPek3hnfyXjilh3ngu1Wncb7Zjk236l0/gzbbU8I4QA6PMjc+RnlVIruRGcsn1iZFyuHoCftH4HqS48j5sSn4kI3QdnMUX9JjpMf5JonWiunDa4IbOHqv1NAf3+XIjBAI1FfFVK5VxKLeVGxL75Ey4KC8heWEaBTMBChGr5JqyYfSxIreJa4yqGyoE4fY3FamCgSY3lNho5tcpYLkpSowA+W+5q4zBw8n3IQZcnGPec3jlhW2YfH8KOuwOc3CBGQNq7bbKn/s+GPrAhIBhHYkkaiJRazlOfwcMQhoqCjvPEbEnWsOe+6h70tiCfBLADD6m5TVKACfyw28cm3hbOM1GNXmLS+3WQvkbiR9ktswbARq5nPYWMFqxgqm/sLIQXYldnmKEI3Dc5vqP27XTm1baoWmPqo5oHmy2w01RvmDs/iwVOMfKcAjKxNpGGL0Nd0/s8pEAXHXg+mOmNciZckcfcfiE+xtCaYbKZZWIG2cdcCkjvwgfIcN60tzYxkqabCFzQ3N9AiG6EbMDRxAxRCI5aJTPM+QZ0mGudrq6vYb+EgXMJeKsE9vAaiYpakLMTSCF1ay50gArjCvWB7li0T7Fg36GkFmLYC707TKUvjAgOdgC8J3zEy0JWCmEIOqmmAWdGd+MEeZe9UidDzetIaMAX60nmOkJfyTwbiTNvVtPUzfcvYdbMwhdsOjm+s1O2Mzd+waK5dAu/H70dqKtFcSUsXWCwxvJAVYPPFTnh/K7pFW9KkWwKecLXDUMrzVjMvsW7vOM7TYZuE7YzBB2vwF/cFaxJ52Sa/UxmTvc6v/AwkzHyouk2dGgBdmCD8jFERfXmj5QJcBAWA+APHeN+7+Ekk2vxxEp+4BCFIV/93S+EadXQPAMZ4duVwozdiYudQhhd5/pFGk2N2hks6p0OtrB3j+5bhAq5KohYAsJGH175b5NYdJhnfB881qc7AoF6CeD9EFzZhSoPwhTd+NnwZIfZyRT4jE0e9bCsacIEZ805TT4Vy7Dg54xmjKksoOHV/w8IxsbTH0Ux7/4K6MJijVx9OtaK3oE3F9o5/f18H7yQq+7Uf0ipNJ5LCCGQ2ZvBnmj3Iu7/CJIh5iycoV8xOzDY0mbodhi8H9h/4nDO2gRdwi7SKIW39bzx4NOM4FFB5jJoSdXpJ3nmdjPto+aKPfb6Euz0fk9JM0PhNWXAjy6fxoZEQu4dDBFY/yhLlBov6ZFRKyqeWpCvMQ0JyfulZvvew4tt22rjWwRNfoj7HWGY+88OdkIdC2XE3M6xy075kwHkxPFOjZbioeMAHuEAfaFSXSyBQ+hTPAKzQL3hHT+5iMfv+jFGcaDj0t2zY7thb2aYOb7z0YVWYcjFltmy71rOdWkAf1EBZakgEpYmlSUAv1JdjtL3dFiqxDK3nSEpNqLda0+x517G9VwvoEui9Q7oxM4WOgV5DWEa4v891B3ef+7dgNJioTodEt8zO3LIrxPAUGDeu0dHfjrr26NPqkzgKQoBKrqa3dNNNcIigoMVCUUFJF3t0nRhtwuKXW50zeXFP/rqxB6p+Y3WCZIxTorf3tMTA0mBBx6M1287HJjyyZ94emKnG5tggwlUki7GEwq6favKBVfJCPxzvTEJLtTwhdnPa69+Zd6cYeE+092uarXXpKtWp+6e7fRAjYrg9ielA4SsjM7xDgrQpQbvADhBu0i7VAT8NJSGQ1OErW0LzfgjrI31l6siyEP6IUHqge/oQt4oU0AkuEcJ3oFuzzOYYLgIkwyu2fLi5jEB9fMEnK4nGnsybZtc+aSU7I4ySeoFdUfmRBW4DbXQWcQmAD4xBIWMVwzk6eWSvaYJ31CSSRFG+KUNh1jSIFcERQ9batUDrfe6C6G+EiW9FdBlcThwE54C4VcF2DMXlxsElqsai9+2xHgKWzzigIRkJ6dE9tBNzDuR1gfq3mkyRGoHqh8+ABs5AGarDwFA1BUEXbvCPLpbo3i08HGg6PHg3mqLHHNv1wlG6isPP5/vVGG8zL3HUICl9vnaK8eQcs6Sh7jaW4ZW8IBUMjmdGrLE7WOlHp/qHeKRIYsSXO/oVzfkSrQpBFZB0tTn6ke0eVCbG+IndDfSJXM6rJoSpPa9/TNTmCmDelzJL0vcFZ32X6/WhZemVvIw5walNiLlVdoeqlox1v9RNtdt8PLWPaA2r3n5IS5d5ZY15sGOw1Tg2x8EQjolIB5KHM7HZ7sYVZrMw3fkdMUEEJJS0P6jwwkl8qKieskU0KV1WzoU8auu5x1gAghuFUf+8Mg65oGxuWrn0KDyy40Zzz5Dzxcv63xjy2PzugeZ8XE11ffc42aKVNAX3VrFJnBPpxk++6GAadQV/ZF50bcQMPpWCnypFXmNNDPPEZAyOsuAtfxlPPnly+mz5MsBuZvV5zibnE3HBkTGg19cMnufDVK8k9LyuzH6Ceb7yfv82ftp8j6Lx0PY3BrAUqrBw8b8vluCmyCWv5/Ddlrlsrlvi6uqWBSwdXT4IOp+DSPwRvbeCHif9w19JPF4NMkm0/vjBDk4PvOfIT4hwUwRWz+2g4PYpWq7ACD/Af/AADshPQXeYR5gYBZi8weReB4MWxSUiLXaIWnRvPt7bsnYuwmkz47vsG+bzZKD/ZMwKdICX3whnhAnXEUFIDDhMz0wjp3xE9IDkEUSJod+TdoJuTc5MLGaA7K+75KyqQ/oOrG4OudmwS9nHGx0+qNFYcHHQivVlUIr5mMT/PhKDV4LZ4WPNm1yeqSMqUFWCme4TTXXb4p/3a2x/JqBj+LHS7WQkPPsDowMZJ36gJtip+jdWKSzMNUd9xI26ew8eKCe87tYLnm6amUGkq/wEaZ/MBmGNwmphziG3rd7IsHyZXnRystS5cGugi9y7zy/0jA1EfJW4n/usS7i6Kfnb1/8E9QzG9ycDfDc0w6O7+hZeZFvzX+wgG2mnAzNs5SkSoId16f5+uLtR0nuErGXDdzuP4Lf8v4IgSGLsm+U87uH7KMHZTrvGfq4vcQ7fZY+6BWwgNPWvlYXEoT0fM5/HItc0+3N/wC/1V7c5zQAAA=="
     )
 }
