@@ -9,7 +9,8 @@
 #
 # Usage: scripts/bench-relay.sh [OUTDIR]
 # Environment (defaults): BUILD=1 (build both binaries in release first; 0: use what is built) PINGS=10000
-#   HOMES=10000 CLIENTS=1000 ACTIVE_HOMES=50 RATE=10 SECONDS_RUN=20
+#   HOMES=10000 CLIENTS=1000 ACTIVE_HOMES=50 RATE=10 SECONDS_RUN=20 TLS=0 (1: the relay serves wss:// with a
+#   self-signed P-256 certificate made here with openssl, which the links and forwarders trust alone)
 # Loopback only; the run is bounded by `timeout`; the bench ends the relay it started (by its PID).
 # The open-file limit is raised to the hard limit (needs about HOMES + 3 × CLIENTS descriptors in the bench).
 set -euo pipefail
@@ -31,9 +32,18 @@ ulimit -n "$(ulimit -Hn)" || true
     echo "host: $(uname -sr), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
     echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg); open files: $(ulimit -n)"
     echo "settings: PINGS=${PINGS:-10000} HOMES=${HOMES:-10000} CLIENTS=${CLIENTS:-1000} ACTIVE_HOMES=${ACTIVE_HOMES:-50} RATE=${RATE:-10} SECONDS_RUN=${SECONDS_RUN:-20}"
+    echo "TLS: ${TLS:-0}"
 } | tee "$OUT/conditions.txt"
 
-timeout 900 "$BENCH" --relay "$RELAY" --pings "${PINGS:-10000}" --homes "${HOMES:-10000}" \
+TLS_ARGS=()
+if [ "${TLS:-0}" = 1 ]; then
+    mkdir -p "$OUT/tls"
+    (umask 077 && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
+        -keyout "$OUT/tls/key.pem" -out "$OUT/tls/cert.pem" -subj "/CN=localhost" \
+        -addext "subjectAltName=DNS:localhost" 2>/dev/null)
+    TLS_ARGS=(--tls-certificate "$OUT/tls/cert.pem" --tls-key "$OUT/tls/key.pem")
+fi
+timeout 900 "$BENCH" "${TLS_ARGS[@]}" --relay "$RELAY" --pings "${PINGS:-10000}" --homes "${HOMES:-10000}" \
     --clients "${CLIENTS:-1000}" --active-homes "${ACTIVE_HOMES:-50}" --rate "${RATE:-10}" \
     --seconds "${SECONDS_RUN:-20}" 2> >(tee "$OUT/progress.txt" >&2) | tee "$OUT/output.txt"
 echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/conditions.txt"

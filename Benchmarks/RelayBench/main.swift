@@ -9,7 +9,9 @@
 //    same load direct first: p50/p99 and added p99, the relay's CPU.
 //
 // Usage: hearth-relay-bench --relay PATH [--pings 10000] [--homes 10000] [--clients 1000] [--active-homes 50]
-//        [--rate 10] [--seconds 20] [--payload 100]
+//        [--rate 10] [--seconds 20] [--payload 100] [--tls-certificate PEM --tls-key PEM]
+// With --tls-certificate and --tls-key the relay serves wss:// with them, and every hub link and client forwarder
+// trusts exactly that certificate (`RelayTrust`), as `hearthd --relay-ca` does.
 import Crypto
 import Foundation
 import Logging
@@ -35,6 +37,8 @@ struct Options {
     var activeHomes = 50
     var rate = 10.0
     var seconds = 20.0
+    var tlsCertificate: String?
+    var tlsKey: String?
 
     init(arguments: [String]) {
         var rest = arguments.dropFirst()
@@ -57,9 +61,12 @@ struct Options {
             case "--active-homes": activeHomes = max(1, number())
             case "--rate": rate = Double(value) ?? rate
             case "--seconds": seconds = Double(value) ?? seconds
+            case "--tls-certificate": tlsCertificate = value
+            case "--tls-key": tlsKey = value
             default: fail("Unknown option \(name); see the comment at the top of Benchmarks/RelayBench/main.swift.")
             }
         }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else { fail("--tls-certificate and --tls-key go together.") }
     }
 }
 
@@ -162,15 +169,16 @@ func startEcho() async throws -> any Channel {
 // MARK: The relay process
 
 /// Starts `hearth-relay` on a free loopback port; returns the process and its port.
-func startRelay(path: String, maxStreams: Int) throws -> (Process, Int) {
+func startRelay(path: String, maxStreams: Int, tls: [String]) throws -> (Process, Int) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = [
-        "--address", "127.0.0.1", "--port", "0", "--max-streams", "\(maxStreams)", "--log-level", "warning",
-        // The ping-pong sends thousands of frames a second on one stream: the per-connection rates are raised so
-        // the limits (200 and 5,000 frames/s by default) do not end it; everything else is the default.
-        "--client-rate", "1000000", "--hub-rate", "1000000",
-    ]
+    process.arguments =
+        [
+            "--address", "127.0.0.1", "--port", "0", "--max-streams", "\(maxStreams)", "--log-level", "warning",
+            // The ping-pong sends thousands of frames a second on one stream: the per-connection rates are raised
+            // so the limits (200 and 5,000 frames/s by default) do not end it; everything else is the default.
+            "--client-rate", "1000000", "--hub-rate", "1000000",
+        ] + tls
     let output = Pipe()
     process.standardOutput = output
     try process.run()
@@ -363,6 +371,7 @@ func connectLinks(count: Int, batch: Int, relayURL: String, targetPort: Int) asy
                 targetPort: targetPort
             )
             configuration.pingInterval = .seconds(30)
+            configuration.tls = relayTLS
             return HubLink(configuration: configuration)
         }
         for link in fresh { tasks.append(Task { await link.run() }) }
@@ -381,7 +390,9 @@ func connectLinks(count: Int, batch: Int, relayURL: String, targetPort: Int) asy
 
 /// Starts a ClientForwarder for `route`; returns its port.
 func startForwarder(relayURL: String, route: RouteID) async throws -> Int {
-    let forwarder = try await ClientForwarder(configuration: .init(relayURL: relayURL, route: route))
+    var configuration = ClientForwarder.Configuration(relayURL: relayURL, route: route)
+    configuration.tls = relayTLS
+    let forwarder = try await ClientForwarder(configuration: configuration)
     Task { await forwarder.run() }
     return forwarder.port
 }
@@ -394,14 +405,20 @@ LoggingSystem.bootstrap { label in
     return handler
 }
 let options = Options(arguments: CommandLine.arguments)
+/// Trust for a relay over TLS: exactly its certificate.
+let relayTLS = try options.tlsCertificate.map {
+    try RelayTrust.configuration(trustingPEM: String(contentsOfFile: $0, encoding: .utf8))
+}
 let fileLimit = raiseFileLimit()
 let clock = ContinuousClock()
 let echo = try await startEcho()
 guard let echoPort = echo.localAddress?.port else { fail("The echo server has no port.") }
 let maxStreams = max(64, (options.clients + options.activeHomes - 1) / options.activeHomes)
-let (relay, relayPort) = try startRelay(path: options.relay, maxStreams: maxStreams)
+let tlsArguments = options.tlsCertificate.map { ["--tls-certificate", $0, "--tls-key", options.tlsKey ?? ""] } ?? []
+let (relay, relayPort) = try startRelay(path: options.relay, maxStreams: maxStreams, tls: tlsArguments)
 let pid = relay.processIdentifier
-let relayURL = "ws://127.0.0.1:\(relayPort)"
+// TLS names the server by its host name (SNI), never an address: the certificate names localhost.
+let relayURL = relayTLS == nil ? "ws://127.0.0.1:\(relayPort)" : "wss://localhost:\(relayPort)"
 note("relay pid \(pid) on port \(relayPort); open-file limit \(fileLimit)")
 var rows: [(String, String)] = []
 var json: [String: Any] = ["payload_bytes": options.payload]

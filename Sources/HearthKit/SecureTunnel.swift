@@ -46,6 +46,7 @@ public enum SecureHub {
         if relay == nil, secure.hostAndPort == nil {
             throw .invalidRequest("the hub's secure address '\(address)' is not host:port")
         }
+        if let relay, let problem = RelayURL.problem(relay) { throw .invalidRequest("the relay \(relay): \(problem)") }
         if relay != nil, secure.hostAndPort == nil, route.flatMap(RouteID.init) == nil {
             throw .invalidRequest("the routing id '\(route ?? "")' is not 32 lowercase hexadecimal digits")
         }

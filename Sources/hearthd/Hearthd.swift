@@ -109,9 +109,7 @@ struct Hearthd: AsyncParsableCommand {
     var interfaces: [String] = []
 
     func validate() throws {
-        if let relay, !(relay.hasPrefix("ws://") || relay.hasPrefix("wss://")) {
-            throw ValidationError("--relay \(relay) must be a ws:// or wss:// URL, such as wss://relay.example.org.")
-        }
+        if let relay, let problem = RelayURL.problem(relay) { throw ValidationError("--relay \(relay): \(problem).") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together: give both or neither.")
         }

@@ -121,4 +121,28 @@ import Testing
             _ = url
         }
     }
+
+    @Test func aRelayURLIsCheckedBeforeAnythingConnects() async throws {
+        #expect(RelayURL.problem("wss://relay.example.org") == nil)
+        #expect(RelayURL.problem("wss://relay.example.org:8443/x") == nil)
+        #expect(RelayURL.problem("ws://127.0.0.1:7000") == nil)
+        #expect(RelayURL.problem("https://relay.example.org")?.hasPrefix("it must be a ws:// or wss:// URL") == true)
+        #expect(RelayURL.problem("wss://:443")?.hasPrefix("it names no host") == true)
+        for url in ["wss://127.0.0.1:8443", "wss://[::1]:8443", "wss://192.0.2.7"] {
+            #expect(RelayURL.problem(url)?.contains("not an IP address") == true, "\(url)")
+        }
+        // Pairing through such a relay is refused before any connection, with the sentence.
+        do {
+            _ = try await SecureHub.pair(
+                address: "",
+                relay: "wss://127.0.0.1:9",
+                route: String(repeating: "a", count: 32),
+                code: "123-45-678"
+            )
+            Issue.record("pairing through wss://127.0.0.1:9 was not refused")
+        } catch {
+            #expect(error.code == "invalidRequest")
+            #expect(error.message.contains("TLS to a relay needs the host name"), "\(error.message)")
+        }
+    }
 }

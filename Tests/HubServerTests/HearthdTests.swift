@@ -203,6 +203,20 @@ import Testing
         #expect(errors.split(separator: "\n").count == 1 && !errors.contains("Failure("), "\(errors)")
     }
 
+    @Test func aRelayAtAnIPAddressOverTLSIsRefusedWithASentence() throws {
+        let state = NSTemporaryDirectory() + "hearthd-relay-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let child = try ChildProcess(
+            BuiltProducts.path("hearthd"),
+            ["--state", state, "--port", "0", "--no-user-config", "--relay", "wss://127.0.0.1:9"],
+            timeout: 120
+        )
+        #expect(child.waitForExit() != 0)
+        let errors = child.standardErrorText()
+        #expect(errors.contains("--relay wss://127.0.0.1:9: TLS to a relay needs the host name"), "\(errors)")
+        #expect(!FileManager.default.fileExists(atPath: state), "nothing was started")
+    }
+
     func demoAccessories(_ url: String, homeID: String, token: String) async throws -> [[String: Any]] {
         let (_, body) = try await get(url + "/v1/homes/\(homeID)/accessories", token: token)
         return body["accessories"] as? [[String: Any]] ?? []
