@@ -69,7 +69,15 @@ enum JSONBody {
         } catch {
             throw .invalidRequest("the body could not be read")
         }
-        // Fields the type does not know vanish when it is written back; any such field is refused.
+        // Fields the type does not know vanish when it is written back; any such field is refused. A flat body
+        // whose fields are all known plain values has none, and is not written back to find out.
+        if let flat = T.self as? any FlatBody.Type, let object = original as? [String: Any],
+            object.allSatisfy({ key, field in
+                flat.fieldNames.contains(key) && !(field is [String: Any]) && !(field is [Any])
+            })
+        {
+            return value
+        }
         if let encoded = try? JSONEncoder.api.encode(value),
             let written = try? JSONSerialization.jsonObject(with: encoded, options: [.fragmentsAllowed]),
             let unknown = unknownField(in: original, comparedWith: written, path: "")
@@ -207,4 +215,15 @@ enum JSONBody {
             body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
     }
+}
+
+/// A request body of one level that always writes every field it has: the strict check of `JSONBody.decode` needs
+/// only its field names when the request's fields are plain values (no object or array).
+protocol FlatBody {
+    /// Every field of the body; each is written whenever the body is encoded.
+    static var fieldNames: Set<String> { get }
+}
+
+extension WriteValueBody: FlatBody {
+    static var fieldNames: Set<String> { ["value"] }
 }
