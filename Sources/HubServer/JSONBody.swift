@@ -1,4 +1,5 @@
 import Foundation
+import HAPTypes
 import HTTPTypes
 import HearthAPI
 import HomeGraph
@@ -50,6 +51,7 @@ enum JSONBody {
     /// Reads `data` as `T`, strictly.
     static func decode<T: Codable>(_ type: T.Type, from data: Data) throws(APIError) -> T {
         guard !data.isEmpty else { throw .invalidRequest("a JSON body is required") }
+        if T.self == WriteValueBody.self, let body = directWriteValue(in: data) as? T { return body }
         let original: Any
         do {
             original = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -208,7 +210,8 @@ enum JSONBody {
 
     /// A JSON response with `status`.
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? JSONEncoder.api.encode(value)) ?? Data("{}".utf8)
+        let data =
+            (value as? WriteResults).flatMap(directJSON(of:)) ?? (try? JSONEncoder.api.encode(value)) ?? Data("{}".utf8)
         return Response(
             status: status,
             headers: [.contentType: "application/json; charset=utf-8"],
@@ -226,4 +229,86 @@ protocol FlatBody {
 
 extension WriteValueBody: FlatBody {
     static var fieldNames: Set<String> { ["value"] }
+}
+
+/// The JSON of a single write, read and answered without Foundation's coders: the body of every tap on the page.
+extension JSONBody {
+    /// `{"value": V}` with V `true`, `false` or a whole number of up to 18 digits, as `JSONDecoder.api` reads it
+    /// (the narrowest reading: a bool, else a signed integer); `nil` for anything else, which the strict decoder
+    /// reads.
+    static func directWriteValue(in data: Data) -> WriteValueBody? {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> WriteValueBody? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = 0
+            func skipSpace() {
+                while index < bytes.count {
+                    switch bytes[index] {
+                    case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                    default: return
+                    }
+                }
+            }
+            func take(_ text: StaticString) -> Bool {
+                let count = text.utf8CodeUnitCount
+                guard bytes.count - index >= count else { return false }
+                for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+                index += count
+                return true
+            }
+            skipSpace()
+            guard take("{") else { return nil }
+            skipSpace()
+            guard take("\"value\"") else { return nil }
+            skipSpace()
+            guard take(":") else { return nil }
+            skipSpace()
+            let value: HAPValue
+            if take("true") {
+                value = .bool(true)
+            } else if take("false") {
+                value = .bool(false)
+            } else {
+                let start = index
+                if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+                let digitsStart = index
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+                let digits = index - digitsStart
+                // JSON allows no leading zero; 18 digits always fit an Int64.
+                guard digits > 0, digits <= 18, digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else {
+                    return nil
+                }
+                guard
+                    let number = Int64(
+                        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    )
+                else { return nil }
+                guard number != 0 || digitsStart == start else { return nil }  // "-0": the decoder's to read
+                value = .int(number)
+            }
+            skipSpace()
+            guard take("}") else { return nil }
+            skipSpace()
+            return index == bytes.count ? WriteValueBody(value: value) : nil
+        }
+    }
+
+    /// The answer of writes that all succeeded with a Boolean or whole-number value, byte for byte what
+    /// `JSONEncoder.api` writes; `nil` for any other, which the encoder writes.
+    static func directJSON(of results: WriteResults) -> Data? {
+        var text = "{\"results\":["
+        for (index, result) in results.results.enumerated() {
+            guard result.error == nil, let value = result.value else { return nil }
+            let valueText: String
+            switch value {
+            case .bool(let flag): valueText = flag ? "true" : "false"
+            case .int(let number): valueText = String(number)
+            case .uint(let number): valueText = String(number)
+            case .float, .string, .data: return nil
+            }
+            if index > 0 { text += "," }
+            text += "{\"characteristicID\":\"\(result.characteristicID.uuidString)\",\"value\":\(valueText)}"
+        }
+        text += "]}"
+        return Data(text.utf8)
+    }
 }

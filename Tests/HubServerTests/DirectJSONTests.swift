@@ -95,4 +95,52 @@ import Testing
             }
         }
     }
+
+    @Test func writeBodiesReadDirectlyAreWhatTheDecoderReads() throws {
+        let direct = [
+            #"{"value": true}"#, #"{"value":false}"#, " {\n\t\"value\" : 0 }\r\n", #"{"value": -40}"#,
+            #"{"value": 100}"#, #"{"value": 999999999999999999}"#, #"{"value": -999999999999999999}"#,
+        ]
+        for body in direct {
+            let read = try #require(JSONBody.directWriteValue(in: Data(body.utf8)), "\(body)")
+            #expect(read == (try JSONDecoder.api.decode(WriteValueBody.self, from: Data(body.utf8))), "\(body)")
+            #expect(try JSONBody.decode(WriteValueBody.self, from: Data(body.utf8)) == read)
+        }
+        let others = [
+            #"{"value": 1.0}"#, #"{"value": 1e2}"#, #"{"value": 01}"#, #"{"value": -0}"#, #"{"value": "on"}"#,
+            #"{"value": 1234567890123456789}"#, #"{"value": true, "x": 1}"#, #"{"value": true} x"#,
+            #"{"valu\u0065": true}"#, #"{"value": tru}"#, #"{"value": -}"#, #"{"value": true"#, "",
+        ]
+        for body in others { #expect(JSONBody.directWriteValue(in: Data(body.utf8)) == nil, "\(body)") }
+        #expect(
+            try JSONBody.decode(WriteValueBody.self, from: Data(#"{"value": 1234567890123456789}"#.utf8)).value
+                == .int(1_234_567_890_123_456_789)
+        )
+    }
+
+    @Test func writeAnswersWrittenDirectlyAreTheEncodersBytes() throws {
+        let id = UUID()
+        let answers: [WriteResults] = [
+            WriteResults(results: []),
+            WriteResults(results: [CharacteristicWriteResult(characteristicID: id, value: .bool(true), error: nil)]),
+            WriteResults(results: [
+                CharacteristicWriteResult(characteristicID: id, value: .int(-3), error: nil),
+                CharacteristicWriteResult(characteristicID: UUID(), value: .uint(.max), error: nil),
+            ]),
+        ]
+        for answer in answers {
+            let direct = try #require(JSONBody.directJSON(of: answer))
+            #expect(
+                String(decoding: direct, as: UTF8.self)
+                    == String(decoding: try JSONEncoder.api.encode(answer), as: UTF8.self)
+            )
+        }
+        let failed = ErrorBody.Detail(code: "accessoryUnreachable", message: "The accessory cannot be reached.")
+        for answer in [
+            WriteResults(results: [CharacteristicWriteResult(characteristicID: id, value: nil, error: failed)]),
+            WriteResults(results: [CharacteristicWriteResult(characteristicID: id, value: .float(2.5), error: nil)]),
+        ] {
+            #expect(JSONBody.directJSON(of: answer) == nil)
+        }
+    }
 }
