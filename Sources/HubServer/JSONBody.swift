@@ -237,8 +237,7 @@ extension JSONBody {
     /// (the narrowest reading: a bool, else a signed integer); `nil` for anything else, which the strict decoder
     /// reads.
     static func directWriteValue(in data: Data) -> WriteValueBody? {
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> WriteValueBody? in
-            let bytes = raw.bindMemory(to: UInt8.self)
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> WriteValueBody? in
             var index = 0
             func skipSpace() {
                 while index < bytes.count {
@@ -277,11 +276,7 @@ extension JSONBody {
                 guard digits > 0, digits <= 18, digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else {
                     return nil
                 }
-                guard
-                    let number = Int64(
-                        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                    )
-                else { return nil }
+                guard let number = Int64(String(decoding: bytes[start..<index], as: UTF8.self)) else { return nil }
                 guard number != 0 || digitsStart == start else { return nil }  // "-0": the decoder's to read
                 value = .int(number)
             }
