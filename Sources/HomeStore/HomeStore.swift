@@ -4,6 +4,8 @@ import GRDB
 import HomeGraph
 import Synchronization
 
+import enum HAPTypes.HAPValue
+
 /// The home graph on disk: a durable log of the operations its owner applied, with a sealed snapshot now and then.
 ///
 /// The store does not apply operations: its owner (the hub) applies them to its graph, then hands the operations
@@ -255,7 +257,12 @@ public final class HomeStore: Sendable {
         for operation in operations {
             sequence += 1
             let table = OperationRecord.databaseTableName
-            let plaintext = try Self.encode(operation, table: table, sequence: sequence)
+            let plaintext: Data
+            if let direct = Self.directJSON(of: operation) {
+                plaintext = direct
+            } else {
+                plaintext = try Self.encode(operation, table: table, sequence: sequence)
+            }
             records.append(
                 OperationRecord(
                     sequence: sequence,
@@ -271,6 +278,50 @@ public final class HomeStore: Sendable {
             }
         }
         state.lastOperationSequence = sequence
+    }
+
+    /// The JSON of a logged value change with a Boolean or whole-number value, written directly: what
+    /// `JSONEncoder()` writes, field for field (`{"operation": {"writeCharacteristicValue": {…}}, "by": …, "at": …}`,
+    /// the time in seconds since 2001), read back by the same decoder; `nil` for any other operation.
+    ///
+    /// Value changes are most of the log, and each is encoded before its commit, on the path of every write.
+    static func directJSON(of logged: LoggedOperation) -> Data? {
+        let kind: String
+        let home: UUID
+        let characteristic: UUID
+        let value: HAPValue
+        switch logged.operation {
+        case .writeCharacteristicValue(let h, let c, let v):
+            (kind, home, characteristic, value) = ("writeCharacteristicValue", h, c, v)
+        case .updateCharacteristicValue(let h, let c, let v):
+            (kind, home, characteristic, value) = ("updateCharacteristicValue", h, c, v)
+        default: return nil
+        }
+        let valueText: String
+        switch value {
+        case .bool(let flag): valueText = flag ? "true" : "false"
+        case .int(let number): valueText = String(number)
+        case .uint(let number): valueText = String(number)
+        case .float, .string, .data: return nil
+        }
+        var text = "{\"operation\":{\"\(kind)\":{\"home\":\"\(home.uuidString)\",\"characteristic\":\""
+        text += characteristic.uuidString
+        text += "\",\"value\":\(valueText)}}"
+        switch logged.by {
+        case .person(let userID): text += ",\"by\":{\"kind\":\"person\",\"userID\":\"\(userID.uuidString)\"}"
+        case .automation: text += ",\"by\":{\"kind\":\"automation\"}"
+        case .accessory: text += ",\"by\":{\"kind\":\"accessory\"}"
+        case .hub: text += ",\"by\":{\"kind\":\"hub\"}"
+        case nil: break
+        }
+        if let at = logged.at {
+            // Whole seconds only (the hub stamps whole seconds): written as an integer, read back exactly.
+            let seconds = at.timeIntervalSinceReferenceDate
+            guard seconds.rounded(.down) == seconds, abs(seconds) < 1e15 else { return nil }
+            text += ",\"at\":\(Int64(seconds))"
+        }
+        text += "}"
+        return Data(text.utf8)
     }
 
     private static func encode(_ value: some Encodable, table: String, sequence: Int64) throws(HomeStoreError) -> Data {

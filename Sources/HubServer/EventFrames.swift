@@ -32,8 +32,13 @@ final class EventFrames: Sendable {
     func text(of event: HomeEvent) -> ByteBuffer? {
         let key = Key(homeID: event.homeID, sequence: event.sequence)
         if let cached = state.withLock({ $0.frames[key] }) { return cached }
-        guard let data = try? JSONEncoder.api.encode(ServerMessage.event(event)) else { return nil }
-        let buffer = ByteBuffer(bytes: data)
+        let buffer: ByteBuffer
+        if let direct = Self.directText(of: event) {
+            buffer = direct
+        } else {
+            guard let data = try? JSONEncoder.api.encode(ServerMessage.event(event)) else { return nil }
+            buffer = ByteBuffer(bytes: data)
+        }
         state.withLock { state in
             guard state.frames[key] == nil else { return }
             state.frames[key] = buffer
@@ -46,5 +51,58 @@ final class EventFrames: Sendable {
             }
         }
         return buffer
+    }
+
+    /// The `{"event": …}` text of a value change with a Boolean or whole-number value, written directly, byte for
+    /// byte what `JSONEncoder.api` writes (sorted keys, ISO 8601 time); `nil` for any other event, which goes
+    /// through the encoder.
+    ///
+    /// Value changes are most of the events (every accessory report, every write), and Foundation's encoder spends
+    /// most of its time on generic containers: this is the path of a write to the page.
+    static func directText(of event: HomeEvent) -> ByteBuffer? {
+        guard case .characteristicValueChanged(let characteristic, let accessory, let value) = event.change else {
+            return nil
+        }
+        let valueText: String
+        switch value {
+        case .bool(let flag): valueText = flag ? "true" : "false"
+        case .int(let number): valueText = String(number)
+        case .uint(let number): valueText = String(number)
+        case .float, .string, .data: return nil
+        }
+        var atText: String?
+        if let at = event.at {
+            guard let text = wholeSecondTime(at) else { return nil }
+            atText = text
+        }
+        var text = "{\"event\":{"
+        if let atText { text += "\"at\":\"\(atText)\"," }
+        switch event.by {
+        case .person(let userID): text += "\"by\":{\"kind\":\"person\",\"userID\":\"\(userID.uuidString)\"},"
+        case .automation: text += "\"by\":{\"kind\":\"automation\"},"
+        case .accessory: text += "\"by\":{\"kind\":\"accessory\"},"
+        case .hub: text += "\"by\":{\"kind\":\"hub\"},"
+        case nil: break
+        }
+        text += "\"change\":{\"accessoryID\":\"\(accessory.uuidString)\",\"characteristicID\":\""
+        text += characteristic.uuidString
+        text += "\",\"type\":\"characteristicValueChanged\",\"value\":\(valueText)},\"homeID\":\""
+        text += event.homeID.uuidString
+        text += "\",\"sequence\":\(event.sequence)}}"
+        return ByteBuffer(string: text)
+    }
+
+    /// `date` as the API's ISO 8601 text (`2026-01-31T07:00:00Z`) when it is a whole second of the years
+    /// 1970–9999, as the hub stamps its events; `nil` otherwise.
+    static func wholeSecondTime(_ date: Date) -> String? {
+        let interval = date.timeIntervalSince1970
+        guard interval >= 0, interval < 253_402_300_800, interval.rounded(.down) == interval else { return nil }
+        var seconds = time_t(interval)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return nil }
+        func two(_ number: Int32) -> String { number < 10 ? "0\(number)" : String(number) }
+        let year = String(parts.tm_year + 1900)
+        return
+            "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 }

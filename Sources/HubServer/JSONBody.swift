@@ -1,4 +1,5 @@
 import Foundation
+import HAPTypes
 import HTTPTypes
 import HearthAPI
 import HomeGraph
@@ -50,6 +51,7 @@ enum JSONBody {
     /// Reads `data` as `T`, strictly.
     static func decode<T: Codable>(_ type: T.Type, from data: Data) throws(APIError) -> T {
         guard !data.isEmpty else { throw .invalidRequest("a JSON body is required") }
+        if T.self == WriteValueBody.self, let body = directWriteValue(in: data) as? T { return body }
         let original: Any
         do {
             original = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -69,7 +71,15 @@ enum JSONBody {
         } catch {
             throw .invalidRequest("the body could not be read")
         }
-        // Fields the type does not know vanish when it is written back; any such field is refused.
+        // Fields the type does not know vanish when it is written back; any such field is refused. A flat body
+        // whose fields are all known plain values has none, and is not written back to find out.
+        if let flat = T.self as? any FlatBody.Type, let object = original as? [String: Any],
+            object.allSatisfy({ key, field in
+                flat.fieldNames.contains(key) && !(field is [String: Any]) && !(field is [Any])
+            })
+        {
+            return value
+        }
         if let encoded = try? JSONEncoder.api.encode(value),
             let written = try? JSONSerialization.jsonObject(with: encoded, options: [.fragmentsAllowed]),
             let unknown = unknownField(in: original, comparedWith: written, path: "")
@@ -200,11 +210,100 @@ enum JSONBody {
 
     /// A JSON response with `status`.
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? JSONEncoder.api.encode(value)) ?? Data("{}".utf8)
+        let data =
+            (value as? WriteResults).flatMap(directJSON(of:)) ?? (try? JSONEncoder.api.encode(value)) ?? Data("{}".utf8)
         return Response(
             status: status,
             headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
+    }
+}
+
+/// A request body of one level that always writes every field it has: the strict check of `JSONBody.decode` needs
+/// only its field names when the request's fields are plain values (no object or array).
+protocol FlatBody {
+    /// Every field of the body; each is written whenever the body is encoded.
+    static var fieldNames: Set<String> { get }
+}
+
+extension WriteValueBody: FlatBody {
+    static var fieldNames: Set<String> { ["value"] }
+}
+
+/// The JSON of a single write, read and answered without Foundation's coders: the body of every tap on the page.
+extension JSONBody {
+    /// `{"value": V}` with V `true`, `false` or a whole number of up to 18 digits, as `JSONDecoder.api` reads it
+    /// (the narrowest reading: a bool, else a signed integer); `nil` for anything else, which the strict decoder
+    /// reads.
+    static func directWriteValue(in data: Data) -> WriteValueBody? {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> WriteValueBody? in
+            var index = 0
+            func skipSpace() {
+                while index < bytes.count {
+                    switch bytes[index] {
+                    case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                    default: return
+                    }
+                }
+            }
+            func take(_ text: StaticString) -> Bool {
+                let count = text.utf8CodeUnitCount
+                guard bytes.count - index >= count else { return false }
+                for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+                index += count
+                return true
+            }
+            skipSpace()
+            guard take("{") else { return nil }
+            skipSpace()
+            guard take("\"value\"") else { return nil }
+            skipSpace()
+            guard take(":") else { return nil }
+            skipSpace()
+            let value: HAPValue
+            if take("true") {
+                value = .bool(true)
+            } else if take("false") {
+                value = .bool(false)
+            } else {
+                let start = index
+                if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+                let digitsStart = index
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+                let digits = index - digitsStart
+                // JSON allows no leading zero; 18 digits always fit an Int64.
+                guard digits > 0, digits <= 18, digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else {
+                    return nil
+                }
+                guard let number = Int64(String(decoding: bytes[start..<index], as: UTF8.self)) else { return nil }
+                guard number != 0 || digitsStart == start else { return nil }  // "-0": the decoder's to read
+                value = .int(number)
+            }
+            skipSpace()
+            guard take("}") else { return nil }
+            skipSpace()
+            return index == bytes.count ? WriteValueBody(value: value) : nil
+        }
+    }
+
+    /// The answer of writes that all succeeded with a Boolean or whole-number value, byte for byte what
+    /// `JSONEncoder.api` writes; `nil` for any other, which the encoder writes.
+    static func directJSON(of results: WriteResults) -> Data? {
+        var text = "{\"results\":["
+        for (index, result) in results.results.enumerated() {
+            guard result.error == nil, let value = result.value else { return nil }
+            let valueText: String
+            switch value {
+            case .bool(let flag): valueText = flag ? "true" : "false"
+            case .int(let number): valueText = String(number)
+            case .uint(let number): valueText = String(number)
+            case .float, .string, .data: return nil
+            }
+            if index > 0 { text += "," }
+            text += "{\"characteristicID\":\"\(result.characteristicID.uuidString)\",\"value\":\(valueText)}"
+        }
+        text += "]}"
+        return Data(text.utf8)
     }
 }
