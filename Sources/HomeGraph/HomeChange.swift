@@ -171,6 +171,16 @@ public enum ChangeAuthor: Sendable, Hashable, Codable {
         }
     }
 
+    /// The author as `JSONEncoder` writes it (`{"kind":"person","userID":"…"}`), for hand-written JSON.
+    public var plainJSON: String {
+        switch self {
+        case .person(let userID): "{\"kind\":\"person\",\"userID\":\"\(userID.uuidString)\"}"
+        case .automation: "{\"kind\":\"automation\"}"
+        case .accessory: "{\"kind\":\"accessory\"}"
+        case .hub: "{\"kind\":\"hub\"}"
+        }
+    }
+
     /// Writes `{"kind": …}`, with `userID` for a person.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

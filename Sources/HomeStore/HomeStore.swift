@@ -297,23 +297,11 @@ public final class HomeStore: Sendable {
             (kind, home, characteristic, value) = ("updateCharacteristicValue", h, c, v)
         default: return nil
         }
-        let valueText: String
-        switch value {
-        case .bool(let flag): valueText = flag ? "true" : "false"
-        case .int(let number): valueText = String(number)
-        case .uint(let number): valueText = String(number)
-        case .float, .string, .data: return nil
-        }
+        guard let valueText = value.plainJSON else { return nil }
         var text = "{\"operation\":{\"\(kind)\":{\"home\":\"\(home.uuidString)\",\"characteristic\":\""
         text += characteristic.uuidString
         text += "\",\"value\":\(valueText)}}"
-        switch logged.by {
-        case .person(let userID): text += ",\"by\":{\"kind\":\"person\",\"userID\":\"\(userID.uuidString)\"}"
-        case .automation: text += ",\"by\":{\"kind\":\"automation\"}"
-        case .accessory: text += ",\"by\":{\"kind\":\"accessory\"}"
-        case .hub: text += ",\"by\":{\"kind\":\"hub\"}"
-        case nil: break
-        }
+        if let by = logged.by { text += ",\"by\":" + by.plainJSON }
         if let at = logged.at {
             // Whole seconds only (the hub stamps whole seconds): written as an integer, read back exactly.
             let seconds = at.timeIntervalSinceReferenceDate

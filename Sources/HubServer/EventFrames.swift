@@ -63,13 +63,7 @@ final class EventFrames: Sendable {
         guard case .characteristicValueChanged(let characteristic, let accessory, let value) = event.change else {
             return nil
         }
-        let valueText: String
-        switch value {
-        case .bool(let flag): valueText = flag ? "true" : "false"
-        case .int(let number): valueText = String(number)
-        case .uint(let number): valueText = String(number)
-        case .float, .string, .data: return nil
-        }
+        guard let valueText = value.plainJSON else { return nil }
         var atText: String?
         if let at = event.at {
             guard let text = wholeSecondTime(at) else { return nil }
@@ -77,13 +71,7 @@ final class EventFrames: Sendable {
         }
         var text = "{\"event\":{"
         if let atText { text += "\"at\":\"\(atText)\"," }
-        switch event.by {
-        case .person(let userID): text += "\"by\":{\"kind\":\"person\",\"userID\":\"\(userID.uuidString)\"},"
-        case .automation: text += "\"by\":{\"kind\":\"automation\"},"
-        case .accessory: text += "\"by\":{\"kind\":\"accessory\"},"
-        case .hub: text += "\"by\":{\"kind\":\"hub\"},"
-        case nil: break
-        }
+        if let by = event.by { text += "\"by\":" + by.plainJSON + "," }
         text += "\"change\":{\"accessoryID\":\"\(accessory.uuidString)\",\"characteristicID\":\""
         text += characteristic.uuidString
         text += "\",\"type\":\"characteristicValueChanged\",\"value\":\(valueText)},\"homeID\":\""

@@ -292,14 +292,7 @@ extension JSONBody {
     static func directJSON(of results: WriteResults) -> Data? {
         var text = "{\"results\":["
         for (index, result) in results.results.enumerated() {
-            guard result.error == nil, let value = result.value else { return nil }
-            let valueText: String
-            switch value {
-            case .bool(let flag): valueText = flag ? "true" : "false"
-            case .int(let number): valueText = String(number)
-            case .uint(let number): valueText = String(number)
-            case .float, .string, .data: return nil
-            }
+            guard result.error == nil, let valueText = result.value?.plainJSON else { return nil }
             if index > 0 { text += "," }
             text += "{\"characteristicID\":\"\(result.characteristicID.uuidString)\",\"value\":\(valueText)}"
         }

@@ -172,3 +172,16 @@ public enum HAPValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 }
+
+extension HAPValue {
+    /// The value's JSON text when it is a Boolean or a whole number (what `JSONEncoder` writes for it), for the
+    /// hub's hand-written JSON on the write path; `nil` for any other value, which goes through an encoder.
+    public var plainJSON: String? {
+        switch self {
+        case .bool(let flag): flag ? "true" : "false"
+        case .int(let number): String(number)
+        case .uint(let number): String(number)
+        case .float, .string, .data: nil
+        }
+    }
+}
