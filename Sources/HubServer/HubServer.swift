@@ -250,14 +250,23 @@ public struct HubServer: Sendable {
         case secure
         /// TLS with this configuration (the web app on a LAN address).
         case tls(TLSConfiguration)
+
+        /// The TLS configuration of the TLS listener; `nil` for the others.
+        var tls: TLSConfiguration? {
+            if case .tls(let configuration) = self { configuration } else { nil }
+        }
+
+        /// Whether this is the secure listener.
+        var isSecure: Bool {
+            if case .secure = self { true } else { false }
+        }
     }
 
     private func makeApplication(
         _ listener: Listener,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) -> Application<RouterResponder<HubRequestContext>> {
-        let isTLS: Bool
-        if case .tls = listener { isTLS = true } else { isTLS = false }
+        let isTLS = listener.tls != nil
         let guarding = LoopBoundChannel<HTTP1WebSocketUpgradeChannel>.Guarding(
             connections: OpenConnections(
                 limit: configuration.maximumConnections ?? OpenConnections.defaultLimit(),
@@ -282,10 +291,7 @@ public struct HubServer: Sendable {
         case .secure: address = .hostname(configuration.secureHost ?? "127.0.0.1", port: configuration.securePort)
         case .tls: address = .hostname(configuration.tlsHost ?? "127.0.0.1", port: configuration.tlsPort)
         }
-        let tls: TLSConfiguration?
-        if case .tls(let configuration) = listener { tls = configuration } else { tls = nil }
-        let isSecure: Bool
-        if case .secure = listener { isSecure = true } else { isSecure = false }
+        let (tls, isSecure) = (listener.tls, listener.isSecure)
         return Application(
             router: makeRouter(),
             server: HTTPServerBuilder { [webSocketResponder = makeWebSocketRouter().buildResponder(), self] responder in

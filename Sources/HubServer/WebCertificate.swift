@@ -52,7 +52,7 @@ public struct WebCertificate: Sendable {
             let certificate = try? Certificate(pemEncoded: chainText),
             certificate.notValidAfter.timeIntervalSince(now) > renewal,
             certificate.notValidBefore <= now,
-            Set(hosts).isSubset(of: names(in: certificate)),
+            names(hosts, in: certificate),
             let made = try? make(chainPEM: chainText, keyPEM: keyText, source: certificatePath)
         {
             return made
@@ -117,30 +117,10 @@ public struct WebCertificate: Sendable {
         return .dnsName(host)
     }
 
-    /// The hosts a certificate names (IP addresses as text, DNS names).
-    static func names(in certificate: Certificate) -> Set<String> {
-        guard let alternative = try? certificate.extensions.subjectAlternativeNames else { return [] }
-        var names: Set<String> = []
-        for name in alternative {
-            switch name {
-            case .dnsName(let text): names.insert(text)
-            case .ipAddress(let octets):
-                let bytes = Array(octets.bytes)
-                if bytes.count == 4 { names.insert(bytes.map(String.init).joined(separator: ".")) }
-                if bytes.count == 16 {
-                    var storage = in6_addr()
-                    withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: bytes) }
-                    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-                    if inet_ntop(AF_INET6, &storage, &text, socklen_t(text.count)) != nil {
-                        names.insert(
-                            String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                        )
-                    }
-                }
-            default: continue
-            }
-        }
-        return names
+    /// Whether `certificate` names every one of `hosts` (as the subject alternative names it would be made with).
+    static func names(_ hosts: [String], in certificate: Certificate) -> Bool {
+        guard let alternative = try? certificate.extensions.subjectAlternativeNames else { return false }
+        return Set(hosts.map(generalName)).isSubset(of: Set(alternative))
     }
 
     /// The chain and key as NIOSSL takes them, with the leaf's fingerprint.
