@@ -50,7 +50,28 @@ public enum SecureHub {
         if relay != nil, secure.hostAndPort == nil, route.flatMap(RouteID.init) == nil {
             throw .invalidRequest("the routing id '\(route ?? "")' is not 32 lowercase hexadecimal digits")
         }
-        let connection = try await connect(secure, directOnly: false, quick: relay != nil)
+        // Pair-setup's exchanges continue on the connection's event loop, as a session's do: each answer is read
+        // where it arrived instead of waking a thread of the pool.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        return try await withTaskExecutorPreference(LoopExecutor(loop)) { () async throws(HearthError) in
+            try await setUp(secure, code: code, name: name, key: key, on: loop)
+        }
+    }
+
+    /// Pair-setup for the new client in `secure` with `key`, over a connection on `loop`; `secure` with the hub's
+    /// key and routing id.
+    private static func setUp(
+        _ secure: SecureClientConfiguration,
+        code: String,
+        name: String?,
+        key: Curve25519.Signing.PrivateKey,
+        on loop: any EventLoop
+    ) async throws(HearthError) -> SecureClientConfiguration {
+        var secure = secure
+        let address = secure.address
+        let clientID = secure.clientID
+        let connection = try await connect(secure, directOnly: false, quick: secure.relay != nil, on: loop)
+        defer { connection.close() }
         var exchange = Exchange(connection: connection)
         var machine = PairSetupController(
             setupCode: HubPairingTLV.normalized(code),
