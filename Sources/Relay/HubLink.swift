@@ -1,3 +1,4 @@
+import ByteStreams
 import Crypto
 import HummingbirdWSClient
 import Logging
@@ -183,35 +184,30 @@ public final class HubLink: Sendable {
     ) async {
         let maximumPayload = configuration.maximumPayload
         do {
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.seconds(5))
-                .connect(host: configuration.targetHost, port: configuration.targetPort) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    }
+            let target = try await ByteConnection.connect(
+                host: configuration.targetHost,
+                port: configuration.targetPort,
+                timeout: .seconds(5)
+            )
+            defer { target.close() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // The relay's bytes to the target; the queue finishes when the stream is closed.
+                group.addTask {
+                    for await payload in inbox { try await target.write(payload) }
                 }
-            try await channel.executeThenClose { inbound, writer in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    // The relay's bytes to the target; the queue finishes when the stream is closed.
-                    group.addTask {
-                        for await payload in inbox { try await writer.write(payload) }
-                    }
-                    // The target's bytes to the relay.
-                    group.addTask {
-                        for try await var chunk in inbound {
-                            while chunk.readableBytes > 0,
-                                let piece = chunk.readSlice(length: min(chunk.readableBytes, maximumPayload))
-                            {
-                                try await outbound.write(
-                                    .binary(RelayFrame.data(stream: stream, payload: piece).encoded())
-                                )
-                            }
+                // The target's bytes to the relay.
+                group.addTask {
+                    for await var chunk in target.received {
+                        while chunk.readableBytes > 0,
+                            let piece = chunk.readSlice(length: min(chunk.readableBytes, maximumPayload))
+                        {
+                            try await outbound.write(.binary(RelayFrame.data(stream: stream, payload: piece).encoded()))
                         }
                     }
-                    // Either way ending ends the stream.
-                    _ = try await group.next()
-                    group.cancelAll()
                 }
+                // Either way ending ends the stream.
+                _ = try await group.next()
+                group.cancelAll()
             }
         } catch {
             logger.debug("stream to the target ended", metadata: ["stream": "\(stream)", "error": "\(error)"])
