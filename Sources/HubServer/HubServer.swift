@@ -230,12 +230,18 @@ public struct HubServer: Sendable {
         }
     }
 
+    /// The machine's interface addresses that are not link-local (loopback included), as text: what a wildcard
+    /// listener is reachable at. `devices`: the machine's, unless given.
+    public static func interfaceAddresses(devices: [NIONetworkDevice]? = nil) -> [String] {
+        (devices ?? (try? System.enumerateDevices()) ?? []).compactMap { $0.address?.ipAddress }
+            .filter { !$0.lowercased().hasPrefix("fe80") }
+    }
+
     /// The address a browser elsewhere reaches a listener bound to `bound` at: for a wildcard (`0.0.0.0`, `::`),
     /// the first interface address that is neither loopback nor link-local (`devices`: the machine's), else itself.
     public static func reachableHost(bound: String, devices: [NIONetworkDevice]? = nil) -> String {
         guard bound == "0.0.0.0" || bound == "::" else { return bound }
-        let addresses = (devices ?? (try? System.enumerateDevices()) ?? []).compactMap { $0.address?.ipAddress }
-        let usable = addresses.filter { !$0.hasPrefix("127.") && $0 != "::1" && !$0.lowercased().hasPrefix("fe80") }
+        let usable = interfaceAddresses(devices: devices).filter { !$0.hasPrefix("127.") && $0 != "::1" }
         return usable.first { !$0.contains(":") } ?? usable.first ?? (bound == "::" ? "::1" : "127.0.0.1")
     }
 

@@ -312,8 +312,7 @@ struct Hearthd: AsyncParsableCommand {
             if let certificate, let key { return try WebCertificate.load(certificatePath: certificate, keyPath: key) }
             var hosts: [String] = []
             if host == "0.0.0.0" || host == "::" {
-                let devices = (try? System.enumerateDevices()) ?? []
-                hosts += devices.compactMap { $0.address?.ipAddress }.filter { !$0.hasPrefix("fe80") }
+                hosts += HubServer.interfaceAddresses()
             } else {
                 hosts.append(host)
             }
