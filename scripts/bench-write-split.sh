@@ -8,7 +8,9 @@
 # Usage (root, for `ip netns` and perf):  scripts/bench-write-split.sh [OUTDIR]
 # Environment (defaults):
 #   WRITES=60 GAP=1        writes, and the scale of the 0.3-0.5 s pause between them
-#   TRACE=1                0: no perf trace (then only the client's figures and the CPU per write)
+#   TRACE=1                0: no perf trace (then only the client's figures and the CPU per write);
+#                          perf: `perf record -g` of hearthd instead (OUT/perf.data, OUT/perf-report.txt)
+#   KEEPALIVE=0            1: the writes on one kept-alive connection (the split needs TRACE=1 and new ones)
 #   HEARTHD=.build/release/hearthd HEARTH_SIM=.build/release/hearth-sim   NS=hearthsplit
 # Only the PIDs started here are stopped; every wait is bounded.
 set -euo pipefail
@@ -75,16 +77,26 @@ if [ "$TRACE" = 1 ]; then
     perf trace -p "$HUB_PID" -T -e accept4,read,write,writev,pwrite64,fdatasync -o "$OUT/trace.txt" 2>/dev/null &
     TRACE_PID=$!
     sleep 2
+elif [ "$TRACE" = perf ]; then
+    perf record -F 2999 -g -p "$HUB_PID" -o "$OUT/perf.data" >/dev/null 2>&1 &
+    TRACE_PID=$!
+    sleep 2
 fi
 C0=$(cpu); T0=$(date +%s%N)
 ip netns exec "$NS" "$PY" "$ROOT/Benchmarks/peers/hearth_write_split.py" writes --url "$URL" \
-    --token-file "$WORK/hub/owner.token" --setup "$OUT/setup.json" --writes "$WRITES" --gap "$GAP" | tee "$OUT/writes.txt"
+    --token-file "$WORK/hub/owner.token" --setup "$OUT/setup.json" --writes "$WRITES" --gap "$GAP" \
+    $([ "${KEEPALIVE:-0}" = 1 ] && echo --keep-alive) | tee "$OUT/writes.txt"
 C1=$(cpu); T1=$(date +%s%N)
 echo "hearthd CPU per write, net of idle: $(( ((C1 - C0) - (I1 - I0) * (T1 - T0) / 5000000000) / WRITES / 1000 )) us" \
     "(idle $(( (I1 - I0) / 5000 )) us/s; perf trace's own cost included when TRACE=1)" | tee -a "$OUT/writes.txt"
 if [ "$TRACE" = 1 ]; then
     stop "$TRACE_PID" INT; TRACE_PID=""
     "$PY" "$ROOT/Benchmarks/peers/hearth_write_split.py" split "$OUT/trace.txt" | tee "$OUT/split.txt"
+elif [ "$TRACE" = perf ]; then
+    stop "$TRACE_PID" INT; TRACE_PID=""
+    perf report -i "$OUT/perf.data" --no-children --sort dso,symbol --stdio 2>/dev/null | grep -v '^$' \
+        >"$OUT/perf-report.txt" || true
+    echo "perf: $OUT/perf-report.txt"
 fi
 echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/conditions.txt"
 echo "results in $OUT"

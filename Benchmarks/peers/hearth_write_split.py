@@ -5,7 +5,8 @@ Two steps, run by scripts/bench-write-split.sh inside a namespace with only `lo`
 
   writes --url U --token-file F --setup setup.json --writes N [--gap S]
          N times: PUT /v1/homes/H/characteristics/C {value} (a lamp's On, with urllib and a new connection each
-         time, as Benchmarks/peers/hearth_web_bench.py does) while an event WebSocket of the same owner is open;
+         time; with --keep-alive on one kept-alive connection, as Benchmarks/peers/hearth_web_bench.py does)
+         while an event WebSocket of the same owner is open;
          prints the time from sending the PUT to its answer and to the event's frame (p50 / p95 / min, ms).
   split  TRACE
          reads `perf trace -T` of hearthd taken during `writes` and prints, per step, the median / p90 / min in ms:
@@ -16,12 +17,15 @@ Two steps, run by scripts/bench-write-split.sh inside a namespace with only `lo`
 """
 
 import argparse
+import http.client
 import json
 import re
+import socket
 import statistics
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 import websocket
@@ -53,7 +57,21 @@ def writes(args):
 
     threading.Thread(target=read, daemon=True).start()
 
+    connection = None
+    if args.keep_alive:
+        parsed = urllib.parse.urlsplit(args.url)
+        connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        connection.connect()
+        connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def put(value):
+        if connection is not None:
+            connection.request("PUT", f"/v1/homes/{home}/characteristics/{lamp['on']}",
+                               body=json.dumps({"value": value}).encode(),
+                               headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+            response = connection.getresponse()
+            response.read()
+            return response.status
         request = urllib.request.Request(f"{args.url}/v1/homes/{home}/characteristics/{lamp['on']}",
                                          data=json.dumps({"value": value}).encode(), method="PUT")
         request.add_header("Authorization", "Bearer " + token)
@@ -134,6 +152,7 @@ def main():
     w.add_argument("--setup", required=True)
     w.add_argument("--writes", type=int, default=60)
     w.add_argument("--gap", type=float, default=1.0, help="scales the 0.3-0.5 s pause between writes")
+    w.add_argument("--keep-alive", action="store_true", help="one kept-alive connection (not with perf trace)")
     s = sub.add_parser("split")
     s.add_argument("trace")
     args = parser.parse_args()
