@@ -136,16 +136,10 @@ extension CredentialStore {
         return nil
     }
 
-    /// Takes a code out of the store (it works once); `false` when it is gone already.
-    func take(_ code: PendingCode) throws -> Bool {
-        switch code {
-        case .invite(let invite):
-            guard let index = file.invites.firstIndex(where: { $0.id == invite.id }) else { return false }
-            file.invites.remove(at: index)
-        case .pairing(let stored):
-            guard let index = file.pairingCodes?.firstIndex(where: { $0.id == stored.id }) else { return false }
-            file.pairingCodes?.remove(at: index)
-        }
+    /// Takes an invite out of the store (it works once); `false` when it is gone already.
+    func take(_ invite: StoredInvite) throws -> Bool {
+        guard let index = file.invites.firstIndex(where: { $0.id == invite.id }) else { return false }
+        file.invites.remove(at: index)
         try save()
         return true
     }
@@ -188,6 +182,32 @@ extension CredentialStore {
         all.append(pairing)
         file.pairings = all
         try save()
+        return pairing
+    }
+
+    /// Takes `code` out of the store and stores the pairing it made (of the code's account, with its label), in one
+    /// write of the file; `nil` when the code is gone already. Nothing changes when the write fails.
+    func addPairing(taking code: StoredPairingCode, clientID: String, publicKey: [UInt8]) throws -> StoredPairing? {
+        guard let index = file.pairingCodes?.firstIndex(where: { $0.id == code.id }) else { return nil }
+        let before = file
+        let pairing = StoredPairing(
+            id: UUID(),
+            clientID: clientID,
+            publicKey: Data(publicKey),
+            accountID: code.accountID,
+            label: code.label,
+            createdAt: Date()
+        )
+        var next = file
+        next.pairingCodes?.remove(at: index)
+        next.pairings = (next.pairings ?? []).filter { $0.clientID != clientID } + [pairing]
+        file = next
+        do {
+            try save()
+        } catch {
+            file = before
+            throw error
+        }
         return pairing
     }
 

@@ -90,14 +90,22 @@ actor SecureHandshake {
     /// Uses the code up and stores the pairing (with the invite's new account); `false` when that failed.
     private func complete(_ pairing: Pairing) async -> Bool {
         let credentials = server.credentials
-        guard let code, (try? await credentials.take(code)) == true else { return false }
-        let accountID: UUID
-        let label: String
+        let clientID = String(decoding: pairing.identifier, as: UTF8.self)
         switch code {
+        case nil:
+            return false
+        case .pairing(let stored):
+            // One write of the file: the code is gone exactly when the pairing is stored.
+            let added = try? await credentials.addPairing(
+                taking: stored,
+                clientID: clientID,
+                publicKey: pairing.publicKey
+            )
+            return added != nil
         case .invite(let invite):
+            guard (try? await credentials.take(invite)) == true else { return false }
             // As redeeming the invite does: authorized as the person who invited, a new account.
-            accountID = UUID()
-            label = "invite"
+            let accountID = UUID()
             do {
                 try await server.hub.perform(
                     .addUser(home: invite.homeID, id: accountID, name: name, role: invite.role),
@@ -108,17 +116,14 @@ actor SecureHandshake {
                 try? await credentials.restoreInvite(invite)
                 return false
             }
-        case .pairing(let stored):
-            accountID = stored.accountID
-            label = stored.label
+            let added = try? await credentials.addPairing(
+                clientID: clientID,
+                publicKey: pairing.publicKey,
+                accountID: accountID,
+                label: "invite"
+            )
+            return added != nil
         }
-        let added = try? await credentials.addPairing(
-            clientID: String(decoding: pairing.identifier, as: UTF8.self),
-            publicKey: pairing.publicKey,
-            accountID: accountID,
-            label: label
-        )
-        return added != nil
     }
 
     /// A `200` with a TLV8 body.

@@ -145,6 +145,12 @@ import Testing
             #expect(me.user.id == fixture.admin.id)
             #expect(await fixture.credentials.pairings(of: fixture.admin.id).count == 1)
             await tunnel.stop()
+            // The code is used up, and the file on disk says so with the pairing it made.
+            await #expect(throws: (any Error).self) { _ = try await SecureHub.pair(address: address, code: code) }
+            let reopened = try CredentialStore(path: fixture.credentials.path)
+            #expect(await reopened.pairings(of: fixture.admin.id).map(\.clientID) == [secure.clientID])
+            let onDisk = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reopened.path)))
+            #expect(((onDisk as? [String: Any])?["pairingCodes"] as? [Any])?.isEmpty ?? true)
         }
     }
 
