@@ -32,7 +32,27 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
 
     /// No object of this kind with this id, or one the caller may not see.
     public static func notFound(_ kind: String, _ id: String) -> APIError {
-        APIError(.notFound, code: "notFound", message: "no \(words(kind)) with id \(id)")
+        APIError(.notFound, code: "notFound", message: "no \(words(kind)) with id \(shown(id))")
+    }
+
+    /// Text a client sent, as a message may quote it: control and bidirectional-override characters written as
+    /// `\u{…}`, and at most `limit` characters (then "…"), so an echo can neither drive a terminal nor flood a log.
+    static func shown(_ text: String, limit: Int = 64) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            guard count < limit else { return result + "…" }
+            let value = scalar.value
+            if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+                || (0x2066...0x2069).contains(value)
+            {
+                result += "\\u{" + String(value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return result
     }
 
     /// A kind of object in words: "actionSet" becomes "action set".

@@ -205,7 +205,7 @@ struct EventSession {
     ) async -> Bool {
         for (key, after) in positions.sorted(by: { $0.key < $1.key }) {
             guard let homeID = UUID(uuidString: key) else {
-                let detail = ErrorBody.Detail(code: "notFound", message: "no home with id \(key)")
+                let detail = ErrorBody.Detail(code: "notFound", message: "no home with id \(APIError.shown(key))")
                 guard await send(.error(detail), outbound) else { return false }
                 continue
             }

@@ -84,7 +84,7 @@ enum JSONBody {
             let written = try? JSONSerialization.jsonObject(with: encoded, options: [.fragmentsAllowed]),
             let unknown = unknownField(in: original, comparedWith: written, path: "")
         {
-            throw .invalidRequest("field '\(unknown)' is not known here")
+            throw .invalidRequest("field '\(APIError.shown(unknown, limit: 160))' is not known here")
         }
         return value
     }
@@ -191,7 +191,7 @@ enum JSONBody {
                 text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
             }
         }
-        return text.isEmpty ? "(body)" : text
+        return text.isEmpty ? "(body)" : APIError.shown(text, limit: 160)
     }
 
     static func typeName(_ type: Any.Type) -> String {

@@ -26,7 +26,9 @@ extension Routes {
             let kindText = call.text("kind")
             let builtIn = ActionSetKind.builtIn.map(\.rawValue).joined(separator: ", ")
             guard let kind = ActionSetKind(rawValue: kindText), kind.isBuiltIn else {
-                throw APIError.invalidRequest("kind '\(kindText)' is not a built-in kind; use one of \(builtIn)")
+                throw APIError.invalidRequest(
+                    "kind '\(APIError.shown(kindText))' is not a built-in kind; use one of \(builtIn)"
+                )
             }
             guard let actionSet = try await call.home(try call.homeID).home.actionSet(ofKind: kind) else {
                 throw APIError(.notFound, code: "notFound", message: "the home has no '\(kind.rawValue)' action set")

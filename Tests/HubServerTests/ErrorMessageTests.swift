@@ -99,6 +99,15 @@ enum InternalShapes {
             ),
             (brightness, #"{"value": "#, 400, "invalidRequest", "the body is not valid JSON"),
             (brightness, #"{"value": 50, "unit": "%"}"#, 400, "invalidRequest", "field 'unit' is not known here"),
+            // What a client sent is quoted with its control characters shown, not sent on to a terminal, and cut.
+            (
+                brightness, #"{"value": 50, "a\u001b[31m\u202e": 1}"#, 400, "invalidRequest",
+                #"field 'a\u{1B}[31m\u{202E}' is not known here"#
+            ),
+            (
+                brightness, #"{"value": 50, "\#(String(repeating: "x", count: 500))": 1}"#, 400, "invalidRequest",
+                "field '\(String(repeating: "x", count: 160))…' is not known here"
+            ),
             (
                 brightness, #"{"value": null}"#, 400, "invalidRequest",
                 "field 'value' is not valid: a characteristic value must be true, false, a number or a string"
@@ -144,6 +153,16 @@ enum InternalShapes {
             )
             #expect(twice.status == 400 && twice.errorCode == "invalidRequest", "\(twice.text)")
             #expect(twice.errorMessage == "field 'writes[1]': characteristic \(on) is written twice in one request")
+            // A path's id is quoted the same way.
+            let badID = try await api.call(.get, "/v1/homes/{homeID}", ["homeID": "abc%1B%5B2J%07"], token: o)
+            #expect(badID.status == 404 && badID.errorMessage == #"no home with id abc%1B%5B2J%07"#, "\(badID.text)")
+            let kind = try await api.call(
+                .get,
+                "/v1/homes/{homeID}/actionSets/kinds/{kind}",
+                ["homeID": h, "kind": "x%1B%5B2J"],
+                token: o
+            )
+            #expect(kind.errorMessage.hasPrefix(#"kind 'x\u{1B}[2J' is not a built-in kind"#), "\(kind.text)")
         }
     }
 
