@@ -135,6 +135,9 @@ let package = Package(
             dependencies: [
                 .product(name: "HearthKit", package: "Hearth"),
                 .product(name: "HearthAPI", package: "Hearth"),
+                .product(name: "HAP", package: "Hearth"),
+                .product(name: "HAPController", package: "Hearth"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

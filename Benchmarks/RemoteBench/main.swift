@@ -11,7 +11,10 @@
 // Each side's CPU is measured apart: the hub's as the sum of /proc/PID/task/*/schedstat of `hearthd`, the
 // client's as this process's getrusage (it does nothing else while timing). Prints a markdown table.
 //
-//     hearth-remote-bench --hearthd PATH [--pairings 20] [--sessions 300] [--requests 1000]
+// With `--hearth-sim PATH`, the same run also measures HAP's own pair-setup and pair-verify between HAPController
+// and a hearth-sim child (Reference.swift), and prints each side's ratio against them.
+//
+//     hearth-remote-bench --hearthd PATH [--pairings 20] [--sessions 300] [--requests 1000] [--hearth-sim PATH]
 import AsyncHTTPClient
 import Foundation
 import HearthAPI
@@ -24,6 +27,7 @@ struct Options {
     var pairings = 20
     var sessions = 300
     var requests = 1000
+    var hearthSim = ""
 
     init(_ arguments: [String]) {
         var index = 1
@@ -34,6 +38,7 @@ struct Options {
             case "--pairings": pairings = Int(value) ?? pairings
             case "--sessions": sessions = Int(value) ?? sessions
             case "--requests": requests = Int(value) ?? requests
+            case "--hearth-sim": hearthSim = value
             default: break
             }
             index += 2
@@ -172,7 +177,7 @@ func measure(_ name: String, count: Int, hub: Int32, _ body: (Int) async throws 
 
 let options = Options(CommandLine.arguments)
 guard !options.hearthd.isEmpty else {
-    print("usage: hearth-remote-bench --hearthd PATH [--pairings N] [--sessions N] [--requests N]")
+    print("usage: hearth-remote-bench --hearthd PATH [--pairings N] [--sessions N] [--requests N] [--hearth-sim PATH]")
     exit(2)
 }
 let state = NSTemporaryDirectory() + "hearth-remote-bench-\(UUID().uuidString)"
@@ -274,6 +279,25 @@ func run(_ process: Process, output: Pipe, state: String) async throws {
             quantile(sessions.wall.sorted(), 0.5) - quantile(requests.wall.sorted(), 0.5),
             verifyHub,
             verifyClient
+        )
+    )
+    guard !options.hearthSim.isEmpty else { return }
+    let reference = try await referenceRows(
+        hearthSim: options.hearthSim,
+        pairings: options.pairings,
+        sessions: options.sessions
+    )
+    print(reference.setup.row())
+    print(reference.verify.row())
+    let count = { (phase: Phase) in Double(phase.wall.count) }
+    print(
+        String(
+            format: "\nclient pairing / HAP pair-setup, CPU: hub %.2f×, client %.2f×; "
+                + "pair-verify and set-up / HAP's: hub %.2f×, client %.2f×",
+            (pairing.hubCPU / count(pairing)) / (reference.setup.hubCPU / count(reference.setup)),
+            (pairing.clientCPU / count(pairing)) / (reference.setup.clientCPU / count(reference.setup)),
+            verifyHub / (reference.verify.hubCPU / count(reference.verify)),
+            verifyClient / (reference.verify.clientCPU / count(reference.verify))
         )
     )
 }
