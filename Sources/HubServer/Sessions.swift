@@ -25,9 +25,9 @@ enum SessionCookie {
         for header in headers {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name else { continue }
-                let value = parts[1].trimmingCharacters(in: .whitespaces)
-                return value.isEmpty ? nil : value
+                guard parts.count == 2, parts[0].trimmingSpaces() == name else { continue }
+                let value = parts[1].trimmingSpaces()
+                return value.isEmpty ? nil : String(value)
             }
         }
         return nil
