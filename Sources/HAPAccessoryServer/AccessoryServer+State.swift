@@ -69,7 +69,9 @@ extension AccessoryServer {
     /// The SRP verifier for pair-setup, made again from the saved salt and v when it was dropped.
     ///
     /// It holds a 768 KiB table of powers of v, so it is kept only while unpaired (pair-setup then runs); paired,
-    /// it is dropped, and a pair-setup attempt (refused, or after the last pairing is removed) remakes it.
+    /// it is dropped, and a pair-setup attempt after the last pairing is removed remakes it. While paired, an
+    /// attempt is refused at M1 without any SRP: its verifier has no table, so an unpaired stranger's requests
+    /// cost the accessory no table of powers each (about 8 ms of CPU and 768 KiB).
     func pairSetupVerifier() -> SRPVerifier? {
         if let verifier { return verifier }
         let remade = try? SRPVerifier(
@@ -77,7 +79,8 @@ extension AccessoryServer {
             salt: state.salt,
             rawRepresentation: state.verifier,
             group: .hap3072,
-            hash: .sha512
+            hash: .sha512,
+            usage: state.pairings.isPaired ? .once : .reused
         )
         if !state.pairings.isPaired { verifier = remade }
         return remade

@@ -1,7 +1,8 @@
 import HAP
-import HAPAccessoryServer
 import HAPTypes
 import Testing
+
+@testable import HAPAccessoryServer
 
 @Suite struct AccessoryServerPairingTests {
     @Test func pairsVerifiesAndServesTheDatabase() async throws {
@@ -164,6 +165,21 @@ import Testing
         }
         await #expect(throws: PairingFailure.accessoryRefused(.authentication, state: 4)) {
             try await client.pairVerify(identity: TestAccessory.newController(), accessory: pairing)
+        }
+        await client.close()
+    }
+
+    @Test func aRefusedPairSetupCostsAPairedAccessoryNoTableOfPowers() async throws {
+        let accessory = try await TestAccessory.start()
+        defer { Task { await accessory.stop() } }
+        // Unpaired, the verifier keeps its table: every pair-setup uses it.
+        #expect(await accessory.server.pairSetupVerifier()?.hasPowerTable == true)
+        _ = try await accessory.pair()
+        // Paired, pair-setup is refused at M1: the verifier made for that check has no 768 KiB table to build.
+        #expect(await accessory.server.pairSetupVerifier()?.hasPowerTable == false)
+        let client = try await accessory.connect()
+        await #expect(throws: PairingFailure.accessoryRefused(.unavailable, state: 2)) {
+            _ = try await client.pairSetup(setupCode: TestAccessory.setupCode, identity: TestAccessory.newController())
         }
         await client.close()
     }

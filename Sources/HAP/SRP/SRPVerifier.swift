@@ -74,6 +74,9 @@ public final class SRPVerifier: Sendable {
         powers?.power(exponent: exponent) ?? group.secretPower(value, exponent: exponent)
     }
 
+    /// Whether the verifier holds the table of powers of v (``Usage/reused``).
+    public var hasPowerTable: Bool { powers != nil }
+
     /// v as PAD(v), for storage; as secret as the setup code, since it allows guessing it offline.
     public var rawRepresentation: [UInt8] { group.padded(value) }
 }
