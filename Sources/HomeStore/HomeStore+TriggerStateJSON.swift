@@ -60,6 +60,31 @@ private struct PlainJSON {
         return true
     }
 
+    /// A value change or a trigger's state, as `HomeEvent` and `HomeChange` encode themselves; `false` for any
+    /// other change.
+    mutating func append(_ event: HomeEvent) -> Bool {
+        text += "{\"homeID\":\"\(event.homeID.uuidString)\",\"sequence\":\(event.sequence),\"change\":"
+        switch event.change {
+        case .characteristicValueChanged(let characteristic, let accessory, let value):
+            guard let value = value.plainJSON else { return false }
+            text += "{\"type\":\"characteristicValueChanged\",\"characteristicID\":\"\(characteristic.uuidString)\""
+            text += ",\"accessoryID\":\"\(accessory.uuidString)\",\"value\":\(value)}"
+        case .triggerStateChanged(let trigger, let state):
+            text += "{\"type\":\"triggerStateChanged\",\"triggerID\":\"\(trigger.uuidString)\",\"state\":"
+            guard append(state) else { return false }
+            text += "}"
+        default:
+            return false
+        }
+        if let by = event.by { text += ",\"by\":" + by.plainJSON }
+        if let at = event.at {
+            text += ",\"at\":"
+            guard append(at) else { return false }
+        }
+        text += "}"
+        return true
+    }
+
     mutating func append(_ end: PendingEnd) -> Bool {
         text += "{\"firedAt\":"
         guard append(end.firedAt) else { return false }
@@ -155,5 +180,38 @@ private struct PlainJSON {
         text += first ? "\"\(name)\":" : ",\"\(name)\":"
         first = false
         return true
+    }
+}
+
+extension HomeStore {
+    /// The JSON of a snapshot of `graph`, read back by the decoder as `JSONEncoder()`'s JSON of it is: the homes
+    /// through the encoder, the recent changes written directly (value changes and trigger states; any other change
+    /// through the encoder, one at a time).
+    ///
+    /// The recent changes are most of a snapshot, and a snapshot is taken every few thousand operations.
+    static func snapshotJSON(of graph: HomeGraph) throws -> Data {
+        let encoder = JSONEncoder()
+        var data = Data("{\"homes\":".utf8)
+        data.append(try encoder.encode(graph.homes))
+        data.append(contentsOf: ",\"lastSequences\":".utf8)
+        data.append(try encoder.encode(graph.lastSequences))
+        // A dictionary keyed by UUID is an array of keys and values, as the encoder writes it.
+        data.append(contentsOf: ",\"history\":[".utf8)
+        var json = PlainJSON()
+        for (index, (homeID, events)) in graph.recentChanges.enumerated() {
+            json.text = index > 0 ? ",\"\(homeID.uuidString)\",[" : "\"\(homeID.uuidString)\",["
+            for (position, event) in events.enumerated() {
+                if position > 0 { json.text += "," }
+                let start = json.text.endIndex
+                if !json.append(event) {
+                    json.text.removeSubrange(start...)
+                    json.text += String(decoding: try encoder.encode(event), as: UTF8.self)
+                }
+            }
+            json.text += "]"
+            data.append(contentsOf: json.text.utf8)
+        }
+        data.append(contentsOf: "],\"historyLimit\":\(graph.historyLimit)}".utf8)
+        return data
     }
 }

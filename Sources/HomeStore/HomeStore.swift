@@ -196,7 +196,12 @@ public final class HomeStore: Sendable {
         key: DeviceKey
     ) throws(HomeStoreError) -> SnapshotRecord {
         let table = SnapshotRecord.databaseTableName
-        let plaintext = try encode(graph, table: table, sequence: sequence)
+        let plaintext: Data
+        do {
+            plaintext = try snapshotJSON(of: graph)
+        } catch {
+            throw .unencodable(table: table, sequence: sequence)
+        }
         return SnapshotRecord(sequence: sequence, payload: try key.seal(plaintext, table: table, sequence: sequence))
     }
 

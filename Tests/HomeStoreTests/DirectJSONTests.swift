@@ -201,3 +201,70 @@ import Testing
         #expect(HomeStore.directJSON(of: fraction) == nil)
     }
 }
+
+/// A snapshot whose recent changes are written directly reads back as the encoder's JSON of the same graph does.
+@Suite struct DirectSnapshotJSONTests {
+    @Test func aDirectSnapshotReadsBackAsTheEncodersDoes() throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        // Two homes with lamps and value changes (whole numbers, and floats that go through the encoder), rooms…
+        let (home, operations) = fixture.homeOperations(lamps: 3)
+        let (other, more) = fixture.homeOperations(lamps: 1, suffix: " Two")
+        var graph = HomeGraph(historyLimit: 50)
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        for operation in operations + more { try graph.apply(operation, by: .hub, at: at) }
+        // … a trigger with states (fields, decisions with escapes and fractions of seconds) and boolean writes.
+        let lamp = try #require(graph.home(withID: home)?.accessories.first)
+        let on = lamp.services[0].characteristics[0].id
+        let scene = fixture.ids.makeID()
+        try graph.apply(
+            .addActionSet(
+                home: home,
+                id: scene,
+                name: "Evening",
+                actions: [Action(characteristicID: on, targetValue: .bool(true))]
+            ),
+            by: nil,
+            at: nil
+        )
+        let trigger = Trigger(
+            id: fixture.ids.makeID(),
+            name: "Dusk",
+            actionSetIDs: [scene],
+            definition: TriggerDefinition(events: [.calendar(time: TimeOfDay(hour: 7, minute: 30), weekdays: [])])
+        )
+        try graph.apply(.addTrigger(home: home, trigger: trigger), by: .person(UUID()), at: at)
+        for second in 0..<30 {
+            let decided = Date(timeIntervalSinceReferenceDate: 786_000_000 + Double(second) * 1.37)
+            let state = TriggerState(
+                lastFired: decided,
+                nextFire: decided.addingTimeInterval(86_400),
+                holdingSince: [0: decided],
+                decisions: [
+                    TriggerDecision(
+                        at: decided,
+                        cause: "Lamp \"\(second)\" / became 1\n",
+                        outcome: second.isMultiple(of: 2) ? .fired : .skipped,
+                        reason: second.isMultiple(of: 2) ? nil : "it is after 18:00",
+                        conditions: [ConditionCheck(condition: "before 18:00", observed: "19:42", holds: false)],
+                        writes: [WriteRecord(characteristicID: on, value: .bool(true), error: nil)]
+                    )
+                ]
+            )
+            try graph.apply(.setTriggerState(home: home, trigger: trigger.id, state: state), by: .automation, at: at)
+            try graph.apply(
+                .writeCharacteristicValue(home: home, characteristic: on, value: .bool(second.isMultiple(of: 2))),
+                by: .automation,
+                at: second.isMultiple(of: 3) ? nil : at
+            )
+        }
+        try graph.apply(.renameHome(other, name: "Renamed"), by: nil, at: nil)
+
+        let direct = try JSONDecoder().decode(HomeGraph.self, from: HomeStore.snapshotJSON(of: graph))
+        let encoded = try JSONDecoder().decode(HomeGraph.self, from: JSONEncoder().encode(graph))
+        #expect(direct == encoded)
+        #expect(direct == graph)
+        #expect(direct.recentChanges[home]?.count == graph.recentChanges[home]?.count)
+        #expect(try direct.changes(after: 0, inHome: other) == graph.changes(after: 0, inHome: other))
+    }
+}
