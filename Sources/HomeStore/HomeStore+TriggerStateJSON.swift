@@ -32,15 +32,18 @@ private struct PlainJSON {
         text += "{"
         var first = true
         if let lastFired = state.lastFired {
-            guard field("lastFired", &first), append(lastFired) else { return false }
+            field("lastFired", &first)
+            guard append(lastFired) else { return false }
         }
         if let nextFire = state.nextFire {
-            guard field("nextFire", &first), append(nextFire) else { return false }
+            field("nextFire", &first)
+            guard append(nextFire) else { return false }
         }
         if let pendingEnd = state.pendingEnd {
-            guard field("pendingEnd", &first), append(pendingEnd) else { return false }
+            field("pendingEnd", &first)
+            guard append(pendingEnd) else { return false }
         }
-        _ = field("holdingSince", &first)
+        field("holdingSince", &first)
         text += "{"
         for (index, (event, since)) in state.holdingSince.enumerated() {
             if index > 0 { text += "," }
@@ -48,9 +51,9 @@ private struct PlainJSON {
             guard append(since) else { return false }
         }
         text += "}"
-        _ = field("firedDurations", &first)
+        field("firedDurations", &first)
         text += "[" + state.firedDurations.map { String($0) }.joined(separator: ",") + "]"
-        _ = field("decisions", &first)
+        field("decisions", &first)
         text += "["
         for (index, decision) in state.decisions.enumerated() {
             if index > 0 { text += "," }
@@ -176,10 +179,9 @@ private struct PlainJSON {
     }
 
     /// `,"name":` (without the comma for the first field).
-    mutating func field(_ name: String, _ first: inout Bool) -> Bool {
+    mutating func field(_ name: String, _ first: inout Bool) {
         text += first ? "\"\(name)\":" : ",\"\(name)\":"
         first = false
-        return true
     }
 }
 
