@@ -33,6 +33,9 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     /// The sequence number of the home's latest change, 0 before any.
     public func lastSequence(ofHome homeID: UUID) -> UInt64 { lastSequences[homeID] ?? 0 }
 
+    /// Each home's kept changes, oldest first: the `history` of the graph's JSON, for a store that writes it itself.
+    public var recentChanges: [UUID: [HomeEvent]] { history.mapValues(\.events) }
+
     /// Applies `operation` whole and returns its changes in order, or throws and changes nothing.
     ///
     /// An operation that would change nothing (renaming to the same name, reporting the value already known)

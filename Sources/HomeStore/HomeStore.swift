@@ -196,7 +196,12 @@ public final class HomeStore: Sendable {
         key: DeviceKey
     ) throws(HomeStoreError) -> SnapshotRecord {
         let table = SnapshotRecord.databaseTableName
-        let plaintext = try encode(graph, table: table, sequence: sequence)
+        let plaintext: Data
+        do {
+            plaintext = try snapshotJSON(of: graph)
+        } catch {
+            throw .unencodable(table: table, sequence: sequence)
+        }
         return SnapshotRecord(sequence: sequence, payload: try key.seal(plaintext, table: table, sequence: sequence))
     }
 
@@ -280,11 +285,12 @@ public final class HomeStore: Sendable {
         state.lastOperationSequence = sequence
     }
 
-    /// The JSON of a logged value change with a Boolean or whole-number value, written directly: what
-    /// `JSONEncoder()` writes, field for field (`{"operation": {"writeCharacteristicValue": {…}}, "by": …, "at": …}`,
-    /// the time in seconds since 2001), read back by the same decoder; `nil` for any other operation.
+    /// The JSON of a logged value change with a Boolean or whole-number value, or of a trigger's state, written
+    /// directly: what `JSONEncoder()` writes, field for field (`{"operation": {"writeCharacteristicValue": {…}}, "by":
+    /// …, "at": …}`, the time in seconds since 2001), read back by the same decoder; `nil` for any other operation.
     ///
-    /// Value changes are most of the log, and each is encoded before its commit, on the path of every write.
+    /// Value changes and trigger states are most of the log, and each is encoded before its commit, on the path of
+    /// every write and every automation.
     static func directJSON(of logged: LoggedOperation) -> Data? {
         let kind: String
         let home: UUID
@@ -295,14 +301,24 @@ public final class HomeStore: Sendable {
             (kind, home, characteristic, value) = ("writeCharacteristicValue", h, c, v)
         case .updateCharacteristicValue(let h, let c, let v):
             (kind, home, characteristic, value) = ("updateCharacteristicValue", h, c, v)
+        case .setTriggerState(let home, let trigger, let state):
+            guard let text = directTriggerStateJSON(home: home, trigger: trigger, state: state) else { return nil }
+            return directJSON(operation: text, by: logged.by, at: logged.at)
         default: return nil
         }
         guard let valueText = value.plainJSON else { return nil }
-        var text = "{\"operation\":{\"\(kind)\":{\"home\":\"\(home.uuidString)\",\"characteristic\":\""
+        var text = "{\"\(kind)\":{\"home\":\"\(home.uuidString)\",\"characteristic\":\""
         text += characteristic.uuidString
         text += "\",\"value\":\(valueText)}}"
-        if let by = logged.by { text += ",\"by\":" + by.plainJSON }
-        if let at = logged.at {
+        return directJSON(operation: text, by: logged.by, at: logged.at)
+    }
+
+    /// `{"operation":` and `operation`'s JSON, followed by who made it and when; `nil` for a time in fractions of a
+    /// second (the hub stamps whole seconds).
+    private static func directJSON(operation: String, by: ChangeAuthor?, at: Date?) -> Data? {
+        var text = "{\"operation\":" + operation
+        if let by { text += ",\"by\":" + by.plainJSON }
+        if let at {
             // Whole seconds only (the hub stamps whole seconds): written as an integer, read back exactly.
             let seconds = at.timeIntervalSinceReferenceDate
             guard seconds.rounded(.down) == seconds, abs(seconds) < 1e15 else { return nil }
