@@ -266,5 +266,9 @@ import Testing
         #expect(direct == graph)
         #expect(direct.recentChanges[home]?.count == graph.recentChanges[home]?.count)
         #expect(try direct.changes(after: 0, inHome: other) == graph.changes(after: 0, inHome: other))
+        // The direct snapshot writes the graph's fields by name: a field the graph gains must be written too.
+        let directKeys = try JSONSerialization.jsonObject(with: HomeStore.snapshotJSON(of: graph)) as? [String: Any]
+        let encodedKeys = try JSONSerialization.jsonObject(with: JSONEncoder().encode(graph)) as? [String: Any]
+        #expect(directKeys.map { Set($0.keys) } == encodedKeys.map { Set($0.keys) })
     }
 }
