@@ -185,8 +185,10 @@ extension CredentialStore {
         return pairing
     }
 
-    /// Takes `code` out of the store and stores the pairing it made (of the code's account, with its label), in one
-    /// write of the file; `nil` when the code is gone already. Nothing changes when the write fails.
+    /// Takes `code` out of the store and stores the pairing it made, in one write of the file.
+    ///
+    /// The pairing is the code's account's, with the code's label; `nil` when the code is gone already. Nothing
+    /// changes when the write fails.
     func addPairing(taking code: StoredPairingCode, clientID: String, publicKey: [UInt8]) throws -> StoredPairing? {
         guard let index = file.pairingCodes?.firstIndex(where: { $0.id == code.id }) else { return nil }
         let before = file

@@ -1,25 +1,15 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HubServer
 
-/// Random requests on every documented route, against the real server: whatever a client sends, the hub answers
-/// with a status below 500 and, for a refusal, one sentence (no Swift shapes, no control characters), and it goes
-/// on answering. The bodies mix the document's field names with values of every kind; the seed is fixed, so a
-/// failure repeats.
+/// Random requests on every documented route, against the real server.
+///
+/// Whatever a client sends, the hub answers with a status below 500 and, for a refusal, one sentence (no Swift
+/// shapes, no control characters), and it goes on answering. The bodies mix the document's field names with values
+/// of every kind; the seed is fixed, so a failure repeats.
 @Suite struct HostileRequestTests {
-    /// A small deterministic generator (SplitMix64), so a failing request can be found again.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Strings a careless server trips on.
     static let awkward = [
         "", " ", "\\u0000", "a\\u0007b", "\\u001b[31m", "\\u202e", String(repeating: "x", count: 3000), "null", "-1",
@@ -28,7 +18,7 @@ import Testing
     ]
 
     /// A JSON value of any kind, as text.
-    static func value(_ random: inout Generator, ids: [String], fields: [String], depth: Int = 0) -> String {
+    static func value(_ random: inout SplitMix64, ids: [String], fields: [String], depth: Int = 0) -> String {
         switch Int.random(in: 0..<10, using: &random) {
         case 0, 1: return "\"\(awkward.randomElement(using: &random) ?? "")\""
         case 2:
@@ -47,7 +37,7 @@ import Testing
     }
 
     /// A JSON object of 1 to 5 of the document's field names, as text.
-    static func object(_ random: inout Generator, ids: [String], fields: [String], depth: Int = 0) -> String {
+    static func object(_ random: inout SplitMix64, ids: [String], fields: [String], depth: Int = 0) -> String {
         let members = (0..<Int.random(in: 1...5, using: &random)).map { _ in
             "\"\(fields.randomElement(using: &random) ?? "name")\": \(value(&random, ids: ids, fields: fields, depth: depth))"
         }
@@ -83,7 +73,7 @@ import Testing
                 token: fixture.owner.token
             )
             let ids = Self.ids(in: home.json).sorted() + [fixture.home.id.uuidString]
-            var random = Generator(state: 20_261_126)
+            var random = SplitMix64(seed: 20_261_126)
             var refusals = 0
             for index in 0..<1500 {
                 let operation = operations.randomElement(using: &random) ?? ""
