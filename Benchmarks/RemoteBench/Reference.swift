@@ -1,6 +1,8 @@
 // The same run's reference for the ratios: HAP pair-setup and pair-verify between Hearth's controller
 // (HAPController, in this process) and a hearth-sim child serving one lightbulb on loopback (no mDNS). The
-// "hub" column of these rows is hearth-sim's CPU (the accessory side), the "client" column this process's.
+// "hub" column of these rows is hearth-sim's CPU (the accessory side), the "client" column this process's. The
+// pairing ratios are against the controller side: hearth-sim builds its table of powers of v again after each removed
+// pairing, which a hub's one-time code never does.
 import Crypto
 import Foundation
 import HAP

@@ -292,9 +292,9 @@ func run(_ process: Process, output: Pipe, state: String) async throws {
     let count = { (phase: Phase) in Double(phase.wall.count) }
     print(
         String(
-            format: "\nclient pairing / HAP pair-setup, CPU: hub %.2f×, client %.2f×; "
+            format: "\nclient pairing / HAP pair-setup at the controller, CPU: hub %.2f×, client %.2f×; "
                 + "pair-verify and set-up / HAP's: hub %.2f×, client %.2f×",
-            (pairing.hubCPU / count(pairing)) / (reference.setup.hubCPU / count(reference.setup)),
+            (pairing.hubCPU / count(pairing)) / (reference.setup.clientCPU / count(reference.setup)),
             (pairing.clientCPU / count(pairing)) / (reference.setup.clientCPU / count(reference.setup)),
             verifyHub / (reference.verify.hubCPU / count(reference.verify)),
             verifyClient / (reference.verify.clientCPU / count(reference.verify))

@@ -26,7 +26,9 @@ extension Call {
         do {
             setupCode = try SetupCode(body.setupCode)
         } catch {
-            throw APIError.invalidRequest("field 'setupCode': '\(body.setupCode)' is not a setup code like 031-45-154")
+            throw APIError.invalidRequest(
+                "field 'setupCode': '\(APIError.shown(body.setupCode))' is not a setup code like 031-45-154"
+            )
         }
         let hub = server.hub
         var added: [Accessory]
@@ -155,7 +157,8 @@ extension Call {
             switch request.uri.queryParameters.get("refresh") {
             case nil, "false": false
             case "true": true
-            case let other?: throw APIError.invalidRequest("query 'refresh' must be true or false, not '\(other)'")
+            case let other?:
+                throw APIError.invalidRequest("query 'refresh' must be true or false, not '\(APIError.shown(other))'")
             }
         }
     }

@@ -58,7 +58,7 @@ enum JSONBody {
         } catch {
             // JSON has no limit on numbers, but a number beyond a double's range cannot be read: say that.
             if let number = outOfRangeNumber(in: data) {
-                let field = number.field.map { "field '\($0)': " } ?? ""
+                let field = number.field.map { "field '\(APIError.shown($0, limit: 160))': " } ?? ""
                 throw .invalidRequest("\(field)the number \(number.text) is out of range")
             }
             throw .invalidRequest("the body is not valid JSON")
@@ -179,7 +179,8 @@ enum JSONBody {
         if debugDescription.contains("date") || debugDescription.contains("Date") {
             return "it must be a date and time such as 2026-01-31T07:00:00Z"
         }
-        return debugDescription
+        // The decoders' own sentences may quote what was sent.
+        return APIError.shown(debugDescription, limit: 200)
     }
 
     static func fieldPath(_ path: [any CodingKey]) -> String {

@@ -64,6 +64,7 @@ enum SessionCookie {
         }
         let origin = origins.joined(separator: ", ")
         guard let own, origin.lowercased() == own.lowercased() else {
+            let origin = APIError.shown(origin, limit: 160)
             return "an event WebSocket opened with the session cookie must come from the hub's own page: its "
                 + "'Origin' '\(origin)' is not \(expected)"
         }
@@ -94,7 +95,8 @@ enum SessionCookie {
                 .forbidden,
                 code: "crossSiteRequest",
                 message:
-                    "a change made with the session cookie must come from the hub's own page: origin '\(origin)' "
+                    "a change made with the session cookie must come from the hub's own page: origin "
+                    + "'\(APIError.shown(origin, limit: 160))' "
                     + "is not \(own.map { "'\($0)'" } ?? "this server's")"
             )
         }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HubServer
 
-/// Random requests on every documented route, against the real server.
+/// Random requests on every documented route (but deleting the home or the session), against the real server.
 ///
 /// Whatever a client sends, the hub answers with a status below 500 and, for a refusal, one sentence (no Swift
 /// shapes, no control characters), and it goes on answering. The bodies mix the document's field names with values
@@ -15,15 +15,27 @@ import Testing
         "", " ", "\\u0000", "a\\u0007b", "\\u001b[31m", "\\u202e", String(repeating: "x", count: 3000), "null", "-1",
         "1e999", "Kitchen\\nLight", "🏠", "../../etc/passwd", "%00", "' OR 1=1 --", "<script>", "NaN", "12:30",
         "25:61", "2026-11-26T10:00:00Z", "sunset-30m", "owner", "shared", "on",
+        String(repeating: "\\u202e", count: 200), "031-45-154\\u001b[2J",
     ]
+
+    /// A UUID from the seeded generator, so a run repeats whole.
+    static func seededID(_ random: inout SplitMix64) -> String {
+        let high = random.next()
+        let low = random.next()
+        let hex = String(high, radix: 16, uppercase: true) + String(low, radix: 16, uppercase: true)
+        let digits = Array(String(repeating: "0", count: max(0, 32 - hex.count)) + hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
+    }
 
     /// A JSON value of any kind, as text.
     static func value(_ random: inout SplitMix64, ids: [String], fields: [String], depth: Int = 0) -> String {
         switch Int.random(in: 0..<10, using: &random) {
         case 0, 1: return "\"\(awkward.randomElement(using: &random) ?? "")\""
         case 2:
-            return ["0", "-1", "2147483648", "9223372036854775807", "18446744073709551616", "1e30", "1.5", "-0.0"]
-                .randomElement(using: &random) ?? "0"
+            return [
+                "0", "-1", "2147483648", "9223372036854775807", "18446744073709551616", "1e30", "1.5", "-0.0", "1e999",
+            ]
+            .randomElement(using: &random) ?? "0"
         case 3: return ["true", "false", "null"].randomElement(using: &random) ?? "null"
         case 4 where depth < 3:
             let items = (0..<Int.random(in: 0..<4, using: &random)).map { _ in
@@ -31,25 +43,28 @@ import Testing
             }
             return "[" + items.joined(separator: ",") + "]"
         case 5 where depth < 3: return object(&random, ids: ids, fields: fields, depth: depth + 1)
-        case 6, 7: return "\"\(ids.randomElement(using: &random) ?? UUID().uuidString)\""
-        default: return "\"\(UUID().uuidString)\""
+        case 6, 7: return "\"\(ids.randomElement(using: &random) ?? seededID(&random))\""
+        default: return "\"\(seededID(&random))\""
         }
     }
 
-    /// A JSON object of 1 to 5 of the document's field names, as text.
+    /// A JSON object of 1 to 5 of the document's field names (now and then an awkward one), as text.
     static func object(_ random: inout SplitMix64, ids: [String], fields: [String], depth: Int = 0) -> String {
         let members = (0..<Int.random(in: 1...5, using: &random)).map { _ in
-            "\"\(fields.randomElement(using: &random) ?? "name")\": \(value(&random, ids: ids, fields: fields, depth: depth))"
+            let name =
+                Int.random(in: 0..<8, using: &random) == 0
+                ? awkward.randomElement(using: &random) ?? "" : fields.randomElement(using: &random) ?? "name"
+            return "\"\(name)\": \(value(&random, ids: ids, fields: fields, depth: depth))"
         }
         return "{" + members.joined(separator: ",") + "}"
     }
 
-    /// Every id in a JSON document.
-    static func ids(in json: Any?) -> Set<String> {
+    /// Every id in a JSON document with where it is (its path), so they can be put in an order that repeats.
+    static func ids(in json: Any?, at path: String = "") -> [(path: String, id: String)] {
         switch json {
-        case let object as [String: Any]: object.values.reduce(into: []) { $0.formUnion(ids(in: $1)) }
-        case let array as [Any]: array.reduce(into: []) { $0.formUnion(ids(in: $1)) }
-        case let text as String: UUID(uuidString: text) == nil ? [] : [text]
+        case let object as [String: Any]: object.flatMap { ids(in: $0.value, at: path + "." + $0.key) }
+        case let array as [Any]: array.enumerated().flatMap { ids(in: $0.element, at: path + "[\($0.offset)]") }
+        case let text as String: UUID(uuidString: text) == nil ? [] : [(path, text)]
         default: []
         }
     }
@@ -72,7 +87,9 @@ import Testing
                 ["homeID": fixture.home.id.uuidString],
                 token: fixture.owner.token
             )
-            let ids = Self.ids(in: home.json).sorted() + [fixture.home.id.uuidString]
+            // In the order of their paths: the same seed picks the same object in every run.
+            var seen = Set<String>()
+            let ids = Self.ids(in: home.json).sorted { $0.path < $1.path }.map(\.id).filter { seen.insert($0).inserted }
             var random = SplitMix64(seed: 20_261_126)
             var refusals = 0
             for index in 0..<1500 {
@@ -87,7 +104,7 @@ import Testing
                     parameters[String(match.output.1)] =
                         pick < 7
                         ? ids.randomElement(using: &random) ?? "x"
-                        : ["x", "%00", "%1B%5B2J", "-1", String(repeating: "A", count: 300), UUID().uuidString][
+                        : ["x", "%00", "%1B%5B2J", "-1", String(repeating: "A", count: 300), Self.seededID(&random)][
                             pick % 6
                         ]
                 }
