@@ -56,7 +56,7 @@ func referenceRows(hearthSim: String, pairings: Int, sessions: Int) async throws
         let start = ContinuousClock.now
         let paired = try await pair()
         let elapsed = ContinuousClock.now - start
-        setup.wall.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
+        setup.wall.append(milliseconds(elapsed))
         setup.hubCPU += Double(cpuNanoseconds(simulator) - simulatorBefore) / 1e6
         setup.clientCPU += Double(ownCPUNanoseconds() - clientBefore) / 1e6
         if index < pairings - 1 {

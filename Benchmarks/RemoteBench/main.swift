@@ -159,6 +159,11 @@ struct Phase {
     }
 }
 
+/// `duration` in milliseconds.
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3
+}
+
 /// Runs `body` `count` times, timing each and both processes' CPU over all of them.
 func measure(_ name: String, count: Int, hub: Int32, _ body: (Int) async throws -> Void) async throws -> Phase {
     var phase = Phase(name: name)
@@ -168,7 +173,7 @@ func measure(_ name: String, count: Int, hub: Int32, _ body: (Int) async throws 
         let start = ContinuousClock.now
         try await body(index)
         let elapsed = ContinuousClock.now - start
-        phase.wall.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
+        phase.wall.append(milliseconds(elapsed))
     }
     phase.hubCPU = Double(cpuNanoseconds(hub) - hubBefore) / 1e6
     phase.clientCPU = Double(ownCPUNanoseconds() - clientBefore) / 1e6

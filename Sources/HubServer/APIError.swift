@@ -41,11 +41,10 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         var result = ""
         var count = 0
         for scalar in text.unicodeScalars {
-            let value = scalar.value
+            // A message is one line: new lines and tabs are shown too.
             let piece =
-                value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
-                    || (0x2066...0x2069).contains(value)
-                ? "\\u{" + String(value, radix: 16, uppercase: true) + "}" : String(scalar)
+                scalar.isTerminalControl || scalar == "\n" || scalar == "\t"
+                ? "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" : String(scalar)
             // Counted as written, so an escape takes its room.
             guard count + piece.unicodeScalars.count <= limit else { return result + "…" }
             result += piece

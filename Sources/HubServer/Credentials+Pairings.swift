@@ -170,6 +170,32 @@ extension CredentialStore {
 
     /// Stores a pairing of `accountID` (replacing one with the same client identifier).
     func addPairing(clientID: String, publicKey: [UInt8], accountID: UUID, label: String) throws -> StoredPairing {
+        try storePairing(clientID: clientID, publicKey: publicKey, accountID: accountID, label: label, usingUp: nil)
+    }
+
+    /// Takes `code` out of the store and stores the pairing it made, in one write of the file.
+    ///
+    /// The pairing is the code's account's, with the code's label; `nil` when the code is gone already.
+    func addPairing(taking code: StoredPairingCode, clientID: String, publicKey: [UInt8]) throws -> StoredPairing? {
+        guard let index = file.pairingCodes?.firstIndex(where: { $0.id == code.id }) else { return nil }
+        return try storePairing(
+            clientID: clientID,
+            publicKey: publicKey,
+            accountID: code.accountID,
+            label: code.label,
+            usingUp: index
+        )
+    }
+
+    /// Stores a new pairing in place of one with the same client identifier and, when given, removes the pairing
+    /// code at `codeIndex`, in one write of the file; nothing changes when the write fails.
+    private func storePairing(
+        clientID: String,
+        publicKey: [UInt8],
+        accountID: UUID,
+        label: String,
+        usingUp codeIndex: Int?
+    ) throws -> StoredPairing {
         let pairing = StoredPairing(
             id: UUID(),
             clientID: clientID,
@@ -178,30 +204,9 @@ extension CredentialStore {
             label: label,
             createdAt: Date()
         )
-        var all = pairings.filter { $0.clientID != clientID }
-        all.append(pairing)
-        file.pairings = all
-        try save()
-        return pairing
-    }
-
-    /// Takes `code` out of the store and stores the pairing it made, in one write of the file.
-    ///
-    /// The pairing is the code's account's, with the code's label; `nil` when the code is gone already. Nothing
-    /// changes when the write fails.
-    func addPairing(taking code: StoredPairingCode, clientID: String, publicKey: [UInt8]) throws -> StoredPairing? {
-        guard let index = file.pairingCodes?.firstIndex(where: { $0.id == code.id }) else { return nil }
         let before = file
-        let pairing = StoredPairing(
-            id: UUID(),
-            clientID: clientID,
-            publicKey: Data(publicKey),
-            accountID: code.accountID,
-            label: code.label,
-            createdAt: Date()
-        )
         var next = file
-        next.pairingCodes?.remove(at: index)
+        if let codeIndex { next.pairingCodes?.remove(at: codeIndex) }
         next.pairings = (next.pairings ?? []).filter { $0.clientID != clientID } + [pairing]
         file = next
         do {

@@ -361,22 +361,11 @@ public struct HubServer: Sendable {
         guard let header = request.headers[.authorization] else { return nil }
         let prefix = "Bearer "
         guard header.hasPrefix(prefix) else { return nil }
-        let token = header.dropFirst(prefix.count).trimmingSpaces()
+        let token = header.dropFirst(prefix.count).trimmingWhitespace()
         guard !token.isEmpty else { return nil }
-        let principal = await credentials.authenticate(token: String(token))
+        let principal = await credentials.authenticate(token: token)
         // A connection that has shown a valid token is shed only after every anonymous one.
         if principal != nil { CurrentConnection.record?.markAuthenticated() }
         return principal
-    }
-}
-
-extension Substring {
-    /// The text without the spaces and tabs around it (a header field's optional white space), without Foundation's
-    /// bridging, which every request's `Authorization` and `Cookie` would pay.
-    func trimmingSpaces() -> Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return text
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HAP
 import HTTPTypes
 import HearthAPI
 import Hummingbird
@@ -25,9 +26,9 @@ enum SessionCookie {
         for header in headers {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingSpaces() == name else { continue }
-                let value = parts[1].trimmingSpaces()
-                return value.isEmpty ? nil : String(value)
+                guard parts.count == 2, parts[0].trimmingWhitespace() == name else { continue }
+                let value = parts[1].trimmingWhitespace()
+                return value.isEmpty ? nil : value
             }
         }
         return nil

@@ -295,13 +295,7 @@ enum Terminal {
     }
 
     /// Whether writing the character could move the cursor, change colours or reorder what follows it.
-    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x0A, 0x09: false
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
-    }
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool { scalar.isTerminalControl }
 }
 
 /// Finds accessories over mDNS on the given interfaces.
