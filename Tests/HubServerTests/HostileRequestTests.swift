@@ -144,3 +144,13 @@ import Testing
         }
     }
 }
+
+/// The session cookie among `Cookie` headers as browsers and hand-written clients send them.
+@Suite struct SessionCookieReadingTests {
+    @Test func aCookieIsReadWithoutTheWhiteSpaceAroundItsNameAndValue() {
+        #expect(SessionCookie.secret(inCookieHeaders: ["other=1;  hearth_session = abc \t"]) == "abc")
+        #expect(SessionCookie.secret(inCookieHeaders: ["other=1", "hearth_session=xyz"]) == "xyz")
+        #expect(SessionCookie.secret(inCookieHeaders: ["hearth_session=  "]) == nil)
+        #expect(SessionCookie.secret(inCookieHeaders: ["hearth_sessionx=abc", "xhearth_session=abc"]) == nil)
+    }
+}
