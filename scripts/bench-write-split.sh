@@ -78,7 +78,7 @@ if [ "$TRACE" = 1 ]; then
     TRACE_PID=$!
     sleep 2
 elif [ "$TRACE" = perf ]; then
-    perf record -F 2999 -g -p "$HUB_PID" -o "$OUT/perf.data" >/dev/null 2>&1 &
+    perf record -F "${PERF_HZ:-2999}" -g -p "$HUB_PID" -o "$OUT/perf.data" >/dev/null 2>&1 &
     TRACE_PID=$!
     sleep 2
 fi

@@ -84,7 +84,7 @@ struct Call: Sendable {
                 texts[name] = text.removingPercentEncoding ?? text
                 continue
             }
-            guard let id = UUID(uuidString: text) else { throw APIError.notFound(Self.kind(of: name), text) }
+            guard let id = UUID(pathText: text) else { throw APIError.notFound(Self.kind(of: name), text) }
             ids.append((name, id))
         }
         self.request = request
@@ -173,6 +173,51 @@ struct Call: Sendable {
             throw APIError(HubError.internalError("the addition reported no new \(Object.createdKey)"))
         }
         return Created(object: object, events: events)
+    }
+}
+
+extension UUID {
+    /// The UUID a path's text spells (`8-4-4-4-12` hex digits, either case); `nil` for anything else.
+    ///
+    /// Parsed here: Foundation's parser on Linux runs `sscanf`, several microseconds a call, and lets a space or a
+    /// sign stand for a digit.
+    init?(pathText text: String) {
+        let utf8 = text.utf8
+        guard utf8.count == 36 else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { out in
+            var index = utf8.startIndex
+            var position = 0
+            var written = 0
+            while index != utf8.endIndex {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard utf8[index] == UInt8(ascii: "-") else { return false }
+                    index = utf8.index(after: index)
+                    position += 1
+                    continue
+                }
+                guard let high = Self.hexValue(utf8[index]) else { return false }
+                index = utf8.index(after: index)
+                guard let low = Self.hexValue(utf8[index]) else { return false }
+                index = utf8.index(after: index)
+                out[written] = high << 4 | low
+                written += 1
+                position += 2
+            }
+            return written == 16
+        }
+        guard parsed else { return nil }
+        self.init(uuid: bytes)
+    }
+
+    /// The value of one hexadecimal digit, `nil` for any other byte.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
 

@@ -318,7 +318,7 @@ public struct HubServer: Sendable {
             },
             configuration: .init(address: address, serverName: "hearthd"),
             onServerRunning: onServerRunning,
-            logger: logger
+            logger: logger.keepingRequestIDs
         )
     }
 

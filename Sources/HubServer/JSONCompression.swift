@@ -18,10 +18,11 @@ struct JSONCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var response = try await next(request, context)
-        guard WebFiles.acceptsGzip(request),
-            response.headers[.contentType]?.hasPrefix("application/json") == true,
+        // The cheap checks first: most answers are small, and then the request's headers are not read.
+        guard let length = response.body.contentLength, length >= minimumBytes,
             response.headers[.contentEncoding] == nil,
-            let length = response.body.contentLength, length >= minimumBytes
+            response.headers[.contentType]?.hasPrefix("application/json") == true,
+            WebFiles.acceptsGzip(request)
         else { return response }
         let collected = CollectedBody()
         try await response.body.write(CollectingWriter(body: collected))

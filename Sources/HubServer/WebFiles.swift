@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HAP
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -76,7 +77,7 @@ struct WebFiles: Sendable {
     static func acceptsGzip(_ request: Request) -> Bool {
         for header in request.headers[values: .acceptEncoding] {
             for item in header.split(separator: ",") {
-                let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                let parts = item.split(separator: ";").map { $0.trimmingWhitespace().lowercased() }
                 guard let coding = parts.first, coding == "gzip" || coding == "*" else { continue }
                 let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) }
                 return (quality ?? 1) > 0
@@ -95,7 +96,7 @@ struct WebFiles: Sendable {
         headers[.vary] = "Accept-Encoding"
         for (name, value) in Self.securityHeaders { headers[name] = value }
         let tags = request.headers[values: .ifNoneMatch].flatMap { $0.split(separator: ",") }.map {
-            let tag = $0.trimmingCharacters(in: .whitespaces)
+            let tag = $0.trimmingWhitespace()
             return tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
         }
         if tags.contains(where: { $0 == "*" || $0 == file.etag(gzip: false) || $0 == file.etag(gzip: true) }) {
