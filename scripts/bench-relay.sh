@@ -9,7 +9,8 @@
 #
 # Usage: scripts/bench-relay.sh [OUTDIR]
 # Environment (defaults): BUILD=1 (build both binaries in release first; 0: use what is built) PINGS=10000
-#   HOMES=10000 CLIENTS=1000 ACTIVE_HOMES=50 RATE=10 SECONDS_RUN=20 TLS=0 (1: the relay serves wss:// with a
+#   HOMES=10000 CLIENTS=1000 ACTIVE_HOMES=50 RATE=10 SECONDS_RUN=20 RELAY_THREADS=0 (the relay's --threads; 0: one
+#   per core) TLS=0 (1: the relay serves wss:// with a
 #   self-signed P-256 certificate made here with openssl, which the links and forwarders trust alone)
 # Loopback only; the run is bounded by `timeout`; the bench ends the relay it started (by its PID).
 # The open-file limit is raised to the hard limit (needs about HOMES + 3 × CLIENTS descriptors in the bench).
@@ -31,7 +32,7 @@ ulimit -n "$(ulimit -Hn)" || true
     echo "commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- Sources Benchmarks || echo ' (modified)')"
     echo "host: $(uname -sr), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
     echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg); open files: $(ulimit -n)"
-    echo "settings: PINGS=${PINGS:-10000} HOMES=${HOMES:-10000} CLIENTS=${CLIENTS:-1000} ACTIVE_HOMES=${ACTIVE_HOMES:-50} RATE=${RATE:-10} SECONDS_RUN=${SECONDS_RUN:-20}"
+    echo "settings: PINGS=${PINGS:-10000} HOMES=${HOMES:-10000} CLIENTS=${CLIENTS:-1000} ACTIVE_HOMES=${ACTIVE_HOMES:-50} RATE=${RATE:-10} SECONDS_RUN=${SECONDS_RUN:-20} RELAY_THREADS=${RELAY_THREADS:-0}"
     echo "TLS: ${TLS:-0}"
 } | tee "$OUT/conditions.txt"
 
@@ -45,7 +46,7 @@ if [ "${TLS:-0}" = 1 ]; then
 fi
 timeout 900 "$BENCH" "${TLS_ARGS[@]}" --relay "$RELAY" --pings "${PINGS:-10000}" --homes "${HOMES:-10000}" \
     --clients "${CLIENTS:-1000}" --active-homes "${ACTIVE_HOMES:-50}" --rate "${RATE:-10}" \
-    --seconds "${SECONDS_RUN:-20}" 2> >(tee "$OUT/progress.txt" >&2) | tee "$OUT/output.txt"
+    --seconds "${SECONDS_RUN:-20}" --relay-threads "${RELAY_THREADS:-0}" 2> >(tee "$OUT/progress.txt" >&2) | tee "$OUT/output.txt"
 echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/conditions.txt"
 grep '^|' "$OUT/output.txt" >"$OUT/results.md"
 grep '^{"bench":"relay"' "$OUT/output.txt" >"$OUT/results.json" || true

@@ -6,10 +6,14 @@
 //    ping-pong direct to the echo; p50/p99, and the relay's CPU per forwarded frame;
 // 2. idle homes: N hub links kept connected; the relay's RSS before and after, bytes per idle home;
 // 3. active clients: M clients at R requests/s each over some homes (with the idle homes still connected), the
-//    same load direct first: p50/p99 and added p99, the relay's CPU.
+//    same load direct first: p50/p99 and added p99, the relay's CPU;
+// 4. the relay alone under that load (RawLoad.swift, skipped with --raw 0): the same clients and rate, but clients
+//    and hubs speak the relay's protocol from NIO channel handlers here (no forwarders, links or echo hop), against
+//    the same clients on plain TCP to the echo: added p50/p99 and the relay's CPU, with this process's CPU beside it.
 //
 // Usage: hearth-relay-bench --relay PATH [--pings 10000] [--homes 10000] [--clients 1000] [--active-homes 50]
-//        [--rate 10] [--seconds 20] [--payload 100] [--tls-certificate PEM --tls-key PEM]
+//        [--rate 10] [--seconds 20] [--payload 100] [--raw 1] [--relay-threads N (the relay's --threads)]
+//        [--tls-certificate PEM --tls-key PEM]
 // With --tls-certificate and --tls-key the relay serves wss:// with them, and every hub link and client forwarder
 // trusts exactly that certificate (`RelayTrust`), as `hearthd --relay-ca` does.
 import Crypto
@@ -37,6 +41,8 @@ struct Options {
     var activeHomes = 50
     var rate = 10.0
     var seconds = 20.0
+    var raw = true
+    var relayThreads = 0
     var tlsCertificate: String?
     var tlsKey: String?
 
@@ -61,6 +67,8 @@ struct Options {
             case "--active-homes": activeHomes = max(1, number())
             case "--rate": rate = Double(value) ?? rate
             case "--seconds": seconds = Double(value) ?? seconds
+            case "--raw": raw = number() != 0
+            case "--relay-threads": relayThreads = number()
             case "--tls-certificate": tlsCertificate = value
             case "--tls-key": tlsKey = value
             default: fail("Unknown option \(name); see the comment at the top of Benchmarks/RelayBench/main.swift.")
@@ -370,7 +378,10 @@ func connectLinks(count: Int, batch: Int, relayURL: String, targetPort: Int) asy
                 targetHost: "127.0.0.1",
                 targetPort: targetPort
             )
-            configuration.pingInterval = .seconds(30)
+            // Every hub pings from its own machine; here ten thousand links share this process, and links that
+            // connected in one batch would ping in one burst every interval (250 at once), stalling the active
+            // load measured beside them. Intervals of 30–40 s spread each batch's pings over 10 s.
+            configuration.pingInterval = .milliseconds(Int64.random(in: 30_000...40_000))
             configuration.tls = relayTLS
             return HubLink(configuration: configuration)
         }
@@ -415,7 +426,12 @@ let echo = try await startEcho()
 guard let echoPort = echo.localAddress?.port else { fail("The echo server has no port.") }
 let maxStreams = max(64, (options.clients + options.activeHomes - 1) / options.activeHomes)
 let tlsArguments = options.tlsCertificate.map { ["--tls-certificate", $0, "--tls-key", options.tlsKey ?? ""] } ?? []
-let (relay, relayPort) = try startRelay(path: options.relay, maxStreams: maxStreams, tls: tlsArguments)
+let threadArguments = options.relayThreads > 0 ? ["--threads", "\(options.relayThreads)"] : []
+let (relay, relayPort) = try startRelay(
+    path: options.relay,
+    maxStreams: maxStreams,
+    tls: tlsArguments + threadArguments
+)
 let pid = relay.processIdentifier
 // TLS names the server by its host name (SNI), never an address: the certificate names localhost.
 let relayURL = relayTLS == nil ? "ws://127.0.0.1:\(relayPort)" : "wss://localhost:\(relayPort)"
@@ -577,6 +593,88 @@ if options.clients > 0 {
     ]
     json["active_added_p99_us"] = relayed3.p99 - direct3.p99
     json["active_relay_cpu_percent"] = activeCPU / (wallSeconds * 1e9) * 100
+}
+
+// 4. The relay alone under the same load, the idle homes still connected.
+if options.clients > 0, options.raw, relayTLS == nil {
+    let (direct4, direct4Count, direct4Failed) = await rawLoad(
+        clients: options.clients,
+        size: options.payload,
+        rate: options.rate,
+        seconds: options.seconds
+    ) { _, pacer, results, done in
+        ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        RawTCPClient(RawClient(pacer: pacer, results: results, done: done))
+                    )
+                }
+            }
+            .connect(host: "127.0.0.1", port: echoPort)
+    }
+    note("raw direct: \(direct4), failed \(direct4Failed)")
+    let routes = try await connectRawHubs(count: options.activeHomes, port: relayPort)
+    let rawCPUBefore = cpuNanoseconds(pid)
+    let rawSelfBefore = cpuNanoseconds(getpid())
+    let rawStart = clock.now
+    let (relayed4, relayed4Count, relayed4Failed) = await rawLoad(
+        clients: options.clients,
+        size: options.payload,
+        rate: options.rate,
+        seconds: options.seconds
+    ) { index, pacer, results, done in
+        connectWebSocket(port: relayPort, path: "/v1/client?route=\(routes[index % routes.count])") { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    RawRelayClient(RawClient(pacer: pacer, results: results, done: done))
+                )
+            }
+        }
+    }
+    let rawWall = clock.now - rawStart
+    let rawSeconds = Double(rawWall.components.seconds) + Double(rawWall.components.attoseconds) / 1e18
+    let rawCPU = Double(cpuNanoseconds(pid) - rawCPUBefore)
+    let rawSelf = Double(cpuNanoseconds(getpid()) - rawSelfBefore)
+    note("raw relayed: \(relayed4), failed \(relayed4Failed)")
+    rows += [
+        (
+            "Raw clients (NIO handlers), direct to the echo (the floor)",
+            "\(options.clients) clients × \(options.rate)/s for \(options.seconds) s: \(direct4), "
+                + "\(direct4Count) answered, \(direct4Failed) failed"
+        ),
+        (
+            "Raw clients and hubs through the relay alone",
+            "over \(options.activeHomes) homes: \(relayed4), \(relayed4Count) answered "
+                + "(\(String(format: "%.0f", Double(relayed4Count) / options.seconds))/s), \(relayed4Failed) failed"
+        ),
+        (
+            "Added by the relay under load",
+            String(
+                format: "p50 %.1f µs, p99 %.1f µs (target p99 < 1,000 µs)",
+                relayed4.p50 - direct4.p50,
+                relayed4.p99 - direct4.p99
+            )
+        ),
+        (
+            "Relay CPU under the raw load",
+            String(
+                format: "%.1f %% of one core over %.1f s (incl. connecting); %.1f µs per frame",
+                rawCPU / (rawSeconds * 1e9) * 100,
+                rawSeconds,
+                rawCPU / Double(max(2 * relayed4Count, 1)) / 1000
+            )
+        ),
+        ("This process under the raw load", String(format: "%.1f %% of one core", rawSelf / (rawSeconds * 1e9) * 100)),
+    ]
+    json["raw_direct"] = ["p50_us": direct4.p50, "p99_us": direct4.p99, "n": direct4Count, "failed": direct4Failed]
+    json["raw_relayed"] = [
+        "p50_us": relayed4.p50, "p99_us": relayed4.p99, "n": relayed4Count, "failed": relayed4Failed,
+    ]
+    json["raw_added_p99_us"] = relayed4.p99 - direct4.p99
+    json["raw_relay_cpu_percent"] = rawCPU / (rawSeconds * 1e9) * 100
 }
 
 print("| measure | value |\n|---|---|")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import NIOSSL
 import Relay
 
@@ -47,6 +48,9 @@ struct RelayCommand: AsyncParsableCommand {
     @Option(help: "The PEM private key of --tls-certificate.")
     var tlsKey: String?
 
+    @Option(help: "Event-loop threads (default: one per core).")
+    var threads: Int?
+
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -59,7 +63,13 @@ struct RelayCommand: AsyncParsableCommand {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together: give both or neither.")
         }
+        if let threads, !(1...256).contains(threads) {
+            throw ValidationError("--threads must be 1 to 256; got \(threads).")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535; got \(port).") }
+        if let threads, !(1...256).contains(threads) {
+            throw ValidationError("--threads must be 1 to 256; got \(threads).")
+        }
         guard maxStreams > 0, clientRate > 0, hubRate > 0, maxPayload >= 512, idleTimeout > 0, pingInterval > 0
         else {
             throw ValidationError(
@@ -71,6 +81,8 @@ struct RelayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        // Before anything touches NIO's shared event-loop group, which the relay's server runs on.
+        if let threads { NIOSingletons.groupLoopCountSuggestion = threads }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

@@ -20,10 +20,10 @@ import Testing
         let process: ChildProcess
         let port: Int
 
-        static func start() async throws -> RelayProcess {
+        static func start(_ extra: [String] = []) async throws -> RelayProcess {
             let process = try ChildProcess(
                 BuiltProducts.path("hearth-relay"),
-                ["--port", "0", "--ping-interval", "10", "--log-level", "warning"],
+                ["--port", "0", "--ping-interval", "10", "--log-level", "warning"] + extra,
                 timeout: 300
             )
             let line = try await offThePool { try process.readLine() }
@@ -51,7 +51,8 @@ import Testing
     )
     func aHubAndItsClientsMoveToTheOtherRelayWhenOneDies() async throws {
         let haproxyPath = try #require(Self.haproxy, "haproxy is required (HEARTH_REQUIRE_PEERS=1) but not installed")
-        let relays = [try await RelayProcess.start(), try await RelayProcess.start()]
+        // The second relay runs on one event-loop thread (`--threads 1`): the failover works the same.
+        let relays = [try await RelayProcess.start(), try await RelayProcess.start(["--threads", "1"])]
         defer { for relay in relays { relay.process.terminate() } }
         let frontend = try await Self.freePort()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-haproxy-\(UUID().uuidString)")

@@ -1,0 +1,329 @@
+// Phase 4: the relay alone under the active load. Clients and hubs speak the relay's own protocol from NIO channel
+// handlers in this process (no ClientForwarder, HubLink or TCP hop to an echo target), so the load costs this process
+// little and what is added over the same clients on plain TCP to an echo is the relay's part: a client's frame in,
+// to its hub, the hub's echo back, to the client.
+import Crypto
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import Relay
+
+/// The round trips (nanoseconds) and failures of one raw load, from every client's handler.
+final class RawResults: Sendable {
+    private let state = NIOLockedValueBox<(samples: [Int64], failed: Int)>(([], 0))
+
+    /// Adds one client's round trips, and whether it failed.
+    func add(_ samples: [Int64], failed: Bool) {
+        state.withLockedValue {
+            $0.samples += samples
+            if failed { $0.failed += 1 }
+        }
+    }
+
+    /// Every round trip so far, and the failed clients.
+    var all: (samples: [Int64], failed: Int) { state.withLockedValue { $0 } }
+}
+
+/// One client's schedule: `size` bytes at `next`, then every `interval` after it, each once the previous answer is
+/// in, until `end`; slots missed while busy are skipped, not sent in a burst.
+struct Pacer {
+    let size: Int
+    let interval: TimeAmount
+    let end: NIODeadline
+    var next: NIODeadline
+    var sentAt: NIODeadline?
+    var received = 0
+    var samples: [Int64] = []
+
+    /// Counts `bytes` of the answer; true when the answer is whole (the round trip is recorded, the next slot set).
+    mutating func receive(_ bytes: Int) -> Bool {
+        received += bytes
+        guard received >= size, let sentAt else { return false }
+        received -= size
+        let now = NIODeadline.now()
+        samples.append((now - sentAt).nanoseconds)
+        self.sentAt = nil
+        next = next + interval
+        while next < now { next = next + interval }
+        return true
+    }
+}
+
+/// A raw client's transport: how it sends one request.
+protocol RawClientTransport: ChannelInboundHandler {
+    /// Writes one request of `pacer.size` bytes.
+    func send(_ request: ByteBuffer, context: ChannelHandlerContext)
+}
+
+/// Drives a pacer on its channel's event loop and reports to `results` when the schedule ends or the channel closes.
+final class RawClient<Transport: RawClientTransport> {
+    var pacer: Pacer
+    let results: RawResults
+    let done: EventLoopPromise<Void>
+    let request: ByteBuffer
+    var finished = false
+
+    init(pacer: Pacer, results: RawResults, done: EventLoopPromise<Void>) {
+        self.pacer = pacer
+        self.results = results
+        self.done = done
+        request = ByteBuffer(repeating: 0x5a, count: pacer.size)
+    }
+
+    /// Waits for the next slot, then sends.
+    func schedule(context: ChannelHandlerContext, transport: Transport) {
+        let loop = context.eventLoop.assumeIsolated()
+        let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let boundTransport = NIOLoopBound(transport, eventLoop: context.eventLoop)
+        loop.scheduleTask(deadline: pacer.next) { [self] in
+            self.fire(context: boundContext.value, transport: boundTransport.value)
+        }
+    }
+
+    private func fire(context: ChannelHandlerContext, transport: Transport) {
+        guard !finished else { return }
+        guard NIODeadline.now() < pacer.end else {
+            finish(failed: false)
+            context.close(promise: nil)
+            return
+        }
+        pacer.sentAt = .now()
+        transport.send(request, context: context)
+    }
+
+    /// Counts answer bytes; schedules the next request when the answer is whole.
+    func received(_ bytes: Int, context: ChannelHandlerContext, transport: Transport) {
+        if pacer.receive(bytes) { schedule(context: context, transport: transport) }
+    }
+
+    /// Reports once: failed when the channel closed before the schedule's end.
+    func finish(failed: Bool) {
+        guard !finished else { return }
+        finished = true
+        results.add(pacer.samples, failed: failed)
+        done.succeed()
+    }
+}
+
+/// A raw client on plain TCP (the floor: straight to the echo target).
+final class RawTCPClient: RawClientTransport {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    var client: RawClient<RawTCPClient>
+
+    init(_ client: RawClient<RawTCPClient>) { self.client = client }
+
+    func channelActive(context: ChannelHandlerContext) {
+        client.schedule(context: context, transport: self)
+        context.fireChannelActive()
+    }
+
+    func send(_ request: ByteBuffer, context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(request), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        client.received(unwrapInboundIn(data).readableBytes, context: context, transport: self)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        client.finish(failed: NIODeadline.now() < client.pacer.end)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+}
+
+/// A raw client of the relay: one WebSocket to `/v1/client?route=…`, its requests as masked binary frames.
+final class RawRelayClient: RawClientTransport {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+    var client: RawClient<RawRelayClient>
+
+    init(_ client: RawClient<RawRelayClient>) { self.client = client }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Added by the upgrade: the channel is open already.
+        client.schedule(context: context, transport: self)
+    }
+
+    func send(_ request: ByteBuffer, context: ChannelHandlerContext) {
+        let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: request)
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .binary, .continuation: client.received(frame.length, context: context, transport: self)
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose: context.close(promise: nil)
+        default: break
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        client.finish(failed: NIODeadline.now() < client.pacer.end)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+}
+
+/// A raw hub: proves its key to the relay, then echoes every stream's data back on the same stream.
+final class RawHub: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+    let identity: Curve25519.Signing.PrivateKey
+    let accepted: EventLoopPromise<Void>
+
+    init(identity: Curve25519.Signing.PrivateKey, accepted: EventLoopPromise<Void>) {
+        self.identity = identity
+        self.accepted = accepted
+    }
+
+    private func send(_ frame: RelayFrame, context: ChannelHandlerContext) {
+        let data = frame.encoded(allocator: context.channel.allocator)
+        context.writeAndFlush(
+            wrapOutboundOut(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: data)),
+            promise: nil
+        )
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .binary:
+            switch RelayFrame(decoding: frame.unmaskedData) {
+            case .challenge(let challenge)?:
+                guard let answer = try? HubProof.answer(challenge: challenge, identity: identity) else {
+                    context.close(promise: nil)
+                    return
+                }
+                send(.proof(publicKey: answer.publicKey, signature: answer.signature), context: context)
+            case .accepted?: accepted.succeed()
+            case .data(let stream, let payload)?: send(.data(stream: stream, payload: payload), context: context)
+            default: break
+            }
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose: context.close(promise: nil)
+        default: break
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        accepted.fail(ChannelError.eof)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+}
+
+/// Sends the upgrade request when the connection opens; any answer it sees means the upgrade was refused.
+final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+    let path: String
+
+    init(path: String) { self.path = path }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: "127.0.0.1")
+        headers.add(name: "Content-Length", value: "0")
+        context.write(
+            wrapOutboundOut(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers))),
+            promise: nil
+        )
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.close(promise: nil) }
+}
+
+/// Opens a WebSocket to `path` on the relay at `port`; `upgraded` adds the handler once the upgrade is done.
+func connectWebSocket(
+    port: Int,
+    path: String,
+    upgraded: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+) -> EventLoopFuture<any Channel> {
+    ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+        .connectTimeout(.seconds(10))
+        .channelInitializer { channel in
+            let upgrader = NIOWebSocketClientUpgrader(
+                maxFrameSize: 1 << 16,
+                automaticErrorHandling: false,
+                upgradePipelineHandler: { channel, _ in upgraded(channel) }
+            )
+            let configuration: NIOHTTPClientUpgradeSendableConfiguration = (
+                upgraders: [upgrader],
+                completionHandler: { context in context.pipeline.removeHandler(name: "upgrade-request", promise: nil) }
+            )
+            // The relay's challenge may come in the same read as its 101: those bytes go on to the WebSocket.
+            return channel.pipeline.addHTTPClientHandlers(
+                leftOverBytesStrategy: .forwardBytes,
+                withClientUpgrade: configuration
+            ).flatMapThrowing {
+                try channel.pipeline.syncOperations.addHandler(UpgradeRequester(path: path), name: "upgrade-request")
+            }
+        }
+        .connect(host: "127.0.0.1", port: port)
+}
+
+/// Connects `count` raw hubs to the relay at `port`; returns their routes once the relay accepted each proof.
+func connectRawHubs(count: Int, port: Int) async throws -> [RouteID] {
+    var routes: [RouteID] = []
+    for _ in 0..<count {
+        let identity = Curve25519.Signing.PrivateKey()
+        let route = RouteID(publicKey: identity.publicKey.rawRepresentation)
+        let accepted = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
+        _ = try await connectWebSocket(port: port, path: "/v1/hub?route=\(route)") { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(RawHub(identity: identity, accepted: accepted))
+            }
+        }.get()
+        try await accepted.futureResult.get()
+        routes.append(route)
+    }
+    return routes
+}
+
+/// `clients` raw clients at `rate` requests a second each for `seconds`, connected first (gradually), then all
+/// started together; `connect(index, client)` opens client `index`'s connection with its handler. Returns the
+/// round trips and the count of failed clients.
+func rawLoad(
+    clients: Int,
+    size: Int,
+    rate: Double,
+    seconds: Double,
+    connect: (Int, Pacer, RawResults, EventLoopPromise<Void>) -> EventLoopFuture<any Channel>
+) async -> (Summary, Int, Int) {
+    let results = RawResults()
+    let interval = TimeAmount.nanoseconds(Int64(1e9 / rate))
+    let start = NIODeadline.now() + .seconds(2) + .milliseconds(Int64(3 * clients))
+    let end = start + .nanoseconds(Int64(seconds * 1e9))
+    var finished: [EventLoopFuture<Void>] = []
+    for client in 0..<clients {
+        let offset = TimeAmount.nanoseconds(interval.nanoseconds * Int64(client) / Int64(max(clients, 1)))
+        let pacer = Pacer(size: size, interval: interval, end: end, next: start + offset)
+        let done = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
+        let channel = connect(client, pacer, results, done)
+        channel.whenFailure { _ in
+            results.add([], failed: true)
+            done.succeed()
+        }
+        finished.append(done.futureResult)
+        if client % 50 == 49 { _ = try? await channel.get() }
+    }
+    for future in finished { try? await future.get() }
+    let (samples, failed) = results.all
+    return (Summary(samples.map { Duration.nanoseconds($0) }), samples.count, failed)
+}

@@ -1,0 +1,79 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import TestSupport
+import Testing
+
+@testable import Relay
+
+/// Homes that connect together are not pinged together: each connection's first ping falls at its own point of the
+/// second half of the interval.
+struct PingSpreadTests {
+    @Test func firstPingsOfHomesThatConnectTogetherAreSpreadOverHalfTheInterval() async throws {
+        let interval = Duration.milliseconds(600)
+        let relay = try await RunningRelay.start { $0.pingInterval = interval }
+        let count = 8
+        // Eight hubs connect at once and never answer: each hears the challenge, then a ping.
+        let delays = try await withThrowingTaskGroup(of: Duration.self) { group in
+            for _ in 0..<count { group.addTask { try await timeToFirstPing(port: relay.port) } }
+            var delays: [Duration] = []
+            for try await delay in group { delays.append(delay) }
+            return delays
+        }
+        await relay.stop()
+        #expect(delays.count == count)
+        for delay in delays {
+            // Not before half the interval (less the connection's own set-up), not long after all of it.
+            #expect(delay >= interval / 2 - .milliseconds(50), "\(delays)")
+            #expect(delay <= interval + .milliseconds(400), "\(delays)")
+        }
+        // Uniform over 300 ms: eight falling within 30 ms of each other has a chance of about one in a million.
+        let spread = (delays.max() ?? .zero) - (delays.min() ?? .zero)
+        #expect(spread > .milliseconds(30), "\(delays)")
+    }
+
+    @Test func theFirstPingDelayStaysWithinTheSecondHalfOfTheInterval() {
+        let interval = Duration.seconds(30)
+        var seen = Set<Int64>()
+        for _ in 0..<1_000 {
+            let delay = RelaySocketHandler.firstPingDelay(interval).nanoseconds
+            #expect(delay >= 15_000_000_000 && delay <= 30_000_000_000)
+            seen.insert(delay / 1_000_000_000)
+        }
+        #expect(seen.count >= 10)
+        #expect(RelaySocketHandler.firstPingDelay(.zero).nanoseconds >= 1)
+    }
+}
+
+/// Opens a hub's WebSocket to the relay on `port` with raw bytes and returns the time from sending the upgrade to
+/// the first ping frame (after the 101 answer and the 35-byte challenge frame).
+private func timeToFirstPing(port: Int) async throws -> Duration {
+    let route = String(repeating: "0", count: 24) + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
+    let request = Array(
+        ("GET /v1/hub?route=\(route) HTTP/1.1\r\nHost: relay\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+            + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").utf8
+    )
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
+    let clock = ContinuousClock()
+    return try await channel.executeThenClose { inbound, outbound in
+        let start = clock.now
+        try await outbound.write(ByteBuffer(bytes: request))
+        var received: [UInt8] = []
+        for try await chunk in inbound {
+            received += chunk.readableBytesView
+            guard let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { continue }
+            let frames = received[end...]
+            // The challenge: FIN + binary, 33 bytes (its type and 32 random ones); then the ping: FIN + ping.
+            guard frames.count >= 37 else { continue }
+            #expect(frames[frames.startIndex] == 0x82 && frames[frames.startIndex + 1] == 33)
+            #expect(frames[frames.startIndex + 35] == 0x89)
+            return clock.now - start
+        }
+        throw TimedOut(what: "a ping")
+    }
+}
