@@ -31,7 +31,7 @@ public struct DeviceID: Sendable, Hashable, TextCodable {
         for index in 0..<Self.byteCount {
             let offset = index * 3
             if index > 0, utf8[offset - 1] != UInt8(ascii: ":") { throw .invalidFormat }
-            guard let high = Self.hexValue(utf8[offset]), let low = Self.hexValue(utf8[offset + 1]) else {
+            guard let high = utf8[offset].asciiHexDigitValue, let low = utf8[offset + 1].asciiHexDigitValue else {
                 throw .invalidFormat
             }
             parsed.append(high << 4 | low)
@@ -54,11 +54,15 @@ public struct DeviceID: Sendable, Hashable, TextCodable {
         self.bytes = bytes
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+}
+
+extension UInt8 {
+    /// The value of this byte as an ASCII hex digit (`0`–`9`, `a`–`f`, `A`–`F`); `nil` for any other byte.
+    public var asciiHexDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
         default: nil
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HAPTypes
 import HTTPTypes
 import HearthAPI
 import HomeGraph
@@ -196,9 +197,9 @@ extension UUID {
                     position += 1
                     continue
                 }
-                guard let high = Self.hexValue(utf8[index]) else { return false }
+                guard let high = utf8[index].asciiHexDigitValue else { return false }
                 index = utf8.index(after: index)
-                guard let low = Self.hexValue(utf8[index]) else { return false }
+                guard let low = utf8[index].asciiHexDigitValue else { return false }
                 index = utf8.index(after: index)
                 out[written] = high << 4 | low
                 written += 1
@@ -208,16 +209,6 @@ extension UUID {
         }
         guard parsed else { return nil }
         self.init(uuid: bytes)
-    }
-
-    /// The value of one hexadecimal digit, `nil` for any other byte.
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -49,10 +49,7 @@ struct PingSpreadTests {
 /// the first ping frame (after the 101 answer and the 35-byte challenge frame).
 private func timeToFirstPing(port: Int) async throws -> Duration {
     let route = String(repeating: "0", count: 24) + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
-    let request = Array(
-        ("GET /v1/hub?route=\(route) HTTP/1.1\r\nHost: relay\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
-            + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").utf8
-    )
+    let request = upgradeRequest(path: "/v1/hub?route=\(route)")
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connect(host: "127.0.0.1", port: port) { channel in
             channel.eventLoop.makeCompletedFuture {

@@ -158,13 +158,18 @@ func roundTrip(port: Int, _ bytes: [UInt8], timeout: Duration = .seconds(20)) as
     }
 }
 
-/// Asks the relay at `port` to upgrade `path` to a WebSocket, as a client would, and returns the status code and
-/// the body of its answer when it refuses (the upgrade's 101 has no body).
-func upgradeAnswer(port: Int, path: String) async throws -> (status: Int, body: String) {
-    let request = Array(
+/// The bytes of a WebSocket upgrade request for `path`, as a client sends them.
+func upgradeRequest(path: String) -> [UInt8] {
+    Array(
         ("GET \(path) HTTP/1.1\r\nHost: relay\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
             + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").utf8
     )
+}
+
+/// Asks the relay at `port` to upgrade `path` to a WebSocket, as a client would, and returns the status code and
+/// the body of its answer when it refuses (the upgrade's 101 has no body).
+func upgradeAnswer(port: Int, path: String) async throws -> (status: Int, body: String) {
+    let request = upgradeRequest(path: path)
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connect(host: "127.0.0.1", port: port) { channel in
             channel.eventLoop.makeCompletedFuture {
