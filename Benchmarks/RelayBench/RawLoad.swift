@@ -296,9 +296,10 @@ func connectRawHubs(count: Int, port: Int) async throws -> [RouteID] {
     return routes
 }
 
-/// `clients` raw clients at `rate` requests a second each for `seconds`, connected first (gradually), then all
-/// started together; `connect(index, client)` opens client `index`'s connection with its handler. Returns the
-/// round trips and the count of failed clients.
+/// Runs `clients` raw clients at `rate` requests a second each for `seconds`; the round trips and failed clients.
+///
+/// The clients connect first (gradually), then all start together; `connect(index, pacer, results, done)` opens
+/// client `index`'s connection with its handler.
 func rawLoad(
     clients: Int,
     size: Int,
@@ -319,6 +320,10 @@ func rawLoad(
         channel.whenFailure { _ in
             results.add([], failed: true)
             done.succeed()
+        }
+        // A client whose answer never comes is closed 10 s after the end rather than waited for forever.
+        channel.whenSuccess { channel in
+            channel.eventLoop.scheduleTask(deadline: end + .seconds(10)) { channel.close(promise: nil) }
         }
         finished.append(done.futureResult)
         if client % 50 == 49 { _ = try? await channel.get() }

@@ -7,9 +7,10 @@
 // 2. idle homes: N hub links kept connected; the relay's RSS before and after, bytes per idle home;
 // 3. active clients: M clients at R requests/s each over some homes (with the idle homes still connected), the
 //    same load direct first: p50/p99 and added p99, the relay's CPU;
-// 4. the relay alone under that load (RawLoad.swift, skipped with --raw 0): the same clients and rate, but clients
-//    and hubs speak the relay's protocol from NIO channel handlers here (no forwarders, links or echo hop), against
-//    the same clients on plain TCP to the echo: added p50/p99 and the relay's CPU, with this process's CPU beside it.
+// 4. the relay alone under that load (RawLoad.swift; plain ws:// only, skipped with --raw 0 or TLS): the same
+//    clients and rate, but clients and hubs speak the relay's protocol from NIO channel handlers here (no forwarders,
+//    links or echo hop), against the same clients on plain TCP to the echo: added p50/p99 and the relay's CPU, with
+//    this process's CPU beside it.
 //
 // Usage: hearth-relay-bench --relay PATH [--pings 10000] [--homes 10000] [--clients 1000] [--active-homes 50]
 //        [--rate 10] [--seconds 20] [--payload 100] [--raw 1] [--relay-threads N (the relay's --threads)]

@@ -63,9 +63,6 @@ struct RelayCommand: AsyncParsableCommand {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together: give both or neither.")
         }
-        if let threads, !(1...256).contains(threads) {
-            throw ValidationError("--threads must be 1 to 256; got \(threads).")
-        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535; got \(port).") }
         if let threads, !(1...256).contains(threads) {
             throw ValidationError("--threads must be 1 to 256; got \(threads).")
