@@ -51,14 +51,9 @@ struct Pacer {
     }
 }
 
-/// A raw client's transport: how it sends one request.
-protocol RawClientTransport: ChannelInboundHandler {
-    /// Writes one request of `pacer.size` bytes.
-    func send(_ request: ByteBuffer, context: ChannelHandlerContext)
-}
-
-/// Drives a pacer on its channel's event loop and reports to `results` when the schedule ends or the channel closes.
-final class RawClient<Transport: RawClientTransport> {
+/// Drives a pacer on its channel's event loop and reports to `results` when the schedule ends or the channel closes;
+/// its handler only frames each request (`send`) and counts the answer's bytes.
+final class RawClient {
     var pacer: Pacer
     let results: RawResults
     let done: EventLoopPromise<Void>
@@ -72,33 +67,29 @@ final class RawClient<Transport: RawClientTransport> {
         request = ByteBuffer(repeating: 0x5a, count: pacer.size)
     }
 
-    /// Waits for the next slot, then sends.
-    func schedule(context: ChannelHandlerContext, transport: Transport) {
-        let loop = context.eventLoop.assumeIsolated()
-        let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-        let boundTransport = NIOLoopBound(transport, eventLoop: context.eventLoop)
-        loop.scheduleTask(deadline: pacer.next) { [self] in
-            self.fire(context: boundContext.value, transport: boundTransport.value)
+    /// Waits for the next slot, then sends the request with `send`, or ends the run after its end.
+    func schedule(context: ChannelHandlerContext, send: @escaping (ByteBuffer) -> Void) {
+        context.eventLoop.assumeIsolated().scheduleTask(deadline: pacer.next) { [self] in
+            guard !finished else { return }
+            guard NIODeadline.now() < pacer.end else {
+                finish(failed: false)
+                context.close(promise: nil)
+                return
+            }
+            pacer.sentAt = .now()
+            send(request)
         }
-    }
-
-    private func fire(context: ChannelHandlerContext, transport: Transport) {
-        guard !finished else { return }
-        guard NIODeadline.now() < pacer.end else {
-            finish(failed: false)
-            context.close(promise: nil)
-            return
-        }
-        pacer.sentAt = .now()
-        transport.send(request, context: context)
     }
 
     /// Counts answer bytes; schedules the next request when the answer is whole.
-    func received(_ bytes: Int, context: ChannelHandlerContext, transport: Transport) {
-        if pacer.receive(bytes) { schedule(context: context, transport: transport) }
+    func received(_ bytes: Int, context: ChannelHandlerContext, send: @escaping (ByteBuffer) -> Void) {
+        if pacer.receive(bytes) { schedule(context: context, send: send) }
     }
 
-    /// Reports once: failed when the channel closed before the schedule's end.
+    /// The channel closed: reports, failed when that was before the schedule's end.
+    func closed() { finish(failed: NIODeadline.now() < pacer.end) }
+
+    /// Reports once.
     func finish(failed: Bool) {
         guard !finished else { return }
         finished = true
@@ -108,28 +99,28 @@ final class RawClient<Transport: RawClientTransport> {
 }
 
 /// A raw client on plain TCP (the floor: straight to the echo target).
-final class RawTCPClient: RawClientTransport {
+final class RawTCPClient: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
-    var client: RawClient<RawTCPClient>
+    let client: RawClient
 
-    init(_ client: RawClient<RawTCPClient>) { self.client = client }
+    init(_ client: RawClient) { self.client = client }
+
+    private func sender(_ context: ChannelHandlerContext) -> (ByteBuffer) -> Void {
+        { [self] request in context.writeAndFlush(wrapOutboundOut(request), promise: nil) }
+    }
 
     func channelActive(context: ChannelHandlerContext) {
-        client.schedule(context: context, transport: self)
+        client.schedule(context: context, send: sender(context))
         context.fireChannelActive()
     }
 
-    func send(_ request: ByteBuffer, context: ChannelHandlerContext) {
-        context.writeAndFlush(wrapOutboundOut(request), promise: nil)
-    }
-
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        client.received(unwrapInboundIn(data).readableBytes, context: context, transport: self)
+        client.received(unwrapInboundIn(data).readableBytes, context: context, send: sender(context))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        client.finish(failed: NIODeadline.now() < client.pacer.end)
+        client.closed()
         context.fireChannelInactive()
     }
 
@@ -137,27 +128,29 @@ final class RawTCPClient: RawClientTransport {
 }
 
 /// A raw client of the relay: one WebSocket to `/v1/client?route=…`, its requests as masked binary frames.
-final class RawRelayClient: RawClientTransport {
+final class RawRelayClient: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
-    var client: RawClient<RawRelayClient>
+    let client: RawClient
 
-    init(_ client: RawClient<RawRelayClient>) { self.client = client }
+    init(_ client: RawClient) { self.client = client }
+
+    private func sender(_ context: ChannelHandlerContext) -> (ByteBuffer) -> Void {
+        { [self] request in
+            let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: request)
+            context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        }
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         // Added by the upgrade: the channel is open already.
-        client.schedule(context: context, transport: self)
-    }
-
-    func send(_ request: ByteBuffer, context: ChannelHandlerContext) {
-        let frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: request)
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        client.schedule(context: context, send: sender(context))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
-        case .binary, .continuation: client.received(frame.length, context: context, transport: self)
+        case .binary, .continuation: client.received(frame.length, context: context, send: sender(context))
         case .ping:
             let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
@@ -167,7 +160,7 @@ final class RawRelayClient: RawClientTransport {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        client.finish(failed: NIODeadline.now() < client.pacer.end)
+        client.closed()
         context.fireChannelInactive()
     }
 

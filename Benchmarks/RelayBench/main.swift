@@ -409,6 +409,16 @@ func startForwarder(relayURL: String, route: RouteID) async throws -> Int {
     return forwarder.port
 }
 
+/// The relay's CPU over a load: its share of one core over `seconds`, and per forwarded frame (two per answer).
+func relayCPUText(nanoseconds: Double, seconds: Double, answers: Int) -> String {
+    String(
+        format: "%.1f %% of one core over %.1f s (incl. connecting); %.1f µs per frame",
+        nanoseconds / (seconds * 1e9) * 100,
+        seconds,
+        nanoseconds / Double(max(2 * answers, 1)) / 1000
+    )
+}
+
 // MARK: The run
 
 LoggingSystem.bootstrap { label in
@@ -572,12 +582,7 @@ if options.clients > 0 {
         ),
         (
             "Relay CPU under load",
-            String(
-                format: "%.1f %% of one core over %.1f s (incl. connecting); %.1f µs per frame",
-                activeCPU / (wallSeconds * 1e9) * 100,
-                wallSeconds,
-                activeCPU / Double(max(2 * relayedCount, 1)) / 1000
-            )
+            relayCPUText(nanoseconds: activeCPU, seconds: wallSeconds, answers: relayedCount)
         ),
         (
             "This process (clients, forwarders, hub links, echo) under load",
@@ -661,12 +666,7 @@ if options.clients > 0, options.raw, relayTLS == nil {
         ),
         (
             "Relay CPU under the raw load",
-            String(
-                format: "%.1f %% of one core over %.1f s (incl. connecting); %.1f µs per frame",
-                rawCPU / (rawSeconds * 1e9) * 100,
-                rawSeconds,
-                rawCPU / Double(max(2 * relayed4Count, 1)) / 1000
-            )
+            relayCPUText(nanoseconds: rawCPU, seconds: rawSeconds, answers: relayed4Count)
         ),
         ("This process under the raw load", String(format: "%.1f %% of one core", rawSelf / (rawSeconds * 1e9) * 100)),
     ]

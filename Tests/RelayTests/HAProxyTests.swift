@@ -34,6 +34,24 @@ import Testing
         }
     }
 
+    /// The relay's event-loop threads (NIO names them `NIO-SGLTN-…`), read from /proc.
+    static func eventLoopThreads(of pid: Int32) throws -> Int {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        return tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix("NIO-SGLTN")
+        }.count
+    }
+
+    @Test func threadsSetsTheRelaysEventLoops() async throws {
+        let one = try await RelayProcess.start(["--threads", "1"])
+        defer { one.process.terminate() }
+        let three = try await RelayProcess.start(["--threads", "3"])
+        defer { three.process.terminate() }
+        #expect(try Self.eventLoopThreads(of: one.process.processIdentifier) == 1)
+        #expect(try Self.eventLoopThreads(of: three.process.processIdentifier) == 3)
+    }
+
     /// A free loopback port (bound and released).
     static func freePort() async throws -> Int {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
