@@ -88,6 +88,20 @@ def cpu_sched_ns(pid):
     return int(total * 1e6) if found else None
 
 
+def context_switches(pid):
+    """Voluntary and involuntary context switches of all of `pid`'s threads so far (a thread hop costs one)."""
+    total = 0
+    for path in glob.glob(f"/proc/{pid}/task/*/status"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split(":")[1])
+        except OSError:
+            continue
+    return total
+
+
 def cpu_stat_ns(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -127,11 +141,11 @@ def loadavg():
 
 
 async def measure_idle(pid, seconds):
-    c0, s0, w0 = *cpu_both(pid), now_ns()
+    x0, (c0, s0), w0 = context_switches(pid), cpu_both(pid), now_ns()
     await asyncio.sleep(seconds)
-    c1, s1, w1 = *cpu_both(pid), now_ns()
+    x1, (c1, s1), w1 = context_switches(pid), cpu_both(pid), now_ns()
     wall = (w1 - w0) / 1e9
-    return {"seconds": round(wall, 2),
+    return {"seconds": round(wall, 2), "context_switches_per_s": round((x1 - x0) / wall, 1),
             "cpu_ms_per_s": round((c1 - c0) / 1e6 / wall, 3) if c0 is not None else None,
             "cpu_ms_per_s_stat": round((s1 - s0) / 1e6 / wall, 3) if s0 is not None else None}
 
@@ -412,7 +426,7 @@ async def automation_bench(a, api, home, ctl, arrivals, trigger_key, lamp_b, tri
     lat = []
     event_leg, hub_leg = [], []
     misses = 0
-    fire_cpu = fire_cpu_stat = fire_wall = 0
+    fire_cpu = fire_cpu_stat = fire_wall = fire_switches = 0
     c_start, s_start, w_start = *cpu_both(pid), now_ns()
     for _ in range(firings):
         await ctl.set(*trigger_key, False)
@@ -424,6 +438,7 @@ async def automation_bench(a, api, home, ctl, arrivals, trigger_key, lamp_b, tri
         await asyncio.sleep(a.gap)
         fut = arrivals.expect(lamp_b, True)
         heard = arrivals.expect(trigger_key, True) if split else None
+        x0 = context_switches(pid)
         c0, s0 = cpu_both(pid)
         t0 = await ctl.set(*trigger_key, True)
         try:
@@ -436,6 +451,7 @@ async def automation_bench(a, api, home, ctl, arrivals, trigger_key, lamp_b, tri
             misses += 1
         await asyncio.sleep(a.settle)
         c1, s1 = cpu_both(pid)
+        fire_switches += context_switches(pid) - x0
         fire_cpu += c1 - c0
         fire_cpu_stat += s1 - s0
         fire_wall += now_ns() - t0
@@ -451,6 +467,7 @@ async def automation_bench(a, api, home, ctl, arrivals, trigger_key, lamp_b, tri
     out["cpu_ms_per_firing_window"] = round(fire_cpu / 1e6 / n, 3)
     out["cpu_ms_per_firing_window_stat"] = round(fire_cpu_stat / 1e6 / n, 3)
     out["cpu_ms_per_firing_window_net_of_idle"] = round((fire_cpu / 1e6 - idle_in_windows) / n, 3)
+    out["context_switches_per_firing_window"] = round(fire_switches / n, 1)
     out["firing_window_ms_mean"] = round(fire_wall / 1e6 / n, 2)
     out["cpu_ms_per_cycle_total"] = round((c_end - c_start) / 1e6 / n, 3)
     out["cycle_wall_s"] = round((w_end - w_start) / 1e9, 2)
@@ -604,9 +621,11 @@ def report(hearth_path, ha_path):
         ("hub CPU ms per firing (window, gross)", ("automation", "cpu_ms_per_firing_window")),
         ("hub CPU ms per firing (window, gross, /proc/PID/stat ticks)",
          ("automation", "cpu_ms_per_firing_window_stat")),
+        ("hub context switches per firing (window)", ("automation", "context_switches_per_firing_window")),
         ("hub CPU ms per motion firing, net", ("automation_motion", "cpu_ms_per_firing_window_net_of_idle")),
         ("hub CPU ms per whole cycle", ("automation", "cpu_ms_per_cycle_total")),
         ("hub idle CPU ms/s", ("idle_before", "cpu_ms_per_s")),
+        ("hub idle context switches/s", ("idle_before", "context_switches_per_s")),
         ("hub VmRSS MiB after pairing", ("memory_after_pair", "VmRSS_MiB")),
         ("hub VmRSS MiB at the end", ("memory_end", "VmRSS_MiB")),
         ("REST write: HTTP response p50 ms", ("rest", "http_response_ms", "p50")),

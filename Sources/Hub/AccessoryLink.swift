@@ -4,6 +4,7 @@ import HAP
 import HAPController
 import HAPTypes
 import HomeGraph
+import NIOCore
 
 /// One paired accessory server (a bridge, or a single accessory) the hub keeps a session with.
 struct AccessoryLink {
@@ -38,7 +39,7 @@ struct AccessoryLinks {
     /// Operations from accessories not yet committed.
     var pendingReports: [HomeOperation] = []
     /// The scheduled or running group commit.
-    var flush: Task<Void, Never>?
+    var flush: Scheduled<Void>?
     /// Whether `start()` ran.
     var isStarted = false
     /// Whether `stop()` began: links made from now on are closed at once.

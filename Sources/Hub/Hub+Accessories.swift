@@ -44,7 +44,7 @@ extension Hub {
         if !configuration.interfaces.isEmpty {
             let browser = AccessoryBrowser(
                 interfaces: configuration.interfaces,
-                group: configuration.eventLoopGroup,
+                group: eventLoop,
                 logger: logger
             )
             do {
@@ -55,7 +55,7 @@ extension Hub {
             }
             accessories.browser = browser
             let events = browser.events
-            accessories.browserTask = Task { [weak self] in
+            accessories.browserTask = Task(executorPreference: taskExecutor) { [weak self] in
                 for await event in events { await self?.browsed(event) }
             }
         }
@@ -164,7 +164,7 @@ extension Hub {
         do { identity = try await store.identity() } catch { throw .accessory(.store(error)) }
         let client = AccessoryPairingClient(
             timeouts: configuration.pairingTimeouts,
-            eventLoopGroup: configuration.eventLoopGroup,
+            eventLoopGroup: eventLoop,
             logger: logger
         )
         let pairing: AccessoryPairing
@@ -253,7 +253,7 @@ extension Hub {
                 .setReachability(home: homeID, accessory: accessory.id, isReachable: true)
             )
         }
-        await commitReports()
+        commitReports()
         await follow(database, key: key)
         await subscribeNotifying(key: key, onlyEnabled: true)
         logger.info("paired an accessory again", metadata: ["device": "\(key)"])
@@ -336,7 +336,7 @@ extension Hub {
             record: record,
             identity: identity,
             configuration: configuration.accessoryLinks,
-            eventLoopGroup: configuration.eventLoopGroup,
+            eventLoopGroup: eventLoop,
             logger: logger
         )
     }
@@ -353,12 +353,12 @@ extension Hub {
         let events = paired.events
         let reachability = paired.reachability
         link.tasks.append(
-            Task { [weak self] in
+            Task(executorPreference: taskExecutor) { [weak self] in
                 for await event in events { await self?.accessoryEvent(event, key: key) }
             }
         )
         link.tasks.append(
-            Task { [weak self] in
+            Task(executorPreference: taskExecutor) { [weak self] in
                 for await reachable in reachability { await self?.reachabilityChanged(reachable, key: key) }
             }
         )
@@ -368,7 +368,7 @@ extension Hub {
     /// Connects a link made at start, retrying with the link's backoff until it succeeds or the link closes.
     private func connectTask(_ paired: PairedAccessory, key: String) -> Task<Void, Never> {
         let backoff = configuration.accessoryLinks.backoff
-        return Task { [weak self] in
+        return Task(executorPreference: taskExecutor) { [weak self] in
             var attempt = 0
             while !Task.isCancelled {
                 do throws(HAPControllerError) {

@@ -153,13 +153,14 @@ extension Hub {
                 )
                 continue
             }
+            let (allWrites, undo) = (writes, restore)
             Task {
                 await self.runAutomationWrites(
                     home: homeID,
                     trigger: triggerID,
                     decidedAt: decidedAt,
-                    writes: writes,
-                    restore: restore,
+                    writes: allWrites,
+                    restore: undo,
                     cascade: cascade + 1
                 )
             }
@@ -276,7 +277,7 @@ extension Hub {
         automation.timerDeadline = deadline
         guard let deadline else { return }
         let clock = configuration.clock
-        automation.timer = Task { [weak self] in
+        automation.timer = Task(executorPreference: taskExecutor) { [weak self] in
             do { try await clock.sleep(until: deadline) } catch { return }
             await self?.automationTimeCame()
         }

@@ -6,6 +6,7 @@ import HAPController
 import HAPTypes
 import HomeGraph
 import Logging
+import NIOCore
 
 /// What paired accessories report to the hub: values (group-committed), reachability, database changes and
 /// advertisements.
@@ -60,28 +61,28 @@ extension Hub {
         report(changes, key: deviceKey(deviceID))
     }
 
-    /// Waits until every report queued so far is committed.
-    public func commitReports() async {
-        while accessories.flush != nil || !accessories.pendingReports.isEmpty {
-            if let flush = accessories.flush {
-                await flush.value
-            } else {
-                scheduleFlush()
+    /// Commits every report queued so far now, without waiting for the group commit's window.
+    public func commitReports() {
+        accessories.flush?.cancel()
+        accessories.flush = nil
+        flushReports()
+    }
+
+    /// Arms the group commit: the reports queued within the window are committed together, on the hub's loop.
+    func scheduleFlush() {
+        guard accessories.flush == nil, !accessories.pendingReports.isEmpty, !isStopped else { return }
+        accessories.flush = eventLoop.scheduleTask(in: TimeAmount(configuration.reportWindow)) { [weak self] in
+            self?.runOnLoop { hub in
+                hub.accessories.flush = nil
+                hub.flushReports()
             }
         }
     }
 
-    func scheduleFlush() {
-        guard accessories.flush == nil, !accessories.pendingReports.isEmpty, !isStopped else { return }
-        let window = configuration.reportWindow
-        accessories.flush = Task { [weak self] in
-            if window > .zero { try? await Task.sleep(for: window) }
-            await self?.flushReports()
-        }
-    }
-
-    private func flushReports() async {
+    /// Commits the queued reports in one transaction.
+    private func flushReports() {
         let batch = takePendingReports()
+        guard !batch.isEmpty else { return }
         do {
             try applyReports(batch)
         } catch {
@@ -90,7 +91,6 @@ extension Hub {
                 metadata: ["count": "\(batch.count)", "error": "\(error.code)"]
             )
         }
-        accessories.flush = nil
         scheduleFlush()
     }
 

@@ -16,7 +16,7 @@ import Synchronization
 /// checks the caller's role in the home, applies the operations to the graph it owns, appends them to the store's
 /// log (acknowledged = on disk) and hands the resulting change events, in sequence order per home, to every
 /// subscriber allowed to see them.
-public actor Hub {
+public actor Hub: EventLoopBoundActor {
     /// Where the hub keeps its state and what it talks to.
     public struct Configuration: Sendable {
         /// The state folder: the home store, its device key, the controller's pairings.
@@ -27,7 +27,7 @@ public actor Hub {
         public var logger: Logger
         /// The IPv4 addresses whose interfaces the hub browses for accessories on; empty: no browsing.
         public var interfaces: [IPv4Address]
-        /// The event loops of the accessory connections and the browser.
+        /// The event loops the hub picks its own from (``Hub/eventLoop``: its actor, accessory connections, browser).
         public var eventLoopGroup: any EventLoopGroup
         /// Timeouts and reconnect backoff of each accessory link.
         public var accessoryLinks: PairedAccessory.Configuration
@@ -69,6 +69,15 @@ public actor Hub {
 
     /// The configuration the hub was started with.
     public nonisolated let configuration: Configuration
+    /// The event loop the hub runs on (its actor's executor), with its accessory connections and its timers: an
+    /// accessory's event reaches the hub, and the writes an automation makes leave, without changing threads.
+    public nonisolated let eventLoop: any EventLoop
+    /// An executor on ``eventLoop`` for the hub's tasks that are not isolated to it (those reading its links'
+    /// events).
+    nonisolated let taskExecutor: EventLoopTaskExecutor
+
+    /// Runs the actor on ``eventLoop``.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { eventLoop.executor.asUnownedSerialExecutor() }
     /// The home graph as of the last acknowledged operation; read without waiting for the hub (a write in
     /// progress, its disk sync included, does not hold readers up).
     public nonisolated var graph: HomeGraph { acknowledged.withLock { $0 } }
@@ -97,6 +106,9 @@ public actor Hub {
     /// built-in scenes that homes made before homes had them lack.
     public init(configuration: Configuration) async throws(HubError) {
         self.configuration = configuration
+        let loop = configuration.eventLoopGroup.next()
+        eventLoop = loop
+        taskExecutor = EventLoopTaskExecutor(loop)
         logger = configuration.logger
         let store: HomeStore
         do {

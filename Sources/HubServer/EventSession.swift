@@ -156,6 +156,10 @@ struct EventSession {
                 if case .userRemoved(let userID) = event.change, userID == principal.userID {
                     let remaining = server.hub.graph.homes(visibleTo: caller)
                     if remaining.isEmpty {
+                        // No resume can follow: what was held back goes out first, the removal last.
+                        for event in held {
+                            guard await forward(event, &lastSent, outbound) else { return }
+                        }
                         try? await outbound.close(.policyViolation, reason: "access revoked: removed from the home")
                         return
                     }

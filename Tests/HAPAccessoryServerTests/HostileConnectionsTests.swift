@@ -95,7 +95,9 @@ import Testing
 
         let idle = try await accessory.connect()
         let partial = try await accessory.connect()
-        try await partial.sendRaw(Array("POST /pair-setup HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc".utf8))
+        // A loaded machine can pause this test past the 500 ms before the partial request leaves: then the server
+        // has closed the connection already, which is what this test checks.
+        try? await partial.sendRaw(Array("POST /pair-setup HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc".utf8))
         // A stranger is answered, then closed once it goes quiet. (How long a talker that keeps sending is kept
         // is timing, which a loaded machine running every suite at once cannot promise in a test.)
         let talker = try await accessory.connect()
