@@ -9,7 +9,8 @@
 // scene "lamp B on"; nine have a condition that does not hold, so they are decided and recorded as skipped), the
 // other N - 10 listen to other lamps' On and Brightness (with `--timed-percent P`, P % of them are calendar
 // triggers instead, which the engine scans for its next wake-up). Each firing injects lamp A's On = true the way
-// a link hands the hub an accessory's event (`Hub.accessoryReported(deviceID:changes:)`) and ends when lamp B's
+// a link hands the hub an accessory's event (`Hub.accessoryReported(deviceID:changes:)`, called from the hub's own
+// event loop, where a link's events arrive) and ends when lamp B's
 // On write reaches the accessory server's backend (decrypted and parsed: the equivalent of HAP-python's
 // set_characteristics hook). Between firings lamp A's On = false is injected (no trigger listens to that value).
 //
@@ -403,7 +404,7 @@ func floorWrites(_ setup: Setup, count: Int, gap: Duration, settle: Duration) as
         setup.hook.arm(b.onHAP)
         let cpu0 = processCPUNanoseconds()
         let t0 = monotonicNanoseconds()
-        let task = Task {
+        let task = Task(executorPreference: EventLoopTaskExecutor(setup.hub.eventLoop)) {
             _ = try? await setup.hub.writeCharacteristics(
                 home: setup.homeID,
                 [(b.on, .bool(index % 2 == 0))],
@@ -446,7 +447,9 @@ do {
     for size in sizes where size >= 10 {
         let setup = try await makeSetup(lampCount: lampCount)
         if !floorDone {
-            let floor = try await floorWrites(setup, count: firings, gap: gap, settle: settle)
+            let floor = try await withTaskExecutorPreference(EventLoopTaskExecutor(setup.hub.eventLoop)) {
+                try await floorWrites(setup, count: firings, gap: gap, settle: settle)
+            }
             say(floor.line("floor (Hub.writeCharacteristics, no automation)"))
             floorDone = true
         }
@@ -454,7 +457,10 @@ do {
         try await addTriggers(setup, size: size, timedPercent: timedPercent)
         let addSeconds = Double(monotonicNanoseconds() - addStart) / 1e9
         await setup.hub.commitReports()
-        let series = try await fire(setup, firings: firings, warmUp: 20, gap: gap, settle: settle)
+        // From the hub's loop, as a link's events come.
+        let series = try await withTaskExecutorPreference(EventLoopTaskExecutor(setup.hub.eventLoop)) {
+            try await fire(setup, firings: firings, warmUp: 20, gap: gap, settle: settle)
+        }
         say(
             series.line("\(size) triggers")
                 + String(format: "; adding them took %.2f s; RSS %d MB", addSeconds, residentKiB() / 1024)
