@@ -38,8 +38,11 @@ struct AccessoryLinks {
     var pairingStore: ControllerPairingStore?
     /// Operations from accessories not yet committed.
     var pendingReports: [HomeOperation] = []
-    /// The scheduled or running group commit.
+    /// The group commit's timer, while one is armed.
     var flush: Scheduled<Void>?
+    /// Which armed timer is the current one: a timer cancelled in the loop tick it fell due in still runs, and
+    /// then finds its number out of date.
+    var flushNumber: UInt64 = 0
     /// Whether `start()` ran.
     var isStarted = false
     /// Whether `stop()` began: links made from now on are closed at once.

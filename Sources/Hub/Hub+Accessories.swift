@@ -77,8 +77,7 @@ extension Hub {
             accessories.browserTask = nil
         }
         accessories.nearbySubscribers = [:]
-        accessories.flush?.cancel()
-        accessories.flush = nil
+        cancelFlush()
         let pending = takePendingReports()
         do { try applyReports(pending) } catch { logger.error("the last value reports were not saved") }
     }

@@ -61,26 +61,38 @@ extension Hub {
         report(changes, key: deviceKey(deviceID))
     }
 
-    /// Commits every report queued so far now, without waiting for the group commit's window.
+    /// Commits every report queued so far now, without waiting for the group commit's window, and what those
+    /// commits queue in turn (the states of the triggers they set off).
     public func commitReports() {
-        accessories.flush?.cancel()
-        accessories.flush = nil
-        flushReports()
+        cancelFlush()
+        for _ in 0..<8 where !accessories.pendingReports.isEmpty { commitPending() }
+        if accessories.pendingReports.isEmpty { cancelFlush() } else { scheduleFlush() }
     }
 
     /// Arms the group commit: the reports queued within the window are committed together, on the hub's loop.
     func scheduleFlush() {
         guard accessories.flush == nil, !accessories.pendingReports.isEmpty, !isStopped else { return }
-        accessories.flush = eventLoop.scheduleTask(in: TimeAmount(configuration.reportWindow)) { [weak self] in
-            self?.runOnLoop { hub in
+        accessories.flushNumber &+= 1
+        accessories.flush = eventLoop.scheduleTask(in: TimeAmount(configuration.reportWindow)) {
+            [weak self, number = accessories.flushNumber] in
+            self?.runOnLoop(number) { hub, number in
+                guard hub.accessories.flushNumber == number else { return }
                 hub.accessories.flush = nil
-                hub.flushReports()
+                hub.commitPending()
+                hub.scheduleFlush()
             }
         }
     }
 
+    /// Disarms the group commit's timer, including one that fell due in this loop tick.
+    func cancelFlush() {
+        accessories.flush?.cancel()
+        accessories.flush = nil
+        accessories.flushNumber &+= 1
+    }
+
     /// Commits the queued reports in one transaction.
-    private func flushReports() {
+    private func commitPending() {
         let batch = takePendingReports()
         guard !batch.isEmpty else { return }
         do {
@@ -91,7 +103,6 @@ extension Hub {
                 metadata: ["count": "\(batch.count)", "error": "\(error.code)"]
             )
         }
-        scheduleFlush()
     }
 
     /// A link's reachability: every accessory of the server follows it; on reconnect the database is read again.
