@@ -13,26 +13,32 @@ struct PingSpreadTests {
         let interval = Duration.milliseconds(600)
         let relay = try await RunningRelay.start { $0.pingInterval = interval }
         let count = 8
-        // Eight hubs connect at once and never answer: each hears the challenge, then a ping.
-        let times = try await withThrowingTaskGroup(of: FirstPing.self) { group in
-            for _ in 0..<count { group.addTask { try await timeToFirstPing(port: relay.port) } }
-            var times: [FirstPing] = []
-            for try await time in group { times.append(time) }
-            return times
+        // A loaded machine can stall this process past the pings, so that they all arrive at once: up to three
+        // rounds. Pings that come together every time fail all three.
+        var spreads: [Duration] = []
+        for _ in 0..<3 {
+            // Eight hubs connect at once and never answer: each hears the challenge, then a ping.
+            let times = try await withThrowingTaskGroup(of: FirstPing.self) { group in
+                for _ in 0..<count { group.addTask { try await timeToFirstPing(port: relay.port) } }
+                var times: [FirstPing] = []
+                for try await time in group { times.append(time) }
+                return times
+            }
+            #expect(times.count == count)
+            for time in times {
+                // The relay picks the delay after the upgrade was sent and before the challenge arrived: so never
+                // before half the interval after the upgrade, and (but for a loaded machine's delivery) never after
+                // all of it after the challenge. The slack is for CI machines that run other suites alongside.
+                #expect(time.sinceUpgrade >= interval / 2, "\(times)")
+                #expect(time.sinceChallenge <= interval + .seconds(1), "\(times)")
+            }
+            // Uniform over 300 ms: eight falling within 30 ms of each other has a chance of about one in a million.
+            let delays = times.map(\.sinceChallenge)
+            spreads.append((delays.max() ?? .zero) - (delays.min() ?? .zero))
+            if spreads.last ?? .zero > .milliseconds(30) { break }
         }
         await relay.stop()
-        #expect(times.count == count)
-        for time in times {
-            // The relay picks the delay after the upgrade was sent and before the challenge arrived: so never
-            // before half the interval after the upgrade, and (but for a loaded machine's delivery) never after all
-            // of it after the challenge. The slack is for CI machines that run other suites alongside.
-            #expect(time.sinceUpgrade >= interval / 2, "\(times)")
-            #expect(time.sinceChallenge <= interval + .seconds(1), "\(times)")
-        }
-        // Uniform over 300 ms: eight falling within 30 ms of each other has a chance of about one in a million.
-        let delays = times.map(\.sinceChallenge)
-        let spread = (delays.max() ?? .zero) - (delays.min() ?? .zero)
-        #expect(spread > .milliseconds(30), "\(times)")
+        #expect(spreads.contains { $0 > .milliseconds(30) }, "\(spreads)")
     }
 
     @Test func theFirstPingDelayStaysWithinTheSecondHalfOfTheInterval() {
