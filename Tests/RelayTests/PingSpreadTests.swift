@@ -26,11 +26,10 @@ struct PingSpreadTests {
             }
             #expect(times.count == count)
             for time in times {
-                // The relay picks the delay after the upgrade was sent and before the challenge arrived: so never
-                // before half the interval after the upgrade, and (but for a loaded machine's delivery) never after
-                // all of it after the challenge. The slack is for CI machines that run other suites alongside.
+                // The relay picks the delay after the upgrade was sent, so a ping never comes sooner than half the
+                // interval after it. (How late one may come is the machine's load, not the relay's: the delay's upper
+                // bound is checked by the unit test below.)
                 #expect(time.sinceUpgrade >= interval / 2, "\(times)")
-                #expect(time.sinceChallenge <= interval + .seconds(1), "\(times)")
             }
             // Uniform over 300 ms: eight falling within 30 ms of each other has a chance of about one in a million.
             let delays = times.map(\.sinceChallenge)
