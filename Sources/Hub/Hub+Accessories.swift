@@ -78,8 +78,7 @@ extension Hub {
         }
         accessories.nearbySubscribers = [:]
         cancelFlush()
-        let pending = takePendingReports()
-        do { try applyReports(pending) } catch { logger.error("the last value reports were not saved") }
+        commitPending()
     }
 
     /// The device IDs of the accessory servers the hub keeps links to.

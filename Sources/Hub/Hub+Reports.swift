@@ -61,12 +61,14 @@ extension Hub {
         report(changes, key: deviceKey(deviceID))
     }
 
-    /// Commits every report queued so far now, without waiting for the group commit's window, and what those
-    /// commits queue in turn (the states of the triggers they set off).
+    /// Commits every report queued so far now, without waiting for the group commit's window.
+    ///
+    /// A commit of reports queues nothing more itself (the engine decides on a report before its commit), so one
+    /// commit empties the queue; anything queued meanwhile goes with the next window.
     public func commitReports() {
         cancelFlush()
-        for _ in 0..<8 where !accessories.pendingReports.isEmpty { commitPending() }
-        if accessories.pendingReports.isEmpty { cancelFlush() } else { scheduleFlush() }
+        commitPending()
+        scheduleFlush()
     }
 
     /// Arms the group commit: the reports queued within the window are committed together, on the hub's loop.
@@ -92,7 +94,7 @@ extension Hub {
     }
 
     /// Commits the queued reports in one transaction.
-    private func commitPending() {
+    func commitPending() {
         let batch = takePendingReports()
         guard !batch.isEmpty else { return }
         do {
