@@ -23,6 +23,9 @@ struct EventLog: Sendable {
     /// The oldest event kept.
     var first: HomeEvent? { chunks.first?.first }
 
+    /// The newest event kept.
+    var last: HomeEvent? { chunks.last?.last }
+
     /// Every event, oldest first.
     var events: [HomeEvent] { chunks.flatMap { $0 } }
 

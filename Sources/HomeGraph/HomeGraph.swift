@@ -10,7 +10,8 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     public internal(set) var homes: [Home]
     /// The last sequence number given out per home; kept after a home is removed so numbers never repeat.
     public internal(set) var lastSequences: [UUID: UInt64]
-    /// The recent changes per home, oldest first, with consecutive sequence numbers.
+    /// The recent changes per home, oldest first, numbered in order; consecutive but for the holes
+    /// `skipSequences(by:)` leaves.
     var history: [UUID: EventLog]
     /// How many recent changes per home are kept at least; up to twice as many are kept between trims.
     public let historyLimit: Int
@@ -72,11 +73,25 @@ public struct HomeGraph: Sendable, Equatable, Codable {
         guard home(withID: homeID) != nil else { throw .notFound(.home, homeID) }
         let current = lastSequence(ofHome: homeID)
         if sequence == current { return .events([]) }
-        guard sequence < current, let log = history[homeID], let first = log.first, first.sequence <= sequence + 1
+        // The kept changes must run without a hole from `sequence + 1` to the latest: numbers skipped after an
+        // unclean stop (`skipSequences(by:)`) are a hole, and a client from before it reloads.
+        guard sequence < current, let log = history[homeID], let last = log.last, last.sequence == current,
+            current - sequence <= UInt64(log.count)
         else {
             return .reloadRequired(currentSequence: current)
         }
-        return .events(log.events(from: Int(sequence + 1 - first.sequence)))
+        let missed = log.events(from: log.count - Int(current - sequence))
+        guard missed.first?.sequence == sequence + 1 else { return .reloadRequired(currentSequence: current) }
+        return .events(missed)
+    }
+
+    /// Moves every home's numbering `count` ahead (the homes removed included), leaving a hole in the history.
+    ///
+    /// A store that was not closed cleanly may have handed out numbers for changes that never reached its disk;
+    /// skipping past them means no number is given to two different changes, and a client that saw any of them
+    /// is told to reload (`changes(after:inHome:)`).
+    public mutating func skipSequences(by count: UInt64) {
+        for id in lastSequences.keys { lastSequences[id]? += count }
     }
 
     // MARK: Dispatch

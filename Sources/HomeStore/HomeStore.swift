@@ -6,12 +6,25 @@ import Synchronization
 
 import enum HAPTypes.HAPValue
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Closes a file descriptor (outside the store, whose `close` is another).
+private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
+
 /// The home graph on disk: a durable log of the operations its owner applied, with a sealed snapshot now and then.
 ///
 /// The store does not apply operations: its owner (the hub) applies them to its graph, then hands the operations
 /// that changed something to `append(_:resulting:)` with the graph they produced. `append` writes them in one
-/// SQLite transaction (WAL, `synchronous = FULL`) before it returns, so an operation it acknowledged survives a
-/// kill -9 or a power cut. After every `snapshotInterval` operations the graph last given is written too and the
+/// SQLite transaction (WAL, `synchronous = NORMAL`) before it returns, so they survive a kill -9 of the process;
+/// `synced(through:)` waits until they also survive a power cut (one `fdatasync` of the log on the store's own
+/// thread, shared by every write that waits meanwhile). A write nobody waits for is synced within `syncDelay`.
+/// A store that was not closed cleanly may have handed out change numbers that never reached the disk, so on
+/// opening it skips every home's numbering ahead (`HomeGraph.skipSequences(by:)`): no number is reused, and
+/// clients that saw the lost ones reload. After every `snapshotInterval` operations the graph last given is written too and the
 /// older rows are deleted; the snapshot is encoded and sealed on another thread, so the append that crossed the
 /// interval does not wait for it (a large graph takes tens of milliseconds), and it is stored in a transaction of
 /// its own when ready. Until then the operations stay in the log, so a crash at any point loses nothing. Opening
@@ -19,15 +32,25 @@ import enum HAPTypes.HAPValue
 /// check names again: a store written before a naming rule tightened still opens, and only new writes are checked.
 ///
 /// One owner appends at a time (the hub's actor); the store's own state sits behind a lock, so the background
-/// snapshot and readers of `graph` may run on any thread.
+/// snapshot, the syncs and readers of `graph` may run on any thread.
 public final class HomeStore: Sendable {
     /// How many operations are logged between snapshots unless told otherwise.
     public static let defaultSnapshotInterval = 2000
+    /// How far every home's numbering moves ahead when the store opens after an unclean stop: more than the
+    /// changes that can be written and not yet synced (`unsyncedLimit` operations, each a few changes at most).
+    public static let sequenceSkip: UInt64 = 1_000_000
+    /// At most this many operations wait for a sync: the next append past it starts one at once.
+    static let unsyncedLimit: Int64 = 1000
 
     /// The graph as of the last acknowledged operation: read at opening, then as given to `append`.
     public var graph: HomeGraph { state.withLock { $0.graph } }
     /// The number of the last operation written, 0 before any; it only grows.
     public var lastOperationSequence: Int64 { state.withLock { $0.lastOperationSequence } }
+    /// The number of the last operation known to be on disk, synced: a power cut loses none up to it.
+    public var syncedSequence: Int64 { state.withLock { $0.syncedSequence } }
+    /// Whether the store found at opening that it had not been closed cleanly (a kill, a crash, a power cut),
+    /// and so skipped every home's numbering ahead.
+    public let openedAfterUncleanStop: Bool
     /// Why the last background snapshot could not be stored, or `nil` once one was; the operations stay in the log
     /// meanwhile, so nothing is lost, but the log grows and opening replays more.
     public var lastSnapshotError: HomeStoreError? { state.withLock { $0.lastSnapshotError } }
@@ -36,7 +59,12 @@ public final class HomeStore: Sendable {
     private let deviceKey: DeviceKey
     private let snapshotInterval: Int
     private let historyLimit: Int
+    private let syncDelay: Duration
     private let state: Mutex<State>
+    /// The write-ahead log, opened once more to sync it from the store's own thread.
+    private let logDescriptor: Int32
+    /// Where syncs run, one at a time.
+    private let syncQueue = DispatchQueue(label: "hearth.home-store.sync")
 
     /// What changes as operations are appended.
     private struct State {
@@ -49,15 +77,32 @@ public final class HomeStore: Sendable {
         /// No background snapshot starts before this operation number: a failed one waits a whole interval.
         var nextSnapshotAttempt: Int64 = 0
         var lastSnapshotError: HomeStoreError?
+        /// The last operation synced to disk.
+        var syncedSequence: Int64
+        /// Whether a sync is running on `syncQueue`, and whether another must follow it.
+        var isSyncing = false
+        var syncsAgain = false
+        /// Whether a sync is due within `syncDelay`.
+        var isSyncScheduled = false
+        /// The callers waiting for their operations to be on disk.
+        var syncWaiters: [SyncWaiter] = []
+    }
+
+    /// A caller of `synced(through:)` and the operation it waits for.
+    private struct SyncWaiter {
+        var sequence: Int64
+        var continuation: CheckedContinuation<Result<Void, HomeStoreError>, Never>
     }
 
     /// Opens (creating on first start) the store in `folder`: `device.key` and `home.sqlite`, and reads the graph.
     ///
-    /// A new store starts with an empty graph that keeps `historyLimit` changes per home.
+    /// A new store starts with an empty graph that keeps `historyLimit` changes per home. Writes nobody waits for
+    /// are synced within `syncDelay`.
     public init(
         folder: String,
         snapshotInterval: Int = HomeStore.defaultSnapshotInterval,
-        historyLimit: Int = 1000
+        historyLimit: Int = 1000,
+        syncDelay: Duration = .seconds(1)
     ) throws(HomeStoreError) {
         precondition(snapshotInterval > 0, "snapshotInterval must be positive")
         let deviceKey: DeviceKey
@@ -83,18 +128,83 @@ public final class HomeStore: Sendable {
         } catch {
             throw .stateFolder(path: folder, code: EIO)
         }
-        let loaded = try Self.load(from: database, key: deviceKey, historyLimit: historyLimit)
+        var loaded = try Self.load(from: database, key: deviceKey, historyLimit: historyLimit)
+        let descriptor = open(folder + "/home.sqlite-wal", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .stateFolder(path: folder, code: errno) }
+        let wasClean: Bool
+        do {
+            wasClean = try Self.markOpen(
+                database,
+                loaded: &loaded,
+                key: deviceKey,
+                logDescriptor: descriptor
+            )
+        } catch {
+            closeDescriptor(descriptor)
+            try? database.close()
+            throw error
+        }
         self.database = database
         self.deviceKey = deviceKey
         self.snapshotInterval = snapshotInterval
         self.historyLimit = historyLimit
+        self.syncDelay = syncDelay
+        logDescriptor = descriptor
+        openedAfterUncleanStop = !wasClean
         state = Mutex(
             State(
                 graph: loaded.graph,
                 lastOperationSequence: loaded.lastOperationSequence,
-                lastSnapshotSequence: loaded.lastSnapshotSequence
+                lastSnapshotSequence: loaded.lastSnapshotSequence,
+                syncedSequence: loaded.lastOperationSequence
             )
         )
+    }
+
+    deinit {
+        // Only here: a sync on `syncQueue` holds the store, so no sync can be using the descriptor.
+        closeDescriptor(logDescriptor)
+    }
+
+    /// Records that the store is open (so that a stop without `close()` shows at the next opening) and, when the
+    /// last stop was not clean, skips every home's numbering ahead in a snapshot; both synced before any change is
+    /// written. Returns whether the last stop was clean.
+    private static func markOpen(
+        _ database: DatabaseQueue,
+        loaded: inout Loaded,
+        key: DeviceKey,
+        logDescriptor: Int32
+    ) throws(HomeStoreError) -> Bool {
+        let wasClean = try databaseCall {
+            try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cleanStop)") ?? false }
+        }
+        let skips = !wasClean && !loaded.graph.lastSequences.isEmpty
+        var snapshot: SnapshotRecord?
+        if skips {
+            loaded.graph.skipSequences(by: sequenceSkip)
+            snapshot = try sealedSnapshot(of: loaded.graph, at: loaded.lastOperationSequence, key: key)
+        }
+        try databaseCall {
+            try database.write { db in
+                try db.execute(sql: "DELETE FROM cleanStop")
+                if let snapshot {
+                    // The same number as the last snapshot when no operation followed it: this one replaces it.
+                    try snapshot.insert(db, onConflict: .replace)
+                    try OperationRecord.filter(OperationRecord.Columns.sequence <= snapshot.sequence).deleteAll(db)
+                    try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < snapshot.sequence).deleteAll(db)
+                }
+            }
+        }
+        if let snapshot { loaded.lastSnapshotSequence = snapshot.sequence }
+        try sync(logDescriptor)
+        return wasClean
+    }
+
+    /// `fdatasync` of the write-ahead log.
+    private static func sync(_ descriptor: Int32) throws(HomeStoreError) {
+        var result: Int32
+        repeat { result = fdatasync(descriptor) } while result != 0 && errno == EINTR
+        guard result == 0 else { throw .syncFailed(code: errno) }
     }
 
     /// Reads the graph from disk again, as a restart would, and makes it the current one.
@@ -136,6 +246,93 @@ public final class HomeStore: Sendable {
                 startSnapshot(&state)
             }
         }
+        scheduleSync()
+    }
+
+    /// Waits until the operations up to `sequence` are synced to disk, starting a sync now unless they are.
+    ///
+    /// Callers that wait meanwhile share one sync. Throws when syncing fails or the store is closed first.
+    public func synced(through sequence: Int64) async throws(HomeStoreError) {
+        if state.withLock({ $0.syncedSequence >= sequence }) { return }
+        let result = await withCheckedContinuation { continuation in
+            let closed = state.withLock { state in
+                guard !state.isClosed else { return true }
+                state.syncWaiters.append(SyncWaiter(sequence: sequence, continuation: continuation))
+                return false
+            }
+            if closed { continuation.resume(returning: .failure(.closed)) } else { startSync() }
+        }
+        try result.get()
+    }
+
+    /// Starts a sync within `syncDelay` unless one is due, or at once when too many operations wait for one.
+    private func scheduleSync() {
+        let action: (now: Bool, later: Bool) = state.withLock { state in
+            let unsynced = state.lastOperationSequence - state.syncedSequence
+            guard unsynced > 0, !state.isClosed else { return (false, false) }
+            if unsynced >= Self.unsyncedLimit { return (true, false) }
+            guard !state.isSyncScheduled else { return (false, false) }
+            state.isSyncScheduled = true
+            return (false, true)
+        }
+        if action.now { startSync() }
+        if action.later {
+            let (seconds, attoseconds) = syncDelay.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            syncQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+                guard let self else { return }
+                state.withLock { $0.isSyncScheduled = false }
+                startSync()
+            }
+        }
+    }
+
+    /// Runs a sync on the store's thread, or asks the running one to run again when it ends.
+    private func startSync() {
+        let starts = state.withLock { state in
+            if state.isSyncing {
+                state.syncsAgain = true
+                return false
+            }
+            state.isSyncing = true
+            return true
+        }
+        if starts { syncQueue.async { self.runSyncs() } }
+    }
+
+    /// Syncs the log until no caller waits for a later operation, then answers the callers it covered.
+    private func runSyncs() {
+        while true {
+            let target: Int64? = state.withLock { state in
+                state.syncsAgain = false
+                return state.isClosed ? nil : state.lastOperationSequence
+            }
+            var failure: HomeStoreError? = .closed
+            if let target {
+                do throws(HomeStoreError) {
+                    try Self.sync(logDescriptor)
+                    failure = nil
+                } catch {
+                    failure = error
+                }
+            }
+            let (answered, again): ([SyncWaiter], Bool) = state.withLock { state in
+                if failure == nil, let target { state.syncedSequence = max(state.syncedSequence, target) }
+                var answered: [SyncWaiter] = []
+                state.syncWaiters.removeAll { waiter in
+                    guard failure != nil || waiter.sequence <= state.syncedSequence else { return false }
+                    answered.append(waiter)
+                    return true
+                }
+                let again = state.syncsAgain || (!state.syncWaiters.isEmpty && failure == nil)
+                if !again { state.isSyncing = false }
+                return (answered, again)
+            }
+            for waiter in answered {
+                waiter.continuation.resume(returning: failure.map { .failure($0) } ?? .success(()))
+            }
+            guard again else { return }
+        }
     }
 
     /// Writes a snapshot of the graph last given now if operations were logged since the last one, so the next
@@ -153,22 +350,40 @@ public final class HomeStore: Sendable {
         await state.withLock { $0.pendingSnapshot }?.value
     }
 
-    /// Takes a last snapshot (unless `snapshot` is false or nothing was logged since) and closes the database.
+    /// Takes a last snapshot (unless `snapshot` is false or nothing was logged since), records a clean stop, syncs
+    /// and closes the database.
     ///
-    /// A snapshot being encoded in the background is stored first. Later calls throw `.closed`. A failed snapshot
-    /// loses nothing: the operations stay in the log.
+    /// A snapshot being encoded in the background is stored first. Later calls throw `.closed`, and so do callers
+    /// still waiting in `synced(through:)`. A failed snapshot loses nothing: the operations stay in the log.
     public func close(snapshot takesSnapshot: Bool = true) async throws(HomeStoreError) {
         await waitForPendingSnapshot()
-        try state.withLock { state throws(HomeStoreError) in
-            guard !state.isClosed else { return }
+        let (waiters, synced, outcome) = state.withLock { state in
+            guard !state.isClosed else {
+                return ([SyncWaiter](), Result<Void, HomeStoreError>.success(()), Result<Void, HomeStoreError>.success(()))
+            }
             var snapshotError: HomeStoreError?
             if takesSnapshot {
                 do throws(HomeStoreError) { try snapshotNow(&state) } catch { snapshotError = error }
             }
             state.isClosed = true
-            try Self.databaseCall { try database.close() }
-            if let snapshotError { throw snapshotError }
+            let waiters = state.syncWaiters
+            state.syncWaiters = []
+            // The clean stop is written last: a log that holds it holds everything before it.
+            let synced = Result { () throws(HomeStoreError) in
+                try Self.databaseCall {
+                    try database.write { db in
+                        try db.execute(sql: "INSERT OR REPLACE INTO cleanStop (id) VALUES (1)")
+                    }
+                }
+                try Self.sync(logDescriptor)
+                state.syncedSequence = state.lastOperationSequence
+            }
+            let closed = Result { () throws(HomeStoreError) in try Self.databaseCall { try database.close() } }
+            let outcome = synced.flatMap { closed }.flatMap { snapshotError.map { .failure($0) } ?? .success(()) }
+            return (waiters, synced, outcome)
         }
+        for waiter in waiters { waiter.continuation.resume(returning: synced) }
+        try outcome.get()
     }
 
     /// Reads the graph from disk into `state`.
@@ -347,12 +562,13 @@ public final class HomeStore: Sendable {
     private static func openDatabase(atPath path: String) throws(HomeStoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            // WAL: a commit appends to the log; FULL: the log is synced at every commit, so a commit is durable.
+            // WAL: a commit appends to the log; NORMAL: a commit is not synced (the store syncs the log itself,
+            // `synced(through:)`), but the log is synced before a checkpoint copies it into the database.
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             if mode?.lowercased() != "wal" {
                 throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "WAL journal mode unavailable")
             }
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         return try databaseCall {
             let database = try DatabaseQueue(path: path, configuration: configuration)

@@ -27,6 +27,8 @@ public enum HomeStoreError: Error, Equatable, Sendable {
     case notPrivate(PrivateFolderError)
     /// The store was closed.
     case closed
+    /// Syncing the log to disk failed (errno); what was written may not survive a power cut.
+    case syncFailed(code: Int32)
 
     /// The stable API error code (docs/style.md §4).
     public var code: String {
@@ -42,6 +44,7 @@ public enum HomeStoreError: Error, Equatable, Sendable {
         case .missingOperation: "missingOperation"
         case .replayFailed: "replayFailed"
         case .closed: "closed"
+        case .syncFailed: "syncFailed"
         }
     }
 }

@@ -52,6 +52,12 @@ enum Schema {
                 table.column("payload", .blob).notNull()
             }
         }
+        // v2: a row here means the store was closed cleanly; opening deletes it (HomeStore.markOpen).
+        migrator.registerMigration("v2") { db in
+            try db.create(table: "cleanStop") { table in
+                table.primaryKey("id", .integer)
+            }
+        }
         return migrator
     }
 }

@@ -14,8 +14,9 @@ import Synchronization
 ///
 /// Every API call and every automation goes through `perform(_:as:)` or one of the accessory calls; the hub
 /// checks the caller's role in the home, applies the operations to the graph it owns, appends them to the store's
-/// log (acknowledged = on disk) and hands the resulting change events, in sequence order per home, to every
-/// subscriber allowed to see them.
+/// log (written: a kill of the process loses nothing) and hands the resulting change events, in sequence order per
+/// home, to every subscriber allowed to see them. A caller that acknowledges a change to a person waits for
+/// `durable()` first (the API does), so a power cut loses nothing acknowledged either.
 public actor Hub: EventLoopBoundActor {
     /// Where the hub keeps its state and what it talks to.
     public struct Configuration: Sendable {
@@ -37,6 +38,8 @@ public actor Hub: EventLoopBoundActor {
         public var reportWindow: Duration
         /// Where automation time comes from (timers, sun times, durations, the decisions' times).
         public var clock: any AutomationClock
+        /// How soon a change nobody waits for (see ``Hub/durable()``) is synced to disk.
+        public var storeSyncDelay: Duration
 
         /// Makes a configuration for the state folder `stateFolder`.
         public init(
@@ -48,7 +51,8 @@ public actor Hub: EventLoopBoundActor {
             accessoryLinks: PairedAccessory.Configuration = PairedAccessory.Configuration(),
             pairingTimeouts: ConnectionTimeouts = ConnectionTimeouts(connect: .seconds(10), request: .seconds(30)),
             reportWindow: Duration = .milliseconds(3),
-            clock: any AutomationClock = SystemClock()
+            clock: any AutomationClock = SystemClock(),
+            storeSyncDelay: Duration = .seconds(1)
         ) {
             self.stateFolder = stateFolder
             self.historyLimit = historyLimit
@@ -59,6 +63,7 @@ public actor Hub: EventLoopBoundActor {
             self.pairingTimeouts = pairingTimeouts
             self.reportWindow = reportWindow
             self.clock = clock
+            self.storeSyncDelay = storeSyncDelay
         }
 
         /// The folder of the controller's identity and pairings: `<stateFolder>/controller`.
@@ -112,11 +117,18 @@ public actor Hub: EventLoopBoundActor {
         logger = configuration.logger
         let store: HomeStore
         do {
-            store = try HomeStore(folder: configuration.stateFolder, historyLimit: configuration.historyLimit)
+            store = try HomeStore(
+                folder: configuration.stateFolder,
+                historyLimit: configuration.historyLimit,
+                syncDelay: configuration.storeSyncDelay
+            )
         } catch {
             throw HubError(error)
         }
         self.store = store
+        if store.openedAfterUncleanStop {
+            logger.notice("the hub was not stopped cleanly last time; change numbers moved ahead, so clients reload")
+        }
         let graph = store.graph
         currentGraph = graph
         acknowledged = Mutex(graph)
@@ -172,6 +184,17 @@ public actor Hub: EventLoopBoundActor {
         guard let home = currentGraph.home(withID: homeID) else { throw .homeNotFound(homeID) }
         return home
     }
+
+    /// Waits until every change made so far is synced to disk, so that a power cut loses none of them.
+    ///
+    /// A change is written (safe from a kill of the process) before its events go out; this is what a caller
+    /// waits for before it answers that the change was made. Waiters share one sync.
+    public nonisolated func durable() async throws(HubError) {
+        do { try await store.synced(through: store.lastOperationSequence) } catch { throw HubError(error) }
+    }
+
+    /// How many written operations are not synced to disk yet (a power cut now would lose them; a kill would not).
+    public nonisolated var unsyncedOperations: Int64 { store.lastOperationSequence - store.syncedSequence }
 
     /// The changes of a home after `sequence` for a client that resumes, if `caller` belongs to the home.
     public func changes(
@@ -231,11 +254,11 @@ public actor Hub: EventLoopBoundActor {
     }
 
     /// The one way the home graph changes: applies `operations` in order, writes those that changed it to the
-    /// store in one transaction (acknowledged = on disk), then publishes their events; each operation's result in
-    /// order.
+    /// store in one transaction (written, synced later: see `durable()`), then publishes their events; each
+    /// operation's result in order.
     ///
-    /// Nothing suspends between applying and writing, so no other call of the hub sees a change that is not on
-    /// disk. When the write fails the graph is what the store read back from disk, and the error is thrown.
+    /// Nothing suspends between applying and writing, so no other call of the hub sees a change that is not
+    /// written. When the write fails the graph is what the store read back from disk, and the error is thrown.
     @discardableResult
     func commit(
         _ operations: [HomeOperation],

@@ -77,6 +77,8 @@ extension HomeStoreError {
             "change \(sequence) of the home database could not be replayed: \(graphError.sentence)"
         case .notPrivate(let reason): "the state folder cannot be kept private: \(reason)"
         case .closed: "the home store is closed"
+        case .syncFailed(let code):
+            "the home database could not be synced to disk (\(String(cString: strerror(code))))"
         }
     }
 }

@@ -162,6 +162,7 @@ public struct HubServer: Sendable {
         router.add(middleware: JSONCompressionMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: WebPageMiddleware())
+        router.add(middleware: DurableAnswerMiddleware(hub: hub))
         registerRoutes(on: router)
         return router
     }

@@ -62,16 +62,22 @@ import Testing
             _ = child.waitForExit()
 
             let store = try HomeStore(folder: fixture.folder)
+            #expect(store.openedAfterUncleanStop, "seed \(seed) round \(round)")
             var graph = store.graph
-            if graph != expected, let pending {
+            // A killed store's numbers may have gone out unsynced: reopening skips every home's numbering ahead.
+            var skipped = expected
+            skipped.skipSequences(by: HomeStore.sequenceSkip)
+            if graph != skipped, let pending {
                 // Killed after the commit but before the acknowledgement reached us: written, never acknowledged.
                 var withPending = expected
                 try withPending.apply(pending)
+                withPending.skipSequences(by: HomeStore.sequenceSkip)
                 #expect(graph == withPending, "seed \(seed) round \(round): reopened graph is neither state")
                 acknowledged.append(pending)
-                expected = withPending
+                skipped = withPending
                 graph = withPending
             }
+            expected = skipped
             #expect(graph == expected, "seed \(seed) round \(round): acknowledged operations lost")
             #expect(store.lastOperationSequence == Int64(acknowledged.count))
             try await store.close()

@@ -1,5 +1,6 @@
 import Foundation
 import HomeGraph
+import HomeStore
 import Hub
 import TestSupport
 import Testing
@@ -61,14 +62,19 @@ import Testing
 
             let hub = try await Hub(configuration: Hub.Configuration(stateFolder: folder))
             var graph = hub.graph
-            if graph != expected, let pending {
+            // The killed hub's numbers may have gone out unsynced: reopening skips every home's numbering ahead.
+            var skipped = expected
+            skipped.skipSequences(by: HomeStore.sequenceSkip)
+            if graph != skipped, let pending {
                 // Killed after the commit, before the acknowledgement was printed: written, never acknowledged.
                 var withPending = expected
                 try withPending.apply(pending, by: .hub, at: stampedAt)
+                withPending.skipSequences(by: HomeStore.sequenceSkip)
                 #expect(graph == withPending, "seed \(seed) round \(round): reopened graph is neither state")
-                expected = withPending
+                skipped = withPending
                 graph = withPending
             }
+            expected = skipped
             #expect(graph == expected, "seed \(seed) round \(round): acknowledged operations lost")
             await hub.stop()
             round += 1
