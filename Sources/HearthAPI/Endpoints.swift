@@ -179,7 +179,7 @@ public enum Endpoints {
     public static let listChanges = Endpoint<NoBody, ChangesResponse>(
         .get("/v1/homes/{homeID}/changes"),
         .signedIn,
-        "The changes after sequence `after`, oldest first, or reloadRequired when they are no longer kept."
+        "The changes after sequence `after`, oldest first, or reloadRequired when they are no longer kept; or the newest `last`."
     )
 
     // MARK: Rooms and zones

@@ -143,6 +143,11 @@ extension HearthClient {
         try await request(Endpoints.listChanges, homeID, query: "after=\(sequence)")
     }
 
+    /// `GET /v1/homes/{homeID}/changes?last=N`: the home's newest N kept changes (1 to 1,000), oldest first.
+    public func recentChanges(inHome homeID: UUID, last count: Int) async throws(HearthError) -> ChangesResponse {
+        try await request(Endpoints.listChanges, homeID, query: "last=\(count)")
+    }
+
     // MARK: Rooms and zones
 
     /// `GET …/rooms`: the rooms, the room for the entire home first.

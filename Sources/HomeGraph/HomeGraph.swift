@@ -85,6 +85,13 @@ public struct HomeGraph: Sendable, Equatable, Codable {
         return .events(missed)
     }
 
+    /// The home's newest `count` kept changes, oldest first, holes and all: what a history view shows.
+    public func recentChanges(last count: Int, inHome homeID: UUID) throws(HomeGraphError) -> [HomeEvent] {
+        guard home(withID: homeID) != nil else { throw .notFound(.home, homeID) }
+        guard let log = history[homeID] else { return [] }
+        return log.events(from: max(0, log.count - max(0, count)))
+    }
+
     /// Moves every home's numbering `count` ahead (the homes removed included), leaving a hole in the history.
     ///
     /// A store that was not closed cleanly may have handed out numbers for changes that never reached its disk;

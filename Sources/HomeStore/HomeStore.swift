@@ -24,8 +24,8 @@ private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
 /// thread, shared by every write that waits meanwhile). A write nobody waits for is synced within `syncDelay`.
 /// A store that was not closed cleanly may have handed out change numbers that never reached the disk, so on
 /// opening it skips every home's numbering ahead (`HomeGraph.skipSequences(by:)`): no number is reused, and
-/// clients that saw the lost ones reload. After every `snapshotInterval` operations the graph last given is written too and the
-/// older rows are deleted; the snapshot is encoded and sealed on another thread, so the append that crossed the
+/// clients that saw the lost ones reload. After every `snapshotInterval` operations the graph last given is written
+/// too and the older rows are deleted; the snapshot is encoded and sealed on another thread, so the append that crossed the
 /// interval does not wait for it (a large graph takes tens of milliseconds), and it is stored in a transaction of
 /// its own when ready. Until then the operations stay in the log, so a crash at any point loses nothing. Opening
 /// reads the newest snapshot and replays the operations after it through `HomeGraph.replay(_:)`, which does not
@@ -48,8 +48,8 @@ public final class HomeStore: Sendable {
     public var lastOperationSequence: Int64 { state.withLock { $0.lastOperationSequence } }
     /// The number of the last operation known to be on disk, synced: a power cut loses none up to it.
     public var syncedSequence: Int64 { state.withLock { $0.syncedSequence } }
-    /// Whether the store found at opening that it had not been closed cleanly (a kill, a crash, a power cut),
-    /// and so skipped every home's numbering ahead.
+    /// Whether the store found at opening that it had not been closed cleanly (a kill, a crash, a power cut) and
+    /// so skipped every home's numbering ahead; false for a new store or one without homes.
     public let openedAfterUncleanStop: Bool
     /// Why the last background snapshot could not be stored, or `nil` once one was; the operations stay in the log
     /// meanwhile, so nothing is lost, but the log grows and opening replays more.
@@ -130,10 +130,14 @@ public final class HomeStore: Sendable {
         }
         var loaded = try Self.load(from: database, key: deviceKey, historyLimit: historyLimit)
         let descriptor = open(folder + "/home.sqlite-wal", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .stateFolder(path: folder, code: errno) }
-        let wasClean: Bool
+        guard descriptor >= 0 else {
+            let code = errno
+            try? database.close()
+            throw .stateFolder(path: folder, code: code)
+        }
+        let skipped: Bool
         do {
-            wasClean = try Self.markOpen(
+            skipped = try Self.markOpen(
                 database,
                 loaded: &loaded,
                 key: deviceKey,
@@ -150,7 +154,7 @@ public final class HomeStore: Sendable {
         self.historyLimit = historyLimit
         self.syncDelay = syncDelay
         logDescriptor = descriptor
-        openedAfterUncleanStop = !wasClean
+        openedAfterUncleanStop = skipped
         state = Mutex(
             State(
                 graph: loaded.graph,
@@ -166,9 +170,10 @@ public final class HomeStore: Sendable {
         closeDescriptor(logDescriptor)
     }
 
-    /// Records that the store is open (so that a stop without `close()` shows at the next opening) and, when the
-    /// last stop was not clean, skips every home's numbering ahead in a snapshot; both synced before any change is
-    /// written. Returns whether the last stop was clean.
+    /// Records that the store is open, and skips every home's numbering ahead when the last stop was not clean.
+    ///
+    /// A stop without `close()` then shows at the next opening. The skip is a new snapshot; both are synced before
+    /// any change is written. Returns whether it skipped.
     private static func markOpen(
         _ database: DatabaseQueue,
         loaded: inout Loaded,
@@ -197,7 +202,7 @@ public final class HomeStore: Sendable {
         }
         if let snapshot { loaded.lastSnapshotSequence = snapshot.sequence }
         try sync(logDescriptor)
-        return wasClean
+        return skips
     }
 
     /// `fdatasync` of the write-ahead log.
@@ -359,7 +364,9 @@ public final class HomeStore: Sendable {
         await waitForPendingSnapshot()
         let (waiters, synced, outcome) = state.withLock { state in
             guard !state.isClosed else {
-                return ([SyncWaiter](), Result<Void, HomeStoreError>.success(()), Result<Void, HomeStoreError>.success(()))
+                return (
+                    [SyncWaiter](), Result<Void, HomeStoreError>.success(()), Result<Void, HomeStoreError>.success(())
+                )
             }
             var snapshotError: HomeStoreError?
             if takesSnapshot {

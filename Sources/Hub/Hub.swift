@@ -212,6 +212,23 @@ public actor Hub: EventLoopBoundActor {
         }
     }
 
+    /// The newest `count` kept changes of a home, oldest first (across any numbers skipped after an unclean stop),
+    /// if `caller` belongs to the home.
+    public func recentChanges(
+        last count: Int,
+        inHome homeID: UUID,
+        as caller: HubCaller
+    ) throws(HubError)
+        -> [HomeEvent]
+    {
+        guard currentGraph.role(of: caller, inHome: homeID) != nil else { throw .homeNotFound(homeID) }
+        do {
+            return try currentGraph.recentChanges(last: count, inHome: homeID)
+        } catch {
+            throw .rejected(error)
+        }
+    }
+
     /// Throws unless `caller` may carry out `operation`.
     func authorize(_ operation: HomeOperation, as caller: HubCaller) throws(HubError) {
         guard case .user(let callerID) = caller else { return }

@@ -77,7 +77,26 @@ extension Routes {
         }
         add(Endpoints.listChanges) { call, _ in
             let homeID = try call.homeID
-            guard let text = call.request.uri.queryParameters.get("after"), let after = UInt64(text) else {
+            let query = call.request.uri.queryParameters
+            let afterText = query.get("after")
+            let lastText = query.get("last")
+            if let lastText {
+                guard afterText == nil else {
+                    throw APIError.invalidRequest("give query 'after' or query 'last', not both")
+                }
+                guard let last = Int(lastText), (1...1000).contains(last) else {
+                    throw APIError.invalidRequest("query 'last' must be a whole number from 1 to 1000")
+                }
+                let events: [HomeEvent]
+                do throws(HubError) {
+                    events = try await call.server.hub.recentChanges(last: last, inHome: homeID, as: call.caller)
+                } catch {
+                    throw APIError(error)
+                }
+                let current = try await call.home(homeID).sequence
+                return ChangesResponse(events: events, reloadRequired: false, currentSequence: current)
+            }
+            guard let afterText, let after = UInt64(afterText) else {
                 throw APIError.invalidRequest("query 'after' must be a whole number of 0 or more")
             }
             let history: ChangeHistory

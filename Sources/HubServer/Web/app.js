@@ -66,7 +66,7 @@ const redraw = (homeID) => {
 
 // History and People, each in its own module, loaded when first shown.
 const drawHistory = () =>
-  import("./history.js").then((module) => module.draw($("history"), sequences)).catch((error) => notice(error.message));
+  import("./history.js").then((module) => module.draw($("history"))).catch((error) => notice(error.message));
 const drawPeople = () =>
   import("./people.js").then((module) => module.draw($("people"))).catch((error) => notice(error.message));
 

@@ -61,16 +61,15 @@ const historyItem = (home, event) => {
   return item;
 };
 
-// Draws the History view into `root`: each home's last 200 changes before `sequences` (home ID -> the last sequence
-// the page saw), filtered by room or accessory.
-export const draw = async (root, sequences) => {
+// Draws the History view into `root`: each home's last 200 changes, filtered by room or accessory.
+export const draw = async (root) => {
   const parts = [element("h2", "History")];
   for (const entry of homes.values()) {
     const { home } = entry;
-    const last = sequences.get(home.id) ?? 0;
     let events = [];
     try {
-      events = (await api("GET", `/v1/homes/${home.id}/changes?after=${Math.max(0, last - 200)}`)).events ?? [];
+      // The newest kept changes, whatever their numbers (a hub that stopped uncleanly skips some).
+      events = (await api("GET", `/v1/homes/${home.id}/changes?last=200`)).events ?? [];
     } catch (error) {
       notice(error.message);
     }
