@@ -111,6 +111,8 @@ actor SecureHandshake {
                     .addUser(home: invite.homeID, id: accountID, name: name, role: invite.role),
                     as: .user(invite.invitedBy)
                 )
+                // Pair-setup's answer says the client joined: as the API does, only once that is on disk.
+                try await server.hub.durable()
                 try await credentials.createAccountWithoutToken(id: accountID, name: name)
             } catch {
                 try? await credentials.restoreInvite(invite)
