@@ -10,6 +10,9 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     public internal(set) var homes: [Home]
     /// The last sequence number given out per home; kept after a home is removed so numbers never repeat.
     public internal(set) var lastSequences: [UUID: UInt64]
+    /// Where the numbering of a home with none given out yet starts after: raised by `skipSequences(by:)`, so even
+    /// a home the graph never recorded (its addition lost in a power cut) does not reuse a number.
+    public internal(set) var sequenceFloor: UInt64
     /// The recent changes per home, oldest first, numbered in order; consecutive but for the holes
     /// `skipSequences(by:)` leaves.
     var history: [UUID: EventLog]
@@ -21,6 +24,7 @@ public struct HomeGraph: Sendable, Equatable, Codable {
         precondition(historyLimit > 0, "historyLimit must be positive")
         homes = []
         lastSequences = [:]
+        sequenceFloor = 0
         history = [:]
         self.historyLimit = historyLimit
     }
@@ -32,7 +36,7 @@ public struct HomeGraph: Sendable, Equatable, Codable {
     public func home(withID id: UUID) -> Home? { homes.first { $0.id == id } }
 
     /// The sequence number of the home's latest change, 0 before any.
-    public func lastSequence(ofHome homeID: UUID) -> UInt64 { lastSequences[homeID] ?? 0 }
+    public func lastSequence(ofHome homeID: UUID) -> UInt64 { lastSequences[homeID] ?? sequenceFloor }
 
     /// Each home's kept changes, oldest first: the `history` of the graph's JSON, for a store that writes it itself.
     public var recentChanges: [UUID: [HomeEvent]] { history.mapValues(\.events) }
@@ -92,13 +96,15 @@ public struct HomeGraph: Sendable, Equatable, Codable {
         return log.events(from: max(0, log.count - max(0, count)))
     }
 
-    /// Moves every home's numbering `count` ahead (the homes removed included), leaving a hole in the history.
+    /// Moves every home's numbering `count` ahead (the homes removed included, and homes to come through
+    /// `sequenceFloor`), leaving a hole in the history.
     ///
     /// A store that was not closed cleanly may have handed out numbers for changes that never reached its disk;
     /// skipping past them means no number is given to two different changes, and a client that saw any of them
     /// is told to reload (`changes(after:inHome:)`).
     public mutating func skipSequences(by count: UInt64) {
         for id in lastSequences.keys { lastSequences[id]? += count }
+        sequenceFloor += count
     }
 
     // MARK: Dispatch

@@ -54,7 +54,7 @@ extension HomeChange {
 
 extension HomeGraph {
     private enum CodingKeys: String, CodingKey {
-        case homes, lastSequences, history, historyLimit
+        case homes, lastSequences, sequenceFloor, history, historyLimit
     }
 
     /// Reads a graph and puts the values of actions and recent changes back in their characteristics' formats.
@@ -62,6 +62,8 @@ extension HomeGraph {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         homes = try container.decode([Home].self, forKey: .homes)
         lastSequences = try container.decode([UUID: UInt64].self, forKey: .lastSequences)
+        // Absent in graphs written before numbers were skipped after an unclean stop.
+        sequenceFloor = try container.decodeIfPresent(UInt64.self, forKey: .sequenceFloor) ?? 0
         let events = try container.decode([UUID: [HomeEvent]].self, forKey: .history)
         let limit = try container.decode(Int.self, forKey: .historyLimit)
         historyLimit = limit
@@ -84,6 +86,7 @@ extension HomeGraph {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(homes, forKey: .homes)
         try container.encode(lastSequences, forKey: .lastSequences)
+        try container.encode(sequenceFloor, forKey: .sequenceFloor)
         try container.encode(history.mapValues(\.events), forKey: .history)
         try container.encode(historyLimit, forKey: .historyLimit)
     }

@@ -197,6 +197,7 @@ extension HomeStore {
         data.append(try encoder.encode(graph.homes))
         data.append(contentsOf: ",\"lastSequences\":".utf8)
         data.append(try encoder.encode(graph.lastSequences))
+        data.append(contentsOf: ",\"sequenceFloor\":\(graph.sequenceFloor)".utf8)
         // A dictionary keyed by UUID is an array of keys and values, as the encoder writes it.
         data.append(contentsOf: ",\"history\":[".utf8)
         var json = PlainJSON()

@@ -37,10 +37,13 @@ public final class HomeStore: Sendable {
     /// How many operations are logged between snapshots unless told otherwise.
     public static let defaultSnapshotInterval = 2000
     /// How far every home's numbering moves ahead when the store opens after an unclean stop: more than the
-    /// changes that can be written and not yet synced (`unsyncedLimit` operations, each a few changes at most).
+    /// changes that can be written and not yet synced (`unsyncedEventLimit`, and one batch more).
     public static let sequenceSkip: UInt64 = 1_000_000
-    /// At most this many operations wait for a sync: the next append past it starts one at once.
+    /// Past this many unsynced operations an append starts a sync on the store's thread.
     static let unsyncedLimit: Int64 = 1000
+    /// Past this many unsynced changes (numbers handed out) an append syncs before it returns, so however slow the
+    /// disk, no more than this (and one batch) can be lost to a power cut.
+    static let unsyncedEventLimit: UInt64 = 10_000
 
     /// The graph as of the last acknowledged operation: read at opening, then as given to `append`.
     public var graph: HomeGraph { state.withLock { $0.graph } }
@@ -48,8 +51,11 @@ public final class HomeStore: Sendable {
     public var lastOperationSequence: Int64 { state.withLock { $0.lastOperationSequence } }
     /// The number of the last operation known to be on disk, synced: a power cut loses none up to it.
     public var syncedSequence: Int64 { state.withLock { $0.syncedSequence } }
-    /// Whether the store found at opening that it had not been closed cleanly (a kill, a crash, a power cut) and
-    /// so skipped every home's numbering ahead; false for a new store or one without homes.
+    /// How many written operations are not synced yet: a power cut now would lose them, a kill would not.
+    public var unsyncedOperations: Int64 { state.withLock { $0.lastOperationSequence - $0.syncedSequence } }
+    /// Whether the store found at opening that it had not been closed cleanly (a kill, a crash, a power cut, or a
+    /// store from before clean stops were recorded) and so skipped every home's numbering ahead; false for a new
+    /// store.
     public let openedAfterUncleanStop: Bool
     /// Why the last background snapshot could not be stored, or `nil` once one was; the operations stay in the log
     /// meanwhile, so nothing is lost, but the log grows and opening replays more.
@@ -86,6 +92,18 @@ public final class HomeStore: Sendable {
         var isSyncScheduled = false
         /// The callers waiting for their operations to be on disk.
         var syncWaiters: [SyncWaiter] = []
+        /// The changes numbered so far (the sum of the graph's last numbers), and as of the last sync.
+        var numbered: UInt64 = 0
+        var syncedNumbered: UInt64 = 0
+        /// Why a sync failed, kept: every later append and wait throws it; only opening again clears it.
+        ///
+        /// Sticky, since the kernel may drop the pages it could not write and a later sync then succeed without them.
+        var syncFailure: HomeStoreError?
+    }
+
+    /// The changes numbered in `graph`: the sum of every home's last number (it grows by one per change).
+    private static func numbered(_ graph: HomeGraph) -> UInt64 {
+        graph.lastSequences.values.reduce(0) { $0 &+ $1 }
     }
 
     /// A caller of `synced(through:)` and the operation it waits for.
@@ -107,6 +125,7 @@ public final class HomeStore: Sendable {
         precondition(snapshotInterval > 0, "snapshotInterval must be positive")
         let deviceKey: DeviceKey
         let database: DatabaseQueue
+        let isNew: Bool
         do {
             // Only the owner may read the folder and the database; SQLite gives the -wal and -shm files the
             // database file's mode. Files of an older Hearth that others could read are tightened.
@@ -116,7 +135,7 @@ public final class HomeStore: Sendable {
             }
             deviceKey = try DeviceKey.loadOrCreate(atPath: folder + "/device.key")
             try PrivateFolder.prepareFile(atPath: folder + "/home.sqlite")
-            database = try Self.openDatabase(atPath: folder + "/home.sqlite")
+            (database, isNew) = try Self.openDatabase(atPath: folder + "/home.sqlite")
             for suffix in ["-wal", "-shm"]
             where FileManager.default.fileExists(atPath: folder + "/home.sqlite" + suffix) {
                 try PrivateFolder.prepareFile(atPath: folder + "/home.sqlite" + suffix)
@@ -139,10 +158,13 @@ public final class HomeStore: Sendable {
         do {
             skipped = try Self.markOpen(
                 database,
+                isNew: isNew,
                 loaded: &loaded,
                 key: deviceKey,
                 logDescriptor: descriptor
             )
+            // The log file is new at every opening (SQLite deletes it at a clean close): sync its folder entry too.
+            try Self.syncFolder(folder)
         } catch {
             closeDescriptor(descriptor)
             try? database.close()
@@ -160,7 +182,9 @@ public final class HomeStore: Sendable {
                 graph: loaded.graph,
                 lastOperationSequence: loaded.lastOperationSequence,
                 lastSnapshotSequence: loaded.lastSnapshotSequence,
-                syncedSequence: loaded.lastOperationSequence
+                syncedSequence: loaded.lastOperationSequence,
+                numbered: Self.numbered(loaded.graph),
+                syncedNumbered: Self.numbered(loaded.graph)
             )
         )
     }
@@ -176,6 +200,7 @@ public final class HomeStore: Sendable {
     /// any change is written. Returns whether it skipped.
     private static func markOpen(
         _ database: DatabaseQueue,
+        isNew: Bool,
         loaded: inout Loaded,
         key: DeviceKey,
         logDescriptor: Int32
@@ -183,7 +208,8 @@ public final class HomeStore: Sendable {
         let wasClean = try databaseCall {
             try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cleanStop)") ?? false }
         }
-        let skips = !wasClean && !loaded.graph.lastSequences.isEmpty
+        // Even a store without homes skips: a home whose addition a power cut took may have had numbers out.
+        let skips = !wasClean && !isNew
         var snapshot: SnapshotRecord?
         if skips {
             loaded.graph.skipSequences(by: sequenceSkip)
@@ -212,6 +238,16 @@ public final class HomeStore: Sendable {
         guard result == 0 else { throw .syncFailed(code: errno) }
     }
 
+    /// `fsync` of the state folder, for the entries of files created in it.
+    private static func syncFolder(_ folder: String) throws(HomeStoreError) {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .stateFolder(path: folder, code: errno) }
+        defer { closeDescriptor(descriptor) }
+        var result: Int32
+        repeat { result = fsync(descriptor) } while result != 0 && errno == EINTR
+        guard result == 0 else { throw .syncFailed(code: errno) }
+    }
+
     /// Reads the graph from disk again, as a restart would, and makes it the current one.
     @discardableResult
     public func reload() throws(HomeStoreError) -> HomeGraph {
@@ -221,8 +257,8 @@ public final class HomeStore: Sendable {
         }
     }
 
-    /// Writes `operations`, already applied in order by the owner and producing `graph`, in one transaction (one
-    /// sync), or throws and writes none of them.
+    /// Writes `operations`, already applied in order by the owner and producing `graph`, in one transaction (synced
+    /// later, see `synced(through:)`), or throws and writes none of them.
     ///
     /// For a stream of value updates this is group commit: the batch is acknowledged, or on a write failure thrown
     /// away, as a whole. Give only operations that changed the graph. `graph` is kept for the next snapshot. When
@@ -237,6 +273,7 @@ public final class HomeStore: Sendable {
     public func append(_ operations: [LoggedOperation], resulting graph: HomeGraph) throws(HomeStoreError) {
         try state.withLock { state throws(HomeStoreError) in
             guard !state.isClosed else { throw .closed }
+            if let failure = state.syncFailure { throw failure }
             guard !operations.isEmpty else { return }
             do throws(HomeStoreError) {
                 try persist(operations, state: &state)
@@ -247,6 +284,18 @@ public final class HomeStore: Sendable {
                 throw error
             }
             state.graph = graph
+            state.numbered = Self.numbered(graph)
+            if state.numbered &- state.syncedNumbered >= Self.unsyncedEventLimit {
+                // The disk is far behind: wait for it here, so no more numbers than the skip covers can be lost.
+                do throws(HomeStoreError) {
+                    try Self.sync(logDescriptor)
+                } catch {
+                    state.syncFailure = error
+                    throw error
+                }
+                state.syncedSequence = state.lastOperationSequence
+                state.syncedNumbered = state.numbered
+            }
             if state.lastOperationSequence - state.lastSnapshotSequence >= Int64(snapshotInterval) {
                 startSnapshot(&state)
             }
@@ -254,18 +303,26 @@ public final class HomeStore: Sendable {
         scheduleSync()
     }
 
-    /// Waits until the operations up to `sequence` are synced to disk, starting a sync now unless they are.
+    /// Waits until the operations up to `sequence` (at most the last written) are synced to disk, starting a sync
+    /// now unless they are.
     ///
-    /// Callers that wait meanwhile share one sync. Throws when syncing fails or the store is closed first.
+    /// Callers that wait meanwhile share one sync. Throws when syncing fails (then and ever after, until the store
+    /// is opened again) or the store is closed first.
     public func synced(through sequence: Int64) async throws(HomeStoreError) {
-        if state.withLock({ $0.syncedSequence >= sequence }) { return }
+        let done: Result<Bool, HomeStoreError> = state.withLock { state in
+            if let failure = state.syncFailure { return .failure(failure) }
+            return .success(state.syncedSequence >= min(sequence, state.lastOperationSequence))
+        }
+        if try done.get() { return }
         let result = await withCheckedContinuation { continuation in
-            let closed = state.withLock { state in
-                guard !state.isClosed else { return true }
-                state.syncWaiters.append(SyncWaiter(sequence: sequence, continuation: continuation))
-                return false
+            let refused: HomeStoreError? = state.withLock { state in
+                if state.isClosed { return .closed }
+                if let failure = state.syncFailure { return failure }
+                let target = min(sequence, state.lastOperationSequence)
+                state.syncWaiters.append(SyncWaiter(sequence: target, continuation: continuation))
+                return nil
             }
-            if closed { continuation.resume(returning: .failure(.closed)) } else { startSync() }
+            if let refused { continuation.resume(returning: .failure(refused)) } else { startSync() }
         }
         try result.get()
     }
@@ -274,7 +331,7 @@ public final class HomeStore: Sendable {
     private func scheduleSync() {
         let action: (now: Bool, later: Bool) = state.withLock { state in
             let unsynced = state.lastOperationSequence - state.syncedSequence
-            guard unsynced > 0, !state.isClosed else { return (false, false) }
+            guard unsynced > 0, !state.isClosed, state.syncFailure == nil else { return (false, false) }
             if unsynced >= Self.unsyncedLimit { return (true, false) }
             guard !state.isSyncScheduled else { return (false, false) }
             state.isSyncScheduled = true
@@ -308,12 +365,13 @@ public final class HomeStore: Sendable {
     /// Syncs the log until no caller waits for a later operation, then answers the callers it covered.
     private func runSyncs() {
         while true {
-            let target: Int64? = state.withLock { state in
+            let target: (sequence: Int64, numbered: UInt64)? = state.withLock { state in
                 state.syncsAgain = false
-                return state.isClosed ? nil : state.lastOperationSequence
+                guard !state.isClosed, state.syncFailure == nil else { return nil }
+                return (state.lastOperationSequence, state.numbered)
             }
-            var failure: HomeStoreError? = .closed
-            if let target {
+            var failure: HomeStoreError? = state.withLock { $0.syncFailure } ?? .closed
+            if target != nil {
                 do throws(HomeStoreError) {
                     try Self.sync(logDescriptor)
                     failure = nil
@@ -322,7 +380,11 @@ public final class HomeStore: Sendable {
                 }
             }
             let (answered, again): ([SyncWaiter], Bool) = state.withLock { state in
-                if failure == nil, let target { state.syncedSequence = max(state.syncedSequence, target) }
+                if let failure, state.syncFailure == nil, failure != .closed { state.syncFailure = failure }
+                if failure == nil, let target, state.syncFailure == nil {
+                    state.syncedSequence = max(state.syncedSequence, target.sequence)
+                    state.syncedNumbered = max(state.syncedNumbered, target.numbered)
+                }
                 var answered: [SyncWaiter] = []
                 state.syncWaiters.removeAll { waiter in
                     guard failure != nil || waiter.sequence <= state.syncedSequence else { return false }
@@ -375,8 +437,10 @@ public final class HomeStore: Sendable {
             state.isClosed = true
             let waiters = state.syncWaiters
             state.syncWaiters = []
-            // The clean stop is written last: a log that holds it holds everything before it.
+            // The clean stop is written last: a log that holds it holds everything before it. After a failed sync
+            // the store cannot vouch for what is on disk, so it records no clean stop and the next opening skips.
             let synced = Result { () throws(HomeStoreError) in
+                if let failure = state.syncFailure { throw failure }
                 try Self.databaseCall {
                     try database.write { db in
                         try db.execute(sql: "INSERT OR REPLACE INTO cleanStop (id) VALUES (1)")
@@ -566,7 +630,8 @@ public final class HomeStore: Sendable {
         var lastSnapshotSequence: Int64
     }
 
-    private static func openDatabase(atPath path: String) throws(HomeStoreError) -> DatabaseQueue {
+    /// Opens (creating, migrating) the database; whether it was new.
+    private static func openDatabase(atPath path: String) throws(HomeStoreError) -> (DatabaseQueue, Bool) {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             // WAL: a commit appends to the log; NORMAL: a commit is not synced (the store syncs the log itself,
@@ -580,10 +645,12 @@ public final class HomeStore: Sendable {
         return try databaseCall {
             let database = try DatabaseQueue(path: path, configuration: configuration)
             let migrator = Schema.migrator
-            let isNewer = try database.read { db in try migrator.hasBeenSuperseded(db) }
+            let (isNewer, applied) = try database.read { db in
+                (try migrator.hasBeenSuperseded(db), try migrator.appliedIdentifiers(db))
+            }
             if isNewer { throw HomeStoreError.newerSchema }
             try migrator.migrate(database)
-            return database
+            return (database, applied.isEmpty)
         }
     }
 

@@ -194,7 +194,7 @@ public actor Hub: EventLoopBoundActor {
     }
 
     /// How many written operations are not synced to disk yet (a power cut now would lose them; a kill would not).
-    public nonisolated var unsyncedOperations: Int64 { store.lastOperationSequence - store.syncedSequence }
+    public nonisolated var unsyncedOperations: Int64 { store.unsyncedOperations }
 
     /// The changes of a home after `sequence` for a client that resumes, if `caller` belongs to the home.
     public func changes(
@@ -404,7 +404,8 @@ public actor Hub: EventLoopBoundActor {
     private func publish(_ events: [HomeEvent], before: HomeGraph) {
         for event in events {
             let home = event.homeID
-            let last = published[home] ?? 0
+            // A home new since the graph was read starts after the graph's floor (see `HomeGraph.sequenceFloor`).
+            let last = published[home] ?? before.lastSequence(ofHome: home)
             guard event.sequence == last + 1 else {
                 if event.sequence > last { waiting[home, default: [:]][event.sequence] = event }
                 continue

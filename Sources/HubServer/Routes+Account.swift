@@ -115,6 +115,8 @@ extension HubServer {
             }
             throw APIError(error)
         }
+        // The membership is on disk before the account that relies on it is made.
+        do { try await hub.durable() } catch { throw APIError(error) }
         var token: NewToken?
         if principal == nil {
             let (account, secret) = try await credentials.createAccount(id: userID, name: userName, label: "invite")

@@ -111,11 +111,16 @@ actor SecureHandshake {
                     .addUser(home: invite.homeID, id: accountID, name: name, role: invite.role),
                     as: .user(invite.invitedBy)
                 )
-                // Pair-setup's answer says the client joined: as the API does, only once that is on disk.
+            } catch {
+                try? await credentials.restoreInvite(invite)
+                return false
+            }
+            // Pair-setup's answer says the client joined: as the API does, only once that is on disk. A failed
+            // sync keeps the invite used: the user is in the home already.
+            do {
                 try await server.hub.durable()
                 try await credentials.createAccountWithoutToken(id: accountID, name: name)
             } catch {
-                try? await credentials.restoreInvite(invite)
                 return false
             }
             let added = try? await credentials.addPairing(

@@ -40,12 +40,17 @@ import Testing
         try await store.close()
     }
 
-    @Test func waitingOnAClosedStoreThrows() async throws {
-        let fixture = try StoreFixture()
+    @Test func closingSyncsEverything() async throws {
+        var fixture = try StoreFixture()
         defer { fixture.remove() }
-        let store = try HomeStore(folder: fixture.folder)
+        let (_, operations) = fixture.homeOperations(lamps: 1)
+        let store = try HomeStore(folder: fixture.folder, syncDelay: .seconds(600))
+        for operation in operations { try store.apply(operation) }
+        #expect(store.unsyncedOperations > 0)
         try await store.close()
-        await #expect(throws: HomeStoreError.closed) { try await store.synced(through: 1) }
+        #expect(store.unsyncedOperations == 0)
+        // Nothing is left to wait for, and a number past the last is not waited for either.
+        try await store.synced(through: store.lastOperationSequence + 5)
     }
 
     @Test func anUncleanStopSkipsEveryHomesNumberingAndClientsFromBeforeReload() async throws {
@@ -118,5 +123,32 @@ extension ChangeHistory {
         case .events(let events): events.count
         case .reloadRequired: -1
         }
+    }
+}
+
+/// A store without homes skips too: a home whose addition a power cut took may have had numbers out.
+@Suite struct SkipFloorTests {
+    @Test func aHomeAddedAfterAnUncleanStopStartsPastTheSkippedNumbers() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        do {
+            let store = try HomeStore(folder: fixture.folder)
+            #expect(!store.openedAfterUncleanStop)
+            // Dropped without close(), and without a home.
+        }
+        let reopened = try HomeStore(folder: fixture.folder)
+        #expect(reopened.openedAfterUncleanStop)
+        #expect(reopened.graph.sequenceFloor == HomeStore.sequenceSkip)
+        let (home, operations) = fixture.homeOperations(lamps: 1)
+        let events = try reopened.apply(operations[0])
+        #expect(events.first?.homeID == home)
+        #expect(events.first?.sequence == HomeStore.sequenceSkip + 1)
+        let last = try #require(events.last?.sequence)
+        try await reopened.close()
+        // The floor is kept on disk.
+        let again = try HomeStore(folder: fixture.folder)
+        #expect(again.graph.sequenceFloor == HomeStore.sequenceSkip)
+        #expect(again.graph.lastSequence(ofHome: home) == last)
+        try await again.close()
     }
 }
