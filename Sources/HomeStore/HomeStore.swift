@@ -37,13 +37,13 @@ public final class HomeStore: Sendable {
     /// How many operations are logged between snapshots unless told otherwise.
     public static let defaultSnapshotInterval = 2000
     /// How far every home's numbering moves ahead when the store opens after an unclean stop: more than the
-    /// changes that can be written and not yet synced (`unsyncedEventLimit`, and one batch more).
+    /// changes that can be written and not yet synced (`unsyncedChangeLimit`, and one batch more).
     public static let sequenceSkip: UInt64 = 1_000_000
     /// Past this many unsynced operations an append starts a sync on the store's thread.
     static let unsyncedLimit: Int64 = 1000
-    /// Past this many unsynced changes (numbers handed out) an append syncs before it returns, so however slow the
-    /// disk, no more than this (and one batch) can be lost to a power cut.
-    static let unsyncedEventLimit: UInt64 = 10_000
+    /// Past this many unsynced changes (numbers handed out) an append syncs before it returns unless told
+    /// otherwise, so however slow the disk, no more than this (and one batch) can be lost to a power cut.
+    public static let defaultUnsyncedChangeLimit: UInt64 = 10_000
 
     /// The graph as of the last acknowledged operation: read at opening, then as given to `append`.
     public var graph: HomeGraph { state.withLock { $0.graph } }
@@ -66,6 +66,7 @@ public final class HomeStore: Sendable {
     private let snapshotInterval: Int
     private let historyLimit: Int
     private let syncDelay: Duration
+    private let unsyncedChangeLimit: UInt64
     private let state: Mutex<State>
     /// The write-ahead log, opened once more to sync it from the store's own thread.
     private let logDescriptor: Int32
@@ -115,14 +116,17 @@ public final class HomeStore: Sendable {
     /// Opens (creating on first start) the store in `folder`: `device.key` and `home.sqlite`, and reads the graph.
     ///
     /// A new store starts with an empty graph that keeps `historyLimit` changes per home. Writes nobody waits for
-    /// are synced within `syncDelay`.
+    /// are synced within `syncDelay`, and an append past `unsyncedChangeLimit` unsynced changes syncs at once (at
+    /// most ``sequenceSkip``).
     public init(
         folder: String,
         snapshotInterval: Int = HomeStore.defaultSnapshotInterval,
         historyLimit: Int = 1000,
-        syncDelay: Duration = .seconds(1)
+        syncDelay: Duration = .seconds(1),
+        unsyncedChangeLimit: UInt64 = HomeStore.defaultUnsyncedChangeLimit
     ) throws(HomeStoreError) {
         precondition(snapshotInterval > 0, "snapshotInterval must be positive")
+        precondition(unsyncedChangeLimit < Self.sequenceSkip / 2, "the skip must cover the unsynced changes")
         let deviceKey: DeviceKey
         let database: DatabaseQueue
         let isNew: Bool
@@ -175,6 +179,7 @@ public final class HomeStore: Sendable {
         self.snapshotInterval = snapshotInterval
         self.historyLimit = historyLimit
         self.syncDelay = syncDelay
+        self.unsyncedChangeLimit = unsyncedChangeLimit
         logDescriptor = descriptor
         openedAfterUncleanStop = skipped
         state = Mutex(
@@ -285,7 +290,7 @@ public final class HomeStore: Sendable {
             }
             state.graph = graph
             state.numbered = Self.numbered(graph)
-            if state.numbered &- state.syncedNumbered >= Self.unsyncedEventLimit {
+            if state.numbered &- state.syncedNumbered >= unsyncedChangeLimit {
                 // The disk is far behind: wait for it here, so no more numbers than the skip covers can be lost.
                 do throws(HomeStoreError) {
                     try Self.sync(logDescriptor)

@@ -152,3 +152,28 @@ extension ChangeHistory {
         try await again.close()
     }
 }
+
+/// However slow the store's own syncs, no more changes than the limit wait for one: the append past it syncs.
+@Suite struct UnsyncedLimitTests {
+    @Test func anAppendPastTheLimitSyncsBeforeItReturns() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (home, operations) = fixture.homeOperations(lamps: 3)
+        // No sync of the store's own within the test; at most 8 changes may wait for one.
+        let store = try HomeStore(folder: fixture.folder, syncDelay: .seconds(600), unsyncedChangeLimit: 8)
+        var syncedAt: UInt64 = 0
+        var inlineSyncs = 0
+        for operation in operations {
+            try store.apply(operation)
+            let last = store.graph.lastSequence(ofHome: home)
+            if store.unsyncedOperations == 0 {
+                syncedAt = last
+                inlineSyncs += 1
+            }
+            #expect(last - syncedAt < 8, "\(last - syncedAt) changes wait for a sync")
+        }
+        #expect(inlineSyncs >= 2)
+        #expect(store.graph.lastSequence(ofHome: home) > 16)
+        try await store.close()
+    }
+}
