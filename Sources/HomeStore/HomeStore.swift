@@ -13,7 +13,7 @@ import enum HAPTypes.HAPValue
 #endif
 
 /// Closes a file descriptor (outside the store, whose `close` is another).
-private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
+func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
 
 /// The home graph on disk: a durable log of the operations its owner applied, with a sealed snapshot now and then.
 ///
@@ -65,16 +65,16 @@ public final class HomeStore: Sendable {
     private let deviceKey: DeviceKey
     private let snapshotInterval: Int
     private let historyLimit: Int
-    private let syncDelay: Duration
-    private let unsyncedChangeLimit: UInt64
-    private let state: Mutex<State>
+    let syncDelay: Duration
+    let unsyncedChangeLimit: UInt64
+    let state: Mutex<State>
     /// The write-ahead log, opened once more to sync it from the store's own thread.
-    private let logDescriptor: Int32
+    let logDescriptor: Int32
     /// Where syncs run, one at a time.
-    private let syncQueue = DispatchQueue(label: "hearth.home-store.sync")
+    let syncQueue = DispatchQueue(label: "hearth.home-store.sync")
 
     /// What changes as operations are appended.
-    private struct State {
+    struct State {
         var graph: HomeGraph
         var lastOperationSequence: Int64
         var lastSnapshotSequence: Int64
@@ -100,17 +100,6 @@ public final class HomeStore: Sendable {
         ///
         /// Sticky, since the kernel may drop the pages it could not write and a later sync then succeed without them.
         var syncFailure: HomeStoreError?
-    }
-
-    /// The changes numbered in `graph`: the sum of every home's last number (it grows by one per change).
-    private static func numbered(_ graph: HomeGraph) -> UInt64 {
-        graph.lastSequences.values.reduce(0) { $0 &+ $1 }
-    }
-
-    /// A caller of `synced(through:)` and the operation it waits for.
-    private struct SyncWaiter {
-        var sequence: Int64
-        var continuation: CheckedContinuation<Result<Void, HomeStoreError>, Never>
     }
 
     /// Opens (creating on first start) the store in `folder`: `device.key` and `home.sqlite`, and reads the graph.
@@ -199,60 +188,6 @@ public final class HomeStore: Sendable {
         closeDescriptor(logDescriptor)
     }
 
-    /// Records that the store is open, and skips every home's numbering ahead when the last stop was not clean.
-    ///
-    /// A stop without `close()` then shows at the next opening. The skip is a new snapshot; both are synced before
-    /// any change is written. Returns whether it skipped.
-    private static func markOpen(
-        _ database: DatabaseQueue,
-        isNew: Bool,
-        loaded: inout Loaded,
-        key: DeviceKey,
-        logDescriptor: Int32
-    ) throws(HomeStoreError) -> Bool {
-        let wasClean = try databaseCall {
-            try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cleanStop)") ?? false }
-        }
-        // Even a store without homes skips: a home whose addition a power cut took may have had numbers out.
-        let skips = !wasClean && !isNew
-        var snapshot: SnapshotRecord?
-        if skips {
-            loaded.graph.skipSequences(by: sequenceSkip)
-            snapshot = try sealedSnapshot(of: loaded.graph, at: loaded.lastOperationSequence, key: key)
-        }
-        try databaseCall {
-            try database.write { db in
-                try db.execute(sql: "DELETE FROM cleanStop")
-                if let snapshot {
-                    // The same number as the last snapshot when no operation followed it: this one replaces it.
-                    try snapshot.insert(db, onConflict: .replace)
-                    try OperationRecord.filter(OperationRecord.Columns.sequence <= snapshot.sequence).deleteAll(db)
-                    try SnapshotRecord.filter(SnapshotRecord.Columns.sequence < snapshot.sequence).deleteAll(db)
-                }
-            }
-        }
-        if let snapshot { loaded.lastSnapshotSequence = snapshot.sequence }
-        try sync(logDescriptor)
-        return skips
-    }
-
-    /// `fdatasync` of the write-ahead log.
-    private static func sync(_ descriptor: Int32) throws(HomeStoreError) {
-        var result: Int32
-        repeat { result = fdatasync(descriptor) } while result != 0 && errno == EINTR
-        guard result == 0 else { throw .syncFailed(code: errno) }
-    }
-
-    /// `fsync` of the state folder, for the entries of files created in it.
-    private static func syncFolder(_ folder: String) throws(HomeStoreError) {
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .stateFolder(path: folder, code: errno) }
-        defer { closeDescriptor(descriptor) }
-        var result: Int32
-        repeat { result = fsync(descriptor) } while result != 0 && errno == EINTR
-        guard result == 0 else { throw .syncFailed(code: errno) }
-    }
-
     /// Reads the graph from disk again, as a restart would, and makes it the current one.
     @discardableResult
     public func reload() throws(HomeStoreError) -> HomeGraph {
@@ -276,10 +211,10 @@ public final class HomeStore: Sendable {
     /// Writes `operations` with who made them and when, in one transaction like the operations alone; reading the
     /// store back gives the history the same authors and times.
     public func append(_ operations: [LoggedOperation], resulting graph: HomeGraph) throws(HomeStoreError) {
-        try state.withLock { state throws(HomeStoreError) in
+        let sync = try state.withLock { state throws(HomeStoreError) -> NextSync in
             guard !state.isClosed else { throw .closed }
             if let failure = state.syncFailure { throw failure }
-            guard !operations.isEmpty else { return }
+            guard !operations.isEmpty else { return .none }
             do throws(HomeStoreError) {
                 try persist(operations, state: &state)
             } catch {
@@ -304,107 +239,9 @@ public final class HomeStore: Sendable {
             if state.lastOperationSequence - state.lastSnapshotSequence >= Int64(snapshotInterval) {
                 startSnapshot(&state)
             }
+            return nextSync(&state)
         }
-        scheduleSync()
-    }
-
-    /// Waits until the operations up to `sequence` (at most the last written) are synced to disk, starting a sync
-    /// now unless they are.
-    ///
-    /// Callers that wait meanwhile share one sync. Throws when syncing fails (then and ever after, until the store
-    /// is opened again) or the store is closed first.
-    public func synced(through sequence: Int64) async throws(HomeStoreError) {
-        let done: Result<Bool, HomeStoreError> = state.withLock { state in
-            if let failure = state.syncFailure { return .failure(failure) }
-            return .success(state.syncedSequence >= min(sequence, state.lastOperationSequence))
-        }
-        if try done.get() { return }
-        let result = await withCheckedContinuation { continuation in
-            let refused: HomeStoreError? = state.withLock { state in
-                if state.isClosed { return .closed }
-                if let failure = state.syncFailure { return failure }
-                let target = min(sequence, state.lastOperationSequence)
-                state.syncWaiters.append(SyncWaiter(sequence: target, continuation: continuation))
-                return nil
-            }
-            if let refused { continuation.resume(returning: .failure(refused)) } else { startSync() }
-        }
-        try result.get()
-    }
-
-    /// Starts a sync within `syncDelay` unless one is due, or at once when too many operations wait for one.
-    private func scheduleSync() {
-        let action: (now: Bool, later: Bool) = state.withLock { state in
-            let unsynced = state.lastOperationSequence - state.syncedSequence
-            guard unsynced > 0, !state.isClosed, state.syncFailure == nil else { return (false, false) }
-            if unsynced >= Self.unsyncedLimit { return (true, false) }
-            guard !state.isSyncScheduled else { return (false, false) }
-            state.isSyncScheduled = true
-            return (false, true)
-        }
-        if action.now { startSync() }
-        if action.later {
-            let (seconds, attoseconds) = syncDelay.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            syncQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
-                guard let self else { return }
-                state.withLock { $0.isSyncScheduled = false }
-                startSync()
-            }
-        }
-    }
-
-    /// Runs a sync on the store's thread, or asks the running one to run again when it ends.
-    private func startSync() {
-        let starts = state.withLock { state in
-            if state.isSyncing {
-                state.syncsAgain = true
-                return false
-            }
-            state.isSyncing = true
-            return true
-        }
-        if starts { syncQueue.async { self.runSyncs() } }
-    }
-
-    /// Syncs the log until no caller waits for a later operation, then answers the callers it covered.
-    private func runSyncs() {
-        while true {
-            let target: (sequence: Int64, numbered: UInt64)? = state.withLock { state in
-                state.syncsAgain = false
-                guard !state.isClosed, state.syncFailure == nil else { return nil }
-                return (state.lastOperationSequence, state.numbered)
-            }
-            var failure: HomeStoreError? = state.withLock { $0.syncFailure } ?? .closed
-            if target != nil {
-                do throws(HomeStoreError) {
-                    try Self.sync(logDescriptor)
-                    failure = nil
-                } catch {
-                    failure = error
-                }
-            }
-            let (answered, again): ([SyncWaiter], Bool) = state.withLock { state in
-                if let failure, state.syncFailure == nil, failure != .closed { state.syncFailure = failure }
-                if failure == nil, let target, state.syncFailure == nil {
-                    state.syncedSequence = max(state.syncedSequence, target.sequence)
-                    state.syncedNumbered = max(state.syncedNumbered, target.numbered)
-                }
-                var answered: [SyncWaiter] = []
-                state.syncWaiters.removeAll { waiter in
-                    guard failure != nil || waiter.sequence <= state.syncedSequence else { return false }
-                    answered.append(waiter)
-                    return true
-                }
-                let again = state.syncsAgain || (!state.syncWaiters.isEmpty && failure == nil)
-                if !again { state.isSyncing = false }
-                return (answered, again)
-            }
-            for waiter in answered {
-                waiter.continuation.resume(returning: failure.map { .failure($0) } ?? .success(()))
-            }
-            guard again else { return }
-        }
+        start(sync)
     }
 
     /// Writes a snapshot of the graph last given now if operations were logged since the last one, so the next
@@ -481,7 +318,7 @@ public final class HomeStore: Sendable {
     // MARK: Snapshots
 
     /// The graph as of operation `sequence`, encoded and sealed; runs anywhere, the store's state is not touched.
-    private static func sealedSnapshot(
+    static func sealedSnapshot(
         of graph: HomeGraph,
         at sequence: Int64,
         key: DeviceKey
@@ -629,7 +466,7 @@ public final class HomeStore: Sendable {
 
     // MARK: Opening
 
-    private struct Loaded {
+    struct Loaded {
         var graph: HomeGraph
         var lastOperationSequence: Int64
         var lastSnapshotSequence: Int64
@@ -714,7 +551,7 @@ public final class HomeStore: Sendable {
     }
 
     /// Runs GRDB work, passing our own errors through and turning SQLite's into `.database`.
-    private static func databaseCall<Result>(_ body: () throws -> Result) throws(HomeStoreError) -> Result {
+    static func databaseCall<Result>(_ body: () throws -> Result) throws(HomeStoreError) -> Result {
         do {
             return try body()
         } catch let error as HomeStoreError {
