@@ -38,6 +38,8 @@ import Testing
             try await owner.setLocation(nil, ofHome: created.home.id)
             let history = try await owner.changes(inHome: created.home.id, after: 1)
             #expect(!history.reloadRequired && history.events.first?.sequence == 2)
+            let newest = try await owner.recentChanges(inHome: created.home.id, last: 2)
+            #expect(newest.events.map(\.sequence) == [history.currentSequence - 1, history.currentSequence])
             try await owner.removeHome(created.home.id)
 
             let room = try await owner.addRoom(named: "Office", toHome: homeID).object
