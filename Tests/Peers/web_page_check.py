@@ -703,7 +703,9 @@ def main():
         check("keyboard on a slider", level == 99 and focused,
               f"brightness {level}, focus on {driver.execute_script('return document.activeElement.outerHTML')[:120]}")
 
-        # A change made with `hearth` appears on the open page within a second.
+        # A change made with `hearth` appears on the open page within a second, in the same tile (updated in place,
+        # not made again) with its toggle saying what pressing it would do.
+        driver.execute_script("window.bedroomTile = arguments[0]", tile(driver, "Bedroom Lamp"))
         result = subprocess.run(
             [args.hearth, "accessory", "set", "--config", os.path.join(args.state, "client.json"),
              "Bedroom Lamp", "on", "true"],
@@ -714,6 +716,13 @@ def main():
         elapsed = time.monotonic() - done
         check("a change made with hearth appears within a second", result.returncode == 0 and shown and elapsed < 1.0,
               f"hearth exit {result.returncode} {result.stderr.strip()}; shown after {elapsed * 1000:.0f} ms")
+        bedroom = tile(driver, "Bedroom Lamp")
+        toggle = bedroom.find_element(By.CSS_SELECTOR, "button.toggle")
+        same = driver.execute_script("return window.bedroomTile === arguments[0]", bedroom)
+        check("a value change updates its tile in place", same and toggle.text == "Turn off"
+              and toggle.get_attribute("aria-pressed") == "true" and "on" in bedroom.get_attribute("class").split(),
+              f"same tile {same}, toggle {toggle.text!r} pressed {toggle.get_attribute('aria-pressed')}, "
+              f"class {bedroom.get_attribute('class')!r}")
 
         # Run a scene: Good Night turns both lamps off and locks the door.
         scene = [b for b in driver.find_elements(By.CSS_SELECTOR, "button.scene") if b.text == "Good Night"]

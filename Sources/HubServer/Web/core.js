@@ -44,10 +44,17 @@ const notice = (text) => {
 // ---- HAP types, values and words ----
 
 // The short form of a HAP type ("25" for "00000025-0000-1000-8000-0026BB765291").
+// Worked out once per type: a tile asks for the short types of its accessory's characteristics many times.
+const shortTypes = new Map();
 const short = (type) => {
-  const upper = String(type).toUpperCase();
-  if (upper.endsWith("-0000-1000-8000-0026BB765291")) return upper.slice(0, 8).replace(/^0+/, "") || "0";
-  return upper;
+  let name = shortTypes.get(type);
+  if (name === undefined) {
+    const upper = String(type).toUpperCase();
+    name = upper.endsWith("-0000-1000-8000-0026BB765291") ? upper.slice(0, 8).replace(/^0+/, "") || "0" : upper;
+    if (shortTypes.size >= 4096) shortTypes.clear();
+    shortTypes.set(type, name);
+  }
+  return name;
 };
 
 const T = {
@@ -120,12 +127,26 @@ const isHiddenCharacteristic = (characteristic) => characteristic.permissions?.i
 const visibleServices = (accessory) =>
   (accessory.services ?? []).filter((service) => !service.isHidden && !hiddenServiceTypes.has(short(service.type)));
 
+// Each accessory's characteristics by short type, in service order, with their service's short type: made the first
+// time a tile looks into the accessory. Values change in place; a home whose shape changes is loaded anew, with new
+// accessory objects, so an index never goes stale.
+const characteristicsByType = new WeakMap();
 const find = (accessory, type, serviceTypes) => {
-  for (const service of accessory.services ?? []) {
-    if (serviceTypes && !serviceTypes.includes(short(service.type))) continue;
-    for (const characteristic of service.characteristics ?? []) {
-      if (short(characteristic.type) === type) return characteristic;
+  let index = characteristicsByType.get(accessory);
+  if (!index) {
+    index = new Map();
+    for (const service of accessory.services ?? []) {
+      const serviceType = short(service.type);
+      for (const characteristic of service.characteristics ?? []) {
+        const key = short(characteristic.type);
+        if (!index.has(key)) index.set(key, []);
+        index.get(key).push({ serviceType, characteristic });
+      }
     }
+    characteristicsByType.set(accessory, index);
+  }
+  for (const { serviceType, characteristic } of index.get(type) ?? []) {
+    if (!serviceTypes || serviceTypes.includes(serviceType)) return characteristic;
   }
   return undefined;
 };

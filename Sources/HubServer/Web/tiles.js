@@ -75,15 +75,23 @@ const summary = (accessory) => {
 const confirmLock = (accessory, locking) =>
   window.confirm(`${locking ? "Lock" : "Unlock"} ${accessory.name}?`);
 
-// The tile's main control: a toggle, a slider, the thermostat's steps, or lock and unlock.
-const tileControls = (entry, accessory) => {
+const isOnValue = (characteristic) => characteristic?.value === true || characteristic?.value === 1;
+
+// The tile's main control: a toggle, a slider, the thermostat's steps, or lock and unlock. Each part that shows a
+// value is listed in `shown` with how to show it; the handlers read the value when pressed, so a tile is updated in
+// place when a value changes (fillTile) and never has to be made again.
+const tileControls = (entry, accessory, shown) => {
   const homeID = entry.home.id;
   const controls = element("div", undefined, { class: "controls" });
-  const disabled = accessory.isReachable === false;
   const service = mainService(accessory);
   const type = service ? short(service.type) : "";
   const get = (characteristicType) => find(accessory, characteristicType);
   const on = get(T.on) ?? get(T.active);
+  const control = (node, show) => {
+    controls.append(node);
+    shown.push(show ?? (() => {}));
+    return node;
+  };
   if (type === S.thermostat) {
     const target = get(T.targetTemperature);
     if (target && writable(target)) {
@@ -92,64 +100,70 @@ const tileControls = (entry, accessory) => {
         const next = Math.min(meta.maxValue ?? 38, Math.max(meta.minValue ?? 10, (target.value ?? 20) + delta));
         write(homeID, target, round(next, 0.1));
       };
-      controls.append(
-        button("−", step(-0.5), { class: "step", "aria-label": `Lower ${accessory.name} by half a degree`, disabled }),
-        element("span", say(target), { class: "target", "aria-hidden": "true" }),
-        button("+", step(0.5), { class: "step", "aria-label": `Raise ${accessory.name} by half a degree`, disabled })
-      );
+      control(button("−", step(-0.5), { class: "step", "aria-label": `Lower ${accessory.name} by half a degree` }));
+      const shownTarget = element("span", undefined, { class: "target", "aria-hidden": "true" });
+      control(shownTarget, () => { shownTarget.textContent = say(target); });
+      control(button("+", step(0.5), { class: "step", "aria-label": `Raise ${accessory.name} by half a degree` }));
     }
   } else if (type === S.lock) {
     const target = get(T.lockTarget);
     if (target && writable(target)) {
-      const locked = (get(T.lockCurrent)?.value ?? target.value) === 1;
-      controls.append(
-        button(locked ? "Unlock" : "Lock", () => {
-          if (confirmLock(accessory, !locked)) write(homeID, target, locked ? 0 : 1);
-        }, { class: "toggle", disabled })
-      );
+      const current = get(T.lockCurrent);
+      const locked = () => (current?.value ?? target.value) === 1;
+      const toggle = button("", () => {
+        const wasLocked = locked();
+        if (confirmLock(accessory, !wasLocked)) write(homeID, target, wasLocked ? 0 : 1);
+      }, { class: "toggle" });
+      control(toggle, () => { toggle.textContent = locked() ? "Unlock" : "Lock"; });
     }
   } else if (type === S.garage) {
     const target = get(T.doorTarget);
     if (target && writable(target)) {
-      const closed = target.value === 1;
-      controls.append(button(closed ? "Open" : "Close", () => write(homeID, target, closed ? 0 : 1), {
-        class: "toggle", disabled,
-      }));
+      const toggle = button("", () => write(homeID, target, target.value === 1 ? 0 : 1), { class: "toggle" });
+      control(toggle, () => { toggle.textContent = target.value === 1 ? "Open" : "Close"; });
     }
   } else if ([S.windowCovering, S.door, S.window].includes(type)) {
     const target = get(T.targetPosition);
-    if (target && writable(target)) controls.append(slider(homeID, accessory, target, "Position"));
+    if (target && writable(target)) slider(homeID, accessory, target, "Position", control);
   } else if (on && writable(on)) {
-    const isOn = on.value === true || on.value === 1;
-    controls.append(
-      button(isOn ? "Turn off" : "Turn on", () => write(homeID, on, typeof on.value === "number" ? (isOn ? 0 : 1) : !isOn), {
-        class: "toggle", "aria-pressed": isOn ? "true" : "false", disabled,
-      })
-    );
+    const toggle = button("", () => {
+      const isOn = isOnValue(on);
+      write(homeID, on, typeof on.value === "number" ? (isOn ? 0 : 1) : !isOn);
+    }, { class: "toggle" });
+    control(toggle, () => {
+      toggle.textContent = isOnValue(on) ? "Turn off" : "Turn on";
+      toggle.setAttribute("aria-pressed", isOnValue(on) ? "true" : "false");
+    });
     const brightness = get(T.brightness);
-    if (brightness && writable(brightness)) controls.append(slider(homeID, accessory, brightness, "Brightness"));
+    if (brightness && writable(brightness)) slider(homeID, accessory, brightness, "Brightness", control);
     const temperature = get(T.colorTemperature);
-    if (temperature && writable(temperature)) controls.append(slider(homeID, accessory, temperature, "Colour temperature"));
+    if (temperature && writable(temperature)) {
+      slider(homeID, accessory, temperature, "Colour temperature", control);
+    }
   }
   return controls;
 };
 
 // A range input that writes once, when the person lets go.
-const slider = (homeID, accessory, characteristic, name) => {
+const slider = (homeID, accessory, characteristic, name, control) => {
   const meta = characteristic.metadata ?? {};
   const input = element("input", undefined, {
     type: "range",
     min: meta.minValue ?? 0,
     max: meta.maxValue ?? 100,
     step: meta.minStep ?? 1,
-    value: characteristic.value ?? meta.minValue ?? 0,
     "aria-label": `${name} of ${accessory.name}`,
     "data-characteristic": short(characteristic.type),
-    disabled: accessory.isReachable === false,
   });
   input.addEventListener("change", () => write(homeID, characteristic, Number(input.value)));
-  return input;
+  control(input, () => {
+    const value = String(characteristic.value ?? meta.minValue ?? 0);
+    if (input.value !== value) input.value = value;
+  });
 };
+
+// What fillTile needs of each tile: its parts that show values, and the accessory it shows.
+const tileParts = new WeakMap();
 
 const tile = (entry, accessory) => {
   const node = element("article", undefined, {
@@ -158,34 +172,60 @@ const tile = (entry, accessory) => {
     "data-name": accessory.name,
     "aria-label": accessory.name,
   });
-  const low = (accessory.services ?? []).some((service) =>
-    (service.characteristics ?? []).some((c) => short(c.type) === T.lowBattery && c.value === 1));
-  const unreachable = accessory.isReachable === false;
-  if (unreachable) node.classList.add("unreachable");
-  const on = find(accessory, T.on) ?? find(accessory, T.active);
-  if (on && (on.value === true || on.value === 1)) node.classList.add("on");
   const name = button(accessory.name, () => openDetail(entry.home.id, accessory.id), {
     class: "name", "aria-haspopup": "dialog",
   });
-  node.append(name, element("p", summary(accessory), { class: "state" }));
+  const state = element("p", undefined, { class: "state" });
   const badges = element("p", undefined, { class: "badges" });
-  if (unreachable) badges.append(element("span", "Unreachable", { class: "badge warn" }));
-  if (low) badges.append(element("span", "Battery low", { class: "badge warn" }));
-  if (badges.childElementCount) node.append(badges);
-  node.append(tileControls(entry, accessory));
+  const shown = [];
+  const controls = tileControls(entry, accessory, shown);
+  node.append(name, state, badges, controls);
+  const inputs = [...controls.querySelectorAll("button, input")];
+  tileParts.set(node, { accessory, state, badges, inputs, shown, badgeText: null });
+  fillTile(node);
   return node;
 };
+
+// Shows the accessory's current values in its tile: classes, state in words, badges and controls. Only what differs
+// is touched, so focus, a screen reader's place and the other tiles stay as they are.
+function fillTile(node) {
+  const parts = tileParts.get(node);
+  const { accessory } = parts;
+  const unreachable = accessory.isReachable === false;
+  node.classList.toggle("unreachable", unreachable);
+  node.classList.toggle("on", isOnValue(find(accessory, T.on) ?? find(accessory, T.active)));
+  const text = summary(accessory);
+  if (parts.state.textContent !== text) parts.state.textContent = text;
+  const low = (accessory.services ?? []).some((service) =>
+    (service.characteristics ?? []).some((c) => short(c.type) === T.lowBattery && c.value === 1));
+  const badgeText = `${unreachable}/${low}`;
+  if (parts.badgeText !== badgeText) {
+    parts.badgeText = badgeText;
+    parts.badges.replaceChildren();
+    if (unreachable) parts.badges.append(element("span", "Unreachable", { class: "badge warn" }));
+    if (low) parts.badges.append(element("span", "Battery low", { class: "badge warn" }));
+    parts.badges.hidden = parts.badges.childElementCount === 0;
+  }
+  for (const show of parts.shown) show();
+  for (const input of parts.inputs) {
+    if (input.disabled !== unreachable) input.disabled = unreachable;
+  }
+}
 
 function refreshTile(homeID, accessoryID) {
   const entry = homes.get(homeID);
   const accessory = entry?.home.accessories?.find((candidate) => candidate.id === accessoryID);
-  const old = entry?.tiles.get(accessoryID);
-  if (!accessory || !old) return;
-  const focused = focusables(old).indexOf(document.activeElement);
-  const fresh = tile(entry, accessory);
-  old.replaceWith(fresh);
-  entry.tiles.set(accessoryID, fresh);
-  if (focused >= 0) focusables(fresh)[focused]?.focus();
+  const node = entry?.tiles.get(accessoryID);
+  if (!accessory || !node) return;
+  if (tileParts.get(node)?.accessory === accessory) {
+    fillTile(node);
+  } else {
+    const focused = focusables(node).indexOf(document.activeElement);
+    const fresh = tile(entry, accessory);
+    node.replaceWith(fresh);
+    entry.tiles.set(accessoryID, fresh);
+    if (focused >= 0) focusables(fresh)[focused]?.focus();
+  }
   if (detail?.homeID === homeID && detail.accessoryID === accessoryID) drawDetail();
 }
 

@@ -51,10 +51,17 @@ const notice = (text) => {
 // ---- HAP types, values and words ----
 
 // The short form of a HAP type ("25" for "00000025-0000-1000-8000-0026BB765291").
+// Worked out once per type: a tile asks for the short types of its accessory's characteristics many times.
+const shortTypes = new Map();
 const short = (type) => {
-  const upper = String(type).toUpperCase();
-  if (upper.endsWith("-0000-1000-8000-0026BB765291")) return upper.slice(0, 8).replace(/^0+/, "") || "0";
-  return upper;
+  let name = shortTypes.get(type);
+  if (name === undefined) {
+    const upper = String(type).toUpperCase();
+    name = upper.endsWith("-0000-1000-8000-0026BB765291") ? upper.slice(0, 8).replace(/^0+/, "") || "0" : upper;
+    if (shortTypes.size >= 4096) shortTypes.clear();
+    shortTypes.set(type, name);
+  }
+  return name;
 };
 
 const T = {
@@ -127,12 +134,26 @@ const isHiddenCharacteristic = (characteristic) => characteristic.permissions?.i
 const visibleServices = (accessory) =>
   (accessory.services ?? []).filter((service) => !service.isHidden && !hiddenServiceTypes.has(short(service.type)));
 
+// Each accessory's characteristics by short type, in service order, with their service's short type: made the first
+// time a tile looks into the accessory. Values change in place; a home whose shape changes is loaded anew, with new
+// accessory objects, so an index never goes stale.
+const characteristicsByType = new WeakMap();
 const find = (accessory, type, serviceTypes) => {
-  for (const service of accessory.services ?? []) {
-    if (serviceTypes && !serviceTypes.includes(short(service.type))) continue;
-    for (const characteristic of service.characteristics ?? []) {
-      if (short(characteristic.type) === type) return characteristic;
+  let index = characteristicsByType.get(accessory);
+  if (!index) {
+    index = new Map();
+    for (const service of accessory.services ?? []) {
+      const serviceType = short(service.type);
+      for (const characteristic of service.characteristics ?? []) {
+        const key = short(characteristic.type);
+        if (!index.has(key)) index.set(key, []);
+        index.get(key).push({ serviceType, characteristic });
+      }
     }
+    characteristicsByType.set(accessory, index);
+  }
+  for (const { serviceType, characteristic } of index.get(type) ?? []) {
+    if (!serviceTypes || serviceTypes.includes(serviceType)) return characteristic;
   }
   return undefined;
 };
@@ -166,6 +187,6 @@ export {
 };
 
 """#,
-        gzipBase64: "H4sIAAAAAAACA60Z7W7cuPF/noIR3DupJ8tfsb2x6xr+iBEf8oXawbVYuAhX4u7yLImqSHlt+Az0Ifog9wz3KH2SzgxJSausg0NbA7Gp4XC+ZzjDbGyw67lgFZ+J7zXTc16LDL5qc8AMz29lOWNGMQMo82YSs4ITSOSiEKXRMXt78omZh0poxsuMzdUCcWXN7njeILAWTHOZxbQNWy82NgCrwC1NZJEzuxWios+ChQtp5oDNZJmJe6amjmAKovHUiFpqI1MdJezNnagfmILtmhUqa3LBZFGp2mg2rVXBAC6SFy9SVWrDeCXZEfB8KFMWFsLMFchUcTOP2URlDxE7+jN7fMGYxZ4Lnolaw4lHFvx1/a0Ag8zX/yL+ATqZ4IAFWwF7OgR0OWUhnmcvj45YAxJPZSmyyBMYB2eqNGCp9WuwUXADBANeVblMuZGq3PhZqzI4bNnWQlewECjpgkvDpsKk89CKidIx5kSntWNiP1JwHDCSPNcgn+aFWFe1nMkysPso5QH9Zkd9Wdlxb33Afrz6+CHRpgYvy+kD6RYhgaeoE9OIe9OK6GVOEBr2sFA3wCLkY0sX4kqLECERsCqbPPc2fNmSUbeRU9WSEXWtaqBTigV7g+sQCR8nBD9OIJI0RtDxMftybaMUgkcvBMbx2mNLVhtuGv2UfCEJmSXroEB9gGdxzLyGeCZMBDzBv1qYpi5Jt8MXEAEuulw+AKGwBMvHpDXEvAFDThojKJKeBkFWqgw9nam0wcMJeJAb8caSIjqRNw8ZcSnE2HffsRaKloyIHnnBxZwzPtKYgglDy3V8Kx5im543mF0fJz+L1CSAX0uhw07kyPsBBSD8ryXowFOIO+Fk0MKceDJhx47iztSwOGZBAAFA0GhgWqTQNy0QMRRIobWpKs8gfW5/p3GdY8LAkgm8Zx6paEGitPAkSXoUbbiTNjzLoNKU5h0UHlGKOgxSFCBoRSHUZ6RfQ8FlRsK1jp4J47x8+nCZ4XaLXyoobsJr2+q0FgZ2J4hWehgZQmFdh5+uIsdtEYbSu1B1pgmBMDFV9BxqJYZGgXHA24MsDLZ3A4qZYJN+tnfX8c/6Fv4a4S+A7Z2e7u/tbr/eApmc9JYiCg9kBg5pqkpgHl9RbbEYiVGfEXzGoSy0wU6YEJCZ/gmugjD4Nu/Im94e0+AREW7GbBQltahyDl8bf9/8YSOGmIvYL7+ATkHPYXSq77FrjCbYVyVEB9gB7gcoo3NTQqEByAgAqcpVfS0KOAnFosYwOnuD8KauwSvLO1tbGHS8Bqcvb+zsUmV2h95D4ADwokV2gJ0dgOQqvT2zeEjx3IGuCREhyD1Tqu6QPKTF2dnus/uktMQbCDb2zluePej+GUAL5b62t0nt0sANjEdOSILFKWQM3MGI/hoNZT/fiTuRI9aIOM6bQmbSINbWJmABCXmHqp3iV462bU+cYlZN4PppUs/5FSIJfotM8IAu1C2e3t9D3DRtKl6mJAIYGv1o3Xjl3Ej0J00+AYxXaEsN/UU6xy8UWTUmJ/O82oevKUeWrzbtchtlRDB2GIXCmwF3T5z1cY3hMYO+ZIYSvdoifRfQuKjFmYLuBAIdQ+bM+QLXGA0WA79O+0Ye7S4ZebRJ1aofMiPk3bPnyPp00rrh9Z43Ke72TDfa6ZlutD8w3QiPyXKqME4wcqpaGQVhDt8n232zzmUGXcaVqO8gza6p77NX85Uw4fgqQSIxu0o8gZuutNkKZL0yvk56MX1zwMbB5xIhIgPuwbt29SMvCrv6XN6WalEGN3F33gb3c8c9Zi8xCPVjJbDgB2e50vYAQsBXHuiWV0ZBcVim0+M4IOOxevls0aZTxIIW0ngWSuW49Ce6fB8e8Nj496QxqmNio4Twl9WwKMH+duD3HNeejkPFukwmgh/gRuC5NeTC0dvZs/RErmWjce+Cz0FPaM2NZ7lDKFfABDrxCjoqwjtXzaT//U7B/GC/7LnRRWC5GurxZ95KvXW7JzjQauW2lYRkviztB1nKrlrtIAOcXpQNJAT+9QiUFh6DPshItPA4bbbceFkJIp3h/fom7t0kTSmNHSFSazbIJvbbr1gNIKdTCBJbN/6ARbFOMzGrhUCk337FxG3uET+/x8QVQDGj85oGD7zCf5oLGn04zVMwZT3ofrnQkNDM0WSds1wrB6Oe4Q+I4lyKSxzHTj5dttf5tDsFdzpyuTynW50GOGxjPPA4wUXSY/+5xFPQ8AUdlaA1Ta2gjUSiJAwoaETV9gvU8EJpgaak6y+Dsikmog7a6562umkjg1GHrI2ksDWlv39iW9Bsvof5KSlkGW7Hdp0KmYfrtMzVbGszJP4RDiWbvd7gA7G0MkKrciHvRRZaRlHUNl0ng9EUxmgrNgy4oESVk2+YNFj4YbRFMTE02qYJNsESy0QGzZPrnwecktYGXYu+PNtBu9OB7ZTgdAv+/c9/9SZP6vuObAM3ECWhVq1DxcEEfUf1fIybN8fJ2A4UXhbCaXnR1+Eqz1KATKDCCV4G/XnDygO7kHrlss9xevhY4vxApfJw1Rl7p3597j3B6SzkusVyFIaofxPa4QV+QunSmh3Z7B4PTAXTOc+44ccJbt/gVBoEz2vuYhrD9ZuELLarIgGJy/BQl1oDn13i2wkl6IAuzBo2VyFpvb2d5l9gWsa0dIH0R/aabbBd9gPbgbTZTLaiJyheF1+8Mb6pUbSaaPy8mpCeV5iET2uPqPHTl14eupHBj4tdhc35ROTPJM+znDKh01pW6Hp6NThbQmRrj88nAUrlmplaGryLfh9zKIqF1Bo46mNokdK8ASHCoFoEkSco9VtqrQbS/C/k51lH/k5qCeK6xg3rZMhTWGhV09sXGLsDwADv0MA+45somcocmIWhg5MML91H4iXHgHz5dX+YzLkOrUn9CbJl1HWGUKuyJYliqkd473V02orYe8tw+zS+Pid8r6j0yZG0fUBnuJXCUmMuS1tul4RYdgbK4o8OniyXBXIiPRtr9rWEVi4NlrGsHE/Ljydt5W9vJxr0nZk4MxIfSTXjExh8Duz7ay0Lju+oJRgcKowg6FTWoBrA2itMCH9hFVx6D38VR707S3exNoi+3pFelnv8BMNhOda6UPtkpY3Qlv7AePNm+QWE3gGxRYnZragMtjaFKIAdvYSAGcsZ3GCTBybwXce/irgBh96m7UzznldhdMjci/XlOVsH/WgdQweTU4DSnBqTYaE/wxOtcvYA7kTgo1XBQmX6K2YDnB7by/OY9ZJkEHlPXoeUl2eqnMoZ9GHoIXzbs96hVYKy23INAxXeP9AmDHd4BhUZ6EI3p+qucaNH+bfYby7RHeTlGB/8CVVk9Mi4Qu2I4t8huSuJWFtJqJ/Eh7NVF1smYGgX9uFsiXFrHGTaI+ThclgW/rti8v/Jf7ZSN73q0o7bADhYts8348E9ddsK4WsFJoq4x/8mIUF4JWP/Shq7x9aYrcXuJTK2LWHMrmGqj23PF/f6jti28jF2sbG9j+P2coyfudXiYUGI6QqI+5Ul9hm8wkbxUoTHXVDS9PUfvd1X8dIaAAA="
+        gzipBase64: "H4sIAAAAAAACA61Z/W7cuBH/P0/BCO5V6snyV+I4dn2GPxLEh3yhdnotDBfRSlyvbiVxK3Kz2foM9CH6IPcM9yh9kv5mSElcxc4d2hqwTQ6HM8P54gy1sSEuJ1LM0hv5ey30JG1kjllj9oVJy2lR3wijhAHKZD6KRZUySJaykrXRsXh1/F6Y5Uxqkda5mKgF4RaN+JSWcwI2Uui0yGNextKjjQ1gVbSkmSxxFlMpZzytRLgozATYoqhz+VmosSOYQbQ0M7IptCkyHSXixSfZLIXCciMqlc9LKYpqphqjxbhRlQBcJo8eZarWRqSzQhyC57LORFhJM1GQaZaaSSxGKl9G4vA7cftICIs9kWkuG40dtyL4y/orCYVM1v8k/44zmWBfBFuBuDsAejEWIe0Xjw8PxRwSj4ta5lFL4Co4VbWBptYvoaPgGgSDdDYriyw1hao3ftSqDg46to3UMwwkSbpICyPG0mST0IpJ0gnhROexY2InGQwHRkVaasin00quq6a4KerArpOU+/xXHPqyiiNvvC++v3j3NtGmgZWL8ZLPFhGBu6gX08jPphOxlTkhaOhh0dmAxchHli78SsuQIBFY1fOybHX4uCOjppE7qiUjm0Y1oFPLhXhB45AIHyUMP0rgSZo86OhIfLy0Xgrn0QtJfrx225HVJjVzfZd8ZAmFJeugoD7Aszhm0sCfGZMAd/htpJk3NZ/t4BE8wHmXiwcQCmtoPuZTw+cNFDmaG8medDdwslrlZOlcZXPanMCCqZEvLCmmE7XqYSWuuJj45hvRQUmTEdNjKzifc8onGmOoMLRcr6ZyGdvwvKboejf6UWYmAX5TSB32IketHUgAxv9Sgh48ht9JJ4OW5rglE/bs2O9Mg8GRCAI4AEOjgWqJgq9aEDHsSKHVqapPET7T36hcZ5gwsGSC1jK3nLQQKB08SRKPonV3Pk2a58g0tXmNxCNr2YRBRgIEnSiM+oD0ayR4kbNwnaFvpHFWPlme57Tc4dcKyU22p+3OtBYGdiWI7rUwMURiXcdPn5HjLgkj9S5Uk2tGYEwKFT1BriTXqMgP0m6jCIPtpwH7TLDJP9tP1+nf+hb92aM/gO2enDzbfbr9fAsyEckfVDOFV6i5gWJwhhnSslVyKkyB5JzqqWaqpmNubw5wL5C00yxDMKtmiYtokO1x79RLUEG0J05TTOCS99vk8CadUfrxVlmNwOjUWEpoGHGFhX47mcOitdFmUVYTup+S5jM626G44DRp9yZGfSDwaYoM53KMY8XoCLBc/4CrLQy+rkvKx7xBw7dkuBmLvShp5KxMMdv42+a3GzGiJxI//QTrUBQx9kEXqd7BdPEPKb47FE82n+9G/omzEhdaK6W/wWkiFl328SMTMN+3LynusKxqxBE8BjcpLpyJqWFFQPYAyFSpmktZQUKk1YYC7vQFwedNA/9dXdnaovBMG9hjdWHnKd9hbtMbhBiALztkB9jZAaRU2fTU4hHFMwe6ZESCEPdcqaZHaiEdzs62z+690gXd1VjYPet4etBnp4BWys22t/nYtYH30pZjlmBxgtyCaoXQn5Oi7PS1/CRLwtpjjpN5VeSFIaytTWCBRPGJjnZCs5J02+04ofwzwkU9z1rOTwhJplNiQht0paa0+9ku4WbZfJbWGYsARZMdrRkvnBmZ/mhejoDxhHSpUYllE5qRyIjrktXz5Blm45RYPtm0w22SkcBUi1WK7lBaPXbapzG5xw1i+oYkerLF512gxFOLU4U6DnFELnPqbEFj8gaLQbMTX8l7T1eUvLfJed13mT3i7elzz9p01Jnh+W6rUlr1VLe346lu79lAdXu0rajHivyEPGfWKKPg5pgfb/tqnRQ56rEL2XxCGPt56gJBdnWREJFYXCQtgev+ErC52lrl6jLxfPp6X1wFH2qCyBzcg9fd6Pu0quzoQz2t1aIOruN+v3Xuh7a3mF5gMOq7maSrMTgtlbYbCAJbtUA3vDAKSWiVjsdxQKbF8uLZoo3HhIVi27QslCpp2O7o4324ocWm/8dzo3om1ksYf/UYFiV4th20a46rd8bhwfpIZoJvcXempVXkwtHb2bX0ZKmLuaa1l+kE50QTY1qWO4xyASa4FmeoPRnvTM1H/vy1QqdlZ3bf3svAcjV8P960WvLG3ZpMQauT22YSlvm8thPWlB11p0MEuHNxNLAQ9L9F4LBoMXjCSuJBi9NFy3UrK0MKp/h2fB17N8m8pvufmq3Mqg3RJH75mbIBYjqDk9i88TtKik2Wy5tGSkL65WcK3Plnwi8/U+BKUMx5v+YWjSuTieQmMeXOE/3oUvvpQiOghaMpemO5ohdNsUmXhOJMSkOqYI7fn0dtMTLud6HmIC7nZ1x1cKvLFYYDHiU0SDz2H2rahWoj6KkEnWoahSKEiLIwOKCRs66e4dYAqQUFVF+JB/W8GskGJYK7t3mp78tyNIWsbSJFRTz//6PYQuXxBp1mUhV1uB3bcSaLMlznYalutjZD5h9R+7bplb1vmaWVEZXQy+KzzEPLKIq68vR4UNahzrNipxp2VrOSbYNakBK/mXBRSK7RlXxYhCZWiQzqftdpDDglnQ76Zma1C0Y51YNtP+XOFvz7n//yenSukF39OBAl6apIV8yjYCLbcT6/osXro+TKtl5+rZlHfomVH9xnWXaQETKcTOvA78ysPFhF6NWrNqc+611NNSKnyoP79tg79ct9bxjOexHrFstRGKL+VWqHF7QVYx/WVP9SdF8NVFVJk+apSY8SWr6m/j0IHj6582ly168SstguiwQsrqBNfWgNbHZOr0wcoAO66MpsrCJoW327k39cu+WwdI70B/FcbIin4luxg7DZTLaiOySvlx9bZXz1RNH9ROOHj4nwvKAgvFu7pRPfffTi0HUkbWPdZ9gyHcnygeB5kFMuddYUMzI9v6+criCKtduHg4CkcsVMUxi6i34bcyTFqtAaHPURSqSsnEOIMJgtgq61K/QrLq0G0vwv5Cd5T/5ToQuI6wo3ypNh15gSSSi7B6BjcmjQz9V1lIyLEszC0MFZhsdukrSSk0M+/rI+TCaptu1bu93qkjIopc8XaTb5apM8WnptNZWpwtERSECycVnVPqe6FX7zbbfso83OJV9u46LRhphSz9028KVSU7r+3INwrwXxZ3tTQqD6RhJjblcP2ht3MUHhRY/LSDsWB2Q06IFdLlJUxU42jIhpRxktDr1Oadx7qn8TrtEENeJG2bu5lO39MNDHyfLS5mqqun9AHbPyQoC0n68YN3Zq055JVl4OLPPD+9lwCukdpXvX5E1dvnYUvOcKAnuvc53BxuJBJ3PE2izrydvdSyv+c+DQPTarRyBu7Y6hTw1Ytkyncvmrl6D96bXA/o2NSKd2Ts8N/Dx4de1v6DIy4SazuZ6Et/4ph7nRPdbRz92j/u/9ZtK+mWLLrHvo8DT0Kxz5zaoT1D4yraiKj+27ElUY/rxPPx406q6DVYaDl5iubOlKK37Pc77johUBlo7Qte/bzyxNUaUUUDVOg+vRC3OCdfWX7KKpSos2PX2RBL2CS/eJcpA6B+HgZG/xEwrA1UTZ58n3VlrWabvhavN69aGTn/upvo7hjjOKT1HJirIGPXjaPJNTUpT0fNs+frrunD9B+ZEo3Iep8zOxjvPxOEb5XXJK4EeWmBWL5oJ2dIezG2glgo3ui6/zL8KemA1wPLbnZ7HwfHToe+0ZsrQ+VfW4uEETQRaiJ3xrHR4lJLutNdSipuIJHjhcSXOUE6CLVkQ1fdfBrv1KVQO6t4NPCfRdj1Flzt8S7jl2xJHgkFw9xaytJNwM0fv4fVVZLpF2pX0fX2Hs3Q9jn1ALL4a58r/NsP+nlHnP2fR9FWfcOcD+qn6+6g/3ZL87DhT5mb6GsiDprIjbjyGx+6YSi7XYfXCIbSqPxWUsLmLbsMRe0RzbPjSmFiy2xWTcVXbxAyVZPEwIMV+6sZ9Z4jaC79FRvOLhce+U/HTwH7mw6uG5HgAA"
     )
 }

@@ -82,15 +82,23 @@ const summary = (accessory) => {
 const confirmLock = (accessory, locking) =>
   window.confirm(`${locking ? "Lock" : "Unlock"} ${accessory.name}?`);
 
-// The tile's main control: a toggle, a slider, the thermostat's steps, or lock and unlock.
-const tileControls = (entry, accessory) => {
+const isOnValue = (characteristic) => characteristic?.value === true || characteristic?.value === 1;
+
+// The tile's main control: a toggle, a slider, the thermostat's steps, or lock and unlock. Each part that shows a
+// value is listed in `shown` with how to show it; the handlers read the value when pressed, so a tile is updated in
+// place when a value changes (fillTile) and never has to be made again.
+const tileControls = (entry, accessory, shown) => {
   const homeID = entry.home.id;
   const controls = element("div", undefined, { class: "controls" });
-  const disabled = accessory.isReachable === false;
   const service = mainService(accessory);
   const type = service ? short(service.type) : "";
   const get = (characteristicType) => find(accessory, characteristicType);
   const on = get(T.on) ?? get(T.active);
+  const control = (node, show) => {
+    controls.append(node);
+    shown.push(show ?? (() => {}));
+    return node;
+  };
   if (type === S.thermostat) {
     const target = get(T.targetTemperature);
     if (target && writable(target)) {
@@ -99,64 +107,70 @@ const tileControls = (entry, accessory) => {
         const next = Math.min(meta.maxValue ?? 38, Math.max(meta.minValue ?? 10, (target.value ?? 20) + delta));
         write(homeID, target, round(next, 0.1));
       };
-      controls.append(
-        button("−", step(-0.5), { class: "step", "aria-label": `Lower ${accessory.name} by half a degree`, disabled }),
-        element("span", say(target), { class: "target", "aria-hidden": "true" }),
-        button("+", step(0.5), { class: "step", "aria-label": `Raise ${accessory.name} by half a degree`, disabled })
-      );
+      control(button("−", step(-0.5), { class: "step", "aria-label": `Lower ${accessory.name} by half a degree` }));
+      const shownTarget = element("span", undefined, { class: "target", "aria-hidden": "true" });
+      control(shownTarget, () => { shownTarget.textContent = say(target); });
+      control(button("+", step(0.5), { class: "step", "aria-label": `Raise ${accessory.name} by half a degree` }));
     }
   } else if (type === S.lock) {
     const target = get(T.lockTarget);
     if (target && writable(target)) {
-      const locked = (get(T.lockCurrent)?.value ?? target.value) === 1;
-      controls.append(
-        button(locked ? "Unlock" : "Lock", () => {
-          if (confirmLock(accessory, !locked)) write(homeID, target, locked ? 0 : 1);
-        }, { class: "toggle", disabled })
-      );
+      const current = get(T.lockCurrent);
+      const locked = () => (current?.value ?? target.value) === 1;
+      const toggle = button("", () => {
+        const wasLocked = locked();
+        if (confirmLock(accessory, !wasLocked)) write(homeID, target, wasLocked ? 0 : 1);
+      }, { class: "toggle" });
+      control(toggle, () => { toggle.textContent = locked() ? "Unlock" : "Lock"; });
     }
   } else if (type === S.garage) {
     const target = get(T.doorTarget);
     if (target && writable(target)) {
-      const closed = target.value === 1;
-      controls.append(button(closed ? "Open" : "Close", () => write(homeID, target, closed ? 0 : 1), {
-        class: "toggle", disabled,
-      }));
+      const toggle = button("", () => write(homeID, target, target.value === 1 ? 0 : 1), { class: "toggle" });
+      control(toggle, () => { toggle.textContent = target.value === 1 ? "Open" : "Close"; });
     }
   } else if ([S.windowCovering, S.door, S.window].includes(type)) {
     const target = get(T.targetPosition);
-    if (target && writable(target)) controls.append(slider(homeID, accessory, target, "Position"));
+    if (target && writable(target)) slider(homeID, accessory, target, "Position", control);
   } else if (on && writable(on)) {
-    const isOn = on.value === true || on.value === 1;
-    controls.append(
-      button(isOn ? "Turn off" : "Turn on", () => write(homeID, on, typeof on.value === "number" ? (isOn ? 0 : 1) : !isOn), {
-        class: "toggle", "aria-pressed": isOn ? "true" : "false", disabled,
-      })
-    );
+    const toggle = button("", () => {
+      const isOn = isOnValue(on);
+      write(homeID, on, typeof on.value === "number" ? (isOn ? 0 : 1) : !isOn);
+    }, { class: "toggle" });
+    control(toggle, () => {
+      toggle.textContent = isOnValue(on) ? "Turn off" : "Turn on";
+      toggle.setAttribute("aria-pressed", isOnValue(on) ? "true" : "false");
+    });
     const brightness = get(T.brightness);
-    if (brightness && writable(brightness)) controls.append(slider(homeID, accessory, brightness, "Brightness"));
+    if (brightness && writable(brightness)) slider(homeID, accessory, brightness, "Brightness", control);
     const temperature = get(T.colorTemperature);
-    if (temperature && writable(temperature)) controls.append(slider(homeID, accessory, temperature, "Colour temperature"));
+    if (temperature && writable(temperature)) {
+      slider(homeID, accessory, temperature, "Colour temperature", control);
+    }
   }
   return controls;
 };
 
 // A range input that writes once, when the person lets go.
-const slider = (homeID, accessory, characteristic, name) => {
+const slider = (homeID, accessory, characteristic, name, control) => {
   const meta = characteristic.metadata ?? {};
   const input = element("input", undefined, {
     type: "range",
     min: meta.minValue ?? 0,
     max: meta.maxValue ?? 100,
     step: meta.minStep ?? 1,
-    value: characteristic.value ?? meta.minValue ?? 0,
     "aria-label": `${name} of ${accessory.name}`,
     "data-characteristic": short(characteristic.type),
-    disabled: accessory.isReachable === false,
   });
   input.addEventListener("change", () => write(homeID, characteristic, Number(input.value)));
-  return input;
+  control(input, () => {
+    const value = String(characteristic.value ?? meta.minValue ?? 0);
+    if (input.value !== value) input.value = value;
+  });
 };
+
+// What fillTile needs of each tile: its parts that show values, and the accessory it shows.
+const tileParts = new WeakMap();
 
 const tile = (entry, accessory) => {
   const node = element("article", undefined, {
@@ -165,34 +179,60 @@ const tile = (entry, accessory) => {
     "data-name": accessory.name,
     "aria-label": accessory.name,
   });
-  const low = (accessory.services ?? []).some((service) =>
-    (service.characteristics ?? []).some((c) => short(c.type) === T.lowBattery && c.value === 1));
-  const unreachable = accessory.isReachable === false;
-  if (unreachable) node.classList.add("unreachable");
-  const on = find(accessory, T.on) ?? find(accessory, T.active);
-  if (on && (on.value === true || on.value === 1)) node.classList.add("on");
   const name = button(accessory.name, () => openDetail(entry.home.id, accessory.id), {
     class: "name", "aria-haspopup": "dialog",
   });
-  node.append(name, element("p", summary(accessory), { class: "state" }));
+  const state = element("p", undefined, { class: "state" });
   const badges = element("p", undefined, { class: "badges" });
-  if (unreachable) badges.append(element("span", "Unreachable", { class: "badge warn" }));
-  if (low) badges.append(element("span", "Battery low", { class: "badge warn" }));
-  if (badges.childElementCount) node.append(badges);
-  node.append(tileControls(entry, accessory));
+  const shown = [];
+  const controls = tileControls(entry, accessory, shown);
+  node.append(name, state, badges, controls);
+  const inputs = [...controls.querySelectorAll("button, input")];
+  tileParts.set(node, { accessory, state, badges, inputs, shown, badgeText: null });
+  fillTile(node);
   return node;
 };
+
+// Shows the accessory's current values in its tile: classes, state in words, badges and controls. Only what differs
+// is touched, so focus, a screen reader's place and the other tiles stay as they are.
+function fillTile(node) {
+  const parts = tileParts.get(node);
+  const { accessory } = parts;
+  const unreachable = accessory.isReachable === false;
+  node.classList.toggle("unreachable", unreachable);
+  node.classList.toggle("on", isOnValue(find(accessory, T.on) ?? find(accessory, T.active)));
+  const text = summary(accessory);
+  if (parts.state.textContent !== text) parts.state.textContent = text;
+  const low = (accessory.services ?? []).some((service) =>
+    (service.characteristics ?? []).some((c) => short(c.type) === T.lowBattery && c.value === 1));
+  const badgeText = `${unreachable}/${low}`;
+  if (parts.badgeText !== badgeText) {
+    parts.badgeText = badgeText;
+    parts.badges.replaceChildren();
+    if (unreachable) parts.badges.append(element("span", "Unreachable", { class: "badge warn" }));
+    if (low) parts.badges.append(element("span", "Battery low", { class: "badge warn" }));
+    parts.badges.hidden = parts.badges.childElementCount === 0;
+  }
+  for (const show of parts.shown) show();
+  for (const input of parts.inputs) {
+    if (input.disabled !== unreachable) input.disabled = unreachable;
+  }
+}
 
 function refreshTile(homeID, accessoryID) {
   const entry = homes.get(homeID);
   const accessory = entry?.home.accessories?.find((candidate) => candidate.id === accessoryID);
-  const old = entry?.tiles.get(accessoryID);
-  if (!accessory || !old) return;
-  const focused = focusables(old).indexOf(document.activeElement);
-  const fresh = tile(entry, accessory);
-  old.replaceWith(fresh);
-  entry.tiles.set(accessoryID, fresh);
-  if (focused >= 0) focusables(fresh)[focused]?.focus();
+  const node = entry?.tiles.get(accessoryID);
+  if (!accessory || !node) return;
+  if (tileParts.get(node)?.accessory === accessory) {
+    fillTile(node);
+  } else {
+    const focused = focusables(node).indexOf(document.activeElement);
+    const fresh = tile(entry, accessory);
+    node.replaceWith(fresh);
+    entry.tiles.set(accessoryID, fresh);
+    if (focused >= 0) focusables(fresh)[focused]?.focus();
+  }
   if (detail?.homeID === homeID && detail.accessoryID === accessoryID) drawDetail();
 }
 
@@ -440,6 +480,6 @@ const redrawDetail = (homeID) => {
 export { drawHome, applyValue, refreshTile, runScene, redrawDetail };
 
 """#,
-        gzipBase64: "H4sIAAAAAAACA8U8y27kRpJ3fUWK6B2TGIpSj2cHA/XKQlvtgQ243YOWxj4IwopVzKqim0XWkCw9Vi5gj3Ne7L/sfT9lvmTjkW+ySqXpNaYPLTIfkZERkZHxYh0fi6uFFItmKcVdKe9PRS46Oe3LphYr2XLHfdkvRNl3opvKWnZpMKZtmiWPyUVfVpIa8+lUdl3TPoqYZvZ5L0VZHxwfi/umLTqR1wXBXOZlLaZN3bdNlaTU3ANGhezzshJFmVfNXDQz0dTSAUrLyTsJj9NF3ubTXrZl15fTTPzUlr3sxLwRfYOgcMnFemIgE4rdornv6PUur9aAWQ/93b1suzciX62ynzvRyqLNYVCuiLCQNU2AVete/CQnl830k+xFlz92OB/wqOeyyA4OyuWqaXvxdCAAVpkKWcklzEnFZN33TZ2KV6moG0BWpohICz1XqbhMmTIpQkyBquu6SEWVT2QFPbCpfFLBhLL7tiwKWV94205hrbuyK2HIpWzvADTAmZUIAQms2lLaCvT4NPuuLuQDNOb1RVPPyvm6lenBRsxa4GuUHU+bVgJBojcHBxXsV3HmTNTrqnojgLpPBPa7d6ll0HfvxAZIhqR2uIkSBhsQzUrWBwfA9K6nnUmAlneP9VTEGpKPYcpsSsTZV0TWHviOf4VgIMw7hHKfIytXZRz9+S9XUSpuj+9eH9Ouj189MfDNsQ8cewIhKovNbQr7YuHYJG+ctRDhHmThTK16nvmTzzOedX7O03kuCFX1+CO+x4O1Ug2T1tkAI/rpQsSybZs2UftkeYlvXz2RRARAks2pePVEEzLYapfP5eZWYd3KWSu7xRXwYgt1if/ZXPZD1JLzzPD0HN8Jw4MNyAIw/gj+CQTc0aNmabdeLnPg0JmIzWTDOh6yyls4+2fi+uaNaetYSKHVEVkHgh3ZP65wmJ5wzqcoVu8ZdifiVESRnQK7Q3z8DV7BwFSDwZeO0MRzY9cNqTUyyS7ToFwgJa+ypnbaYXp5J00fv1J/ORMx7+fsTFxmcFraZYPqMvEkfLpuW9Q7GoJ6v5JL0LZ5j0dWXLvTbzyh7fOWKcCz+XXfycumkMHU99C0ZQ5uSGGXMJ+z1bpbxKDVTLszlOF5I287QBWU96snnKMGGHnGSYjRADg1qiMkq06GpK1AX+8mKo640KjD+bWtV4zEC3c4jsccpGkud2NSNE07xARb/zFMeKgSzEnXt2u6vxOtrBAzaPSJGn1QI2URhfsB1t/DMWnuLxq4hct6DhcY4Yd/uecmK+tptS5kR7tP/B2vmq4kEyKQ6D+rdmfbLAGmw+5nZcY6WOtGtbOvxAkoiNsPcOWAQPmdm3+5RTVxUTXdyBYRLmPsQDdwz0X0oY5w+ofZLPLOy6Qt54seLKXObM42OegbWL/5jTNnwEinK0RR6ZEhmtyxHdXNgT3cHhf41Wgm9eqC5iYL+j29E/gfGgUuclQf2naAjuUzv5sl9PtAflU7DZw1LY2ka6IGtYwm4TWcTZl/Ausp65bNJ4kPzXS6XuX19PEmOGCeDlfIMCj3LPm36gAlv9tQ0hzww506vLf6doced3Wj0xri4vYFLF2sl2VR9o9mEd1AGlu/3BgO6BZfCbP2NX0bA/bWYW6Fomn1J759DwZyZWBT0wB5bqVBrYQt1GrAz01Zx2C1RYn45RcR/f0//xuucDQ2jCjNynb5PShkz7gAMxmaQAnh9Q0wWf9kajgZTdyP8oqzSVr/UmNrtAG1YCBldb6Um3PcIho4V8pf+ML3U9BL6pv5HO1x8IWqspCg98i5MKz/Ap0euQJjG4QVFyIHZE1rZmo/CPqCQaKqiEEQcDPbjCa23mAgjcvwFUwy/6QpUMrliKOivAN6gishwaqRBRq10yrvOti/Hh4pA5eBFGWHjkaB9q2hStl9lDlIP3TQVTHLQQP9sy23PW21rdaZvWBebo49Z08NDBzU8dqJ0yaNBmnICPKCWy1k1ee0u9hIgDtuCd4UjGMoGb4VObTAdp42b4KxtXxANN/n/SJbwuHC0dkyf/hR+yhf/jFVvfmD6i1r0/v6JNU7sG7N704S8VvBWCZ2QfLkjIvBk5QfGyMaqTjJXtsJBlUthxn4SBLGGoDsLsfR3//2XyDDSJ346CT718QVYmxFhZG3ZX5ErlF0Km6/b9AdHJxrMXkUi7yawaEt5LyVEpw8I++bJDUrm+PTwV0SkUeumeYuzk1m+QU55hF2gCkVeRD1Xn6rd7LfRj7mJVz1L92IWlWRevMCiziQ61HTd3+BxumkSeKhfe24ya58JYTa631lQ61wbrQ5Kg/S8Ong8BhzQ98hrt44ZEiwhXExNgudwAqvHanfeAJBl0L0DzFjzC0I2DFq/+/PjinZuVZzWNN/K70VmdVMNCShOTJGs6HyONHMNCZa6mqybRTTR2aTjFPssx2PUdU94lzsomtIJjYB4kEYzJIi0itEydDP8BYBJHyEy+4D3lvG5ta+GppIXuNr44SMnRnFSoIGjLxCq6sBfwCZyS/1FnZiyBIJSVFYZ72oXi8nso0AnAbLjIb/DrFhN8dZ1a1aIBV4X6dCY8bKE0aSlTEqGgfOiXqZz+WMc4nu+lgv4K6dBtv52rxEiR98GbP7mwrO8nNWvy99rsX/EhF0wzzRBSy8bt3GyPoPyhjXsN/oQN9b0WJwW5T1ag37WeQqbtuBQGBY2QTHAWYH8lzJHiPw2s5l3PAeGEEvjPTiBRcYvsrgCaKTQ8NHnRdC0rGBqSGwgonaKNQgZ7S3iKULjJ9TMTCDTlRn/qA7HQvq9YnqxivcTr5Eaw67uZOOzWm4B3MHblsysAdePfH9D0dxYBTcqhlIkyN/HZjKhnawPKlHnqYP2elzZj8OZ4eB6JrlRfENpkS+B5CyBhGMOBOyRZmE7P6BdEjMsNgE8BxD6nCdQMrfPO8s1Ry0NEIA/mU5Jb0zEAOjmcpKiwET0cA+KlFBOYQp3GFIfa8bG8bYNxzhel5Vc+95tZnyijoUh+ubJOuAhLH2lZSrK4RxnoKshj9rSuRRQqD8LGQpGmX3X+d9j6k00DZT9z5JHOzWdWtlYR/XEFWZMykhjmREaxQVlJs4cgZEoaMWunbGaRt2BA4c36jxHjdmMo6WH8FCZgE+6gINmKiEHFNa7yjLFXveeepJTRKKHImO8R/ybtWs1iv0IDjxGVkZITSVrueFjWij36ByLo7T7TsXeU8OibOrSV7MpRcrWG2LFPBQHScYMJa7NXKh7wSWueXxAKq4z9vaYEYRo+b+WZBaYGHsPiAVtOmirIpvGNYFuKV94lGVRw2I7QZphkrHVVU4izXVbF1zfnws+eYkSRNHYRFoYAclKykbxxO8LJLOf6sY0DmLmW4vZXee0emIp3ldlKCd+Co1byCDJPguDs6xqwoLGffNeISDkaSHFhc4VIcwM1FksOBmzXTNDgc9oQB0MY4E+7yQDx9mcQHtyA11gBVvHIyIeuixIAEHxMdxAC9r5arKp/Knsl/ENIN6+BzyNjp/G6mww3A3GtOvzsRJ4mLLw65V/w1QF59iM5ET28wGDM2dnekoHSgg7szcpHhIe4E1BkpvANCNiTqaWF6DTj5GR/GJTCzwElO4FkXTUtixa9ggI8yw0OIRrTIa2qHiwsIJa58hoFIXN9SZlVRn0zVl156sYF9nWUZH4q9rOHWXcBynfdO+rao40iUNdE1jWhT7ouSG9mKAb81+IyuU3//kGHAgHSQ3++WpXbFUc7UwOtcRd2SjBtiZTdW7J1bP0SdXv3sq3VEAeMdoJnJu3K2t8XLkSP5vm6W1ZALzhWsqwE1U59ENtk5VxsaqRW7apr4Rkh9aAjtv8oj2JHYdcWEEFT0oFa8ADvTv4ncR15Cou+9JlMU4lPAEYr0IkOB9voqd480FRUrpkRJo6kv0Hch20UzlUVkl63m/8H3jSd7uGe1mIBEGJCs0+udtsx4G3KJLHmZqPtzEE3bhKWRQeEm1QZyEejy7oF3XBDI29gCNSQaoRTbiEVAflgkSPP8BZ7r7MEPZweIr1CMYLKYlqE/bfrOyAkmPY2ykMfiQ8Ry4KkyYREFJwK9ZwWgeSvtwmIWDqGYDtAGvxS28lpILbPpT035T92UrUcBvNBJfN0D4vA7TeVQ9BkQlWD5znWtN+47uVRdu0vcE7BnlzZHqxUd9ZoXKoBp4SsBo4Anqb0JNq/ThztgHL2td4mP3c/niI4qzUBjJn8AX9jgUvkEF0kLmBSaz9hN8gqamWLlWDcMT/iUdEVjWO+EE5NWTwseecOHuF2/Zt33flnAaZDxQN+kQjLctltwzLd3xkFnUY/TAti0oI5EH24yiSxPscw4cxYWd6jetkbUMHO6QAR3gCrDR8f6PUpn4Sh3Q60cAYxUCAh2NlFGoeq7mHGkRCRIE1CkUTd04QBBC9TmlsFRIe2yYt2Wxp2iRZh/VldY6RPvFnrEwJK289O3mHWVjthlyRD6yVvRQRN54SbZjY9h8ODzwiTfL84awosHVOAvZSvEo+8zzOuRy1T9G40dCQcUVxrW7M9irJxiRR187ArWXLp/wfUeqFyUJbuBxMYreFgWYmdQXKJv9o2mCHGXr1Lbyr2s4JqA+0C7CQtQHJjgM+cPvhzj8APYBYvBFJxQEsuoXYOHL1ulXIRpH6paamMoKNbjyKcSlcINq60867tetJ8uydxjHoAbxLDUu1TWqVAHsJZeoJVu19PednOXrqo+NUNpqVaoEdUpUP1yO1qiibjymC5GqUJmsToTM7J2k2mk/U5lzxQ6uGY0im3MdrS11xnolpHaaR/BAgJFoRnL5qFoTVT05NrJpsRE9qxSHdcCkHIPIHodjVJHHqm3g+MW3KB3Ug1rIV4f2PrN+Ag0Fz5WBadOAY8/Wj7Wcc7n29uri222lxcS1Y+eK0wxU5NtZ3Tuk/sYlkzIlh0Rik1JTyWf7XqXSW+QQN2SNcmhk+5akc137t/cMXFjO9eqyaHCj4BgMzDRuVrchPmZMisEdwr10gYxCNNJLDHVh0cXN73wu8AI3+ipx3VE1bOiVuvMHtwhvNvBI3CJt6whQZbYaT9a1s/+wsON5x3cLuklY9nGPEYEzA/AcMwdD75VzCbqkfNxDTjZUI5lzGN/RLuo8A2BcbKMFIAbZd1hhytGTW6NNEmWVvQGrzNiAKiG6k5SYhcpuvbzw7lr5gA1jBfJBMXvwsYLrstsQ72gmS3lhiIL5RGLLlxG4rh/4sdVX9L3LmXgFhhf1RlZncWeGeCRqZIYfsrxvipzDR7ATZ+JYasbL2nu40ucc0GAAHE2a4hGgqOjaBUZPQVXTQomtyfOkRQVK90r1fVaST10CW7+HGM+QfV6Zmy5e25pJMyWtfh/ekHgcMWU+AS84CvL7+1hY2maZLuT006R5GJhP7K45dSfKtSHrgGaNKJYgP+JO+cy0nreuMYy9lJ4b0SA80PmjPCi8lcWP3AR8j+m7qGukwA2oMueNNeq/q8gcoaWeTkmeDUcUfLgXrqN1Wfd/RPrhw+s/6KcvMbYFtO8jp35klJOBIc4xT9/ZpyhowMG9+OXcf8wbkGNGPnSdmlUYY+CWKHUpdJ5d0/QbJORljwUzTIzEfN906rc7xiUDzHg7JD5WXsYESc/jCdpAZCjeHaoHPCdj/o61jatSxgqIe0Mzs21VlVfBhtw/3FL+5acE7b3srgErK0KN7T0Jb0bfeBbPnBfPzvCPC+Pg+obPyDA+sYOF0gx/ZlWTv1isX+L4sXLyaxg8mwtp7xdOPNN9FED7tzOss8BPOVS5Bholqv5IxzuGtRvpSMlGuqVOY5fWZgLi4nn9GHExm1r05XUdOxWB79v+uhUW4wr5mQusoyPwOVdYLx+w6xnCRS+74f5fritFnO200YleMpW8RK9rzu1M6voZw18luTvMO46kbTUDsdW1Gdm6dFvIZow9qgTfm2z9LsHakn3ZY4lHhsxHI5E/dvPtM6c2ASzP4OvQfNKQiF3bOcu8Xs+Ai+sW86BOe1PIapB3UE6HiIKUhs5oOMj7eY2gY5DdQI607M+eD/LrKvtAa+Ku+BsYL8h4jUPOVbydtpk+Z5NywbMtq1Dmzg2xaNvG//d/gig4reUVSvwaQUdbRMUNI4E/tOXx65ix+KMy9F8eflT6JSzXeWlU8q05lgzX088vMwAVfioMqcm0bO62BPejjx49HNPQHHn6DG6XgKZih2wPzsgLbEyrdXSiSCt0Vx3tsiW3F6WoQ7O3OemGgBkbnjIaCb7M7+Q/Iwps3GUspD1zPtXBg4dYO7EqX2gTNStTZ8EOdkF4purhmA7SYHRC1LNuXVCHHyY/Y8cn+Ui2IkxKTLDLt263x7Z3RUmdO+3Y9dI5YKpW/NUD2VYfezFs71tT/k4NnTD/1zWcbLOvIamu4AWZX7WEPeYEYDwvqys9SQ7QRlLYBPXmFcisl8GrohEV4n8Qi2UNO+tIvWjr+I+QDL6PDRLkSrgCi28l22XZdUAityIhWrURe2ym/v1Z6PpOv9/3A0i/Rlqn31Ev7CyYdrQaLDZgVYFKYjQqlQTKQLuVdmoReZ7s/qRKGNi2ZPjI18suJWiuowJ59e2UDwPXUxP2Gw0H7hELdPJZ6ptw/D0gf1O61SoBL2QsdpMgEjEYTMVRU1ePiZe/Xa7xFw7c3W+G7PWd/IpKhXUG9967jbwDjAMH6oZGBDU9o8WSYSx2r8rJZwO4YBFgz/PVj4PlxwohudztHf1WUvhbP/kcv5qGNcpe/+4PVWfzbyp90bkCQTWKtywptzh6DvsC69UkCa2LZcPL5v61xZhU+u3UY9ogwy+/aNdoUK6ZDCoxwbmTD/w7TqZYL3UyR6lbKZia5FzqIwpg/g/addiqY0sAAA=="
+        gzipBase64: "H4sIAAAAAAACA8U8y27kyJF3fUWK6HWTMEV1e9aG0VqN0KMeYwboHg1a8vRBEFZUMauK0yyyTLL0sLqAPe55sf+yd3+Kv2TjkW+ySiWPB57DdDEfkZERkZHxSh0eiou5FPNmIcVtKe/eiFx0ctKXTS2WsuWOu7Kfi7LvRDeRtezSYEzbNAsek4u+rCQ15pOJ7LqmfRAxzezzXoqy3js8FHdNW3QirwuCucjLWkyaum+bKkmpuQeMCtnnZSWKMq+amWimoqmlA5SWk7cSfk7meZtPetmWXV9OMvGpLXvZiVkj+gZB4ZLz1Y2BTCh28+auo8/bvFoBZj30d3ey7Y5EvlxmP3eilUWbw6BcEWEua5oAq9a9+CRvzpvJZ9mLLn/ocD7gUc9kke3tlYtl0/bicU8ArDIVspILmJOKm1XfN3UqXqSibgBZmSIiLfRcpOI8ZcqkCDEFqq7qIhVVfiMr6IFN5TcVTCi778qikPWpt+0U1rotuxKGnMv2FkADnGmJEJDAqi2lrUCPT7Pv60LeQ2Nenzb1tJytWpnurcW0Bb5G2eGkaSUQJDra26tgv4ozx6JeVdWRAOo+Etjv36WWQd+/E2sgGZLa4SZKGGxANEtZ7+0B07uediYBWt491BMRa0g+himzKRHHXxNZe+A7/isEA2HeIZS7HFm5LOPoxz9fRKm4Prx9fUi7PnzxyMDXhz5w7AmEqCzW1ynsi4VjnRw5ayHCPcjCsVr1JPMnn2Q86+SEp/NcEKrq4Sf8jgdrpRomrbMGRvSTuYhl2zZtovbJ8hJfv3gkiQiAJOs34sUjTchgq10+k+trhXUrp63s5hfAiw3UJf5nM9kPUUtOMsPTE/wmDPfWIAvA+AP4TyDgjn5qlnarxSIHDh2L2Ew2rOMhy7yFs38sLq+OTFvHQgqtjsg6EOzI/mGJw/SEEz5FsfrOsDsRb0QU2SmwO8TH3+AFDEw1GPzoCE08N3bdkFojk+wyDcoFUvIia2qnHaaXt9L08Sf1l1MR836Oj8V5BqelXTSoLhNPwiertkW9oyGo7wu5AG2b93hkxaU7/coT2j5vmQI8mz93nbxoChlM/QBNG+bghhR2CfM5W666eQxazbQ7QxmeN/K6A1RBeb94xDlqgJFnnIQYDYBTozpCsupkSNoK9PV2ouKIU406nF/besFIPHOH43jMQJpmcjsmRdO0Q0yw9R/DhIcqwbzp+nZF93eilRViBo0+UaMzNVIWUbgfYP0dHJPm7rSBW7isZ3CBEX74L/dcZWU9qVaF7Gj3ib/jZdOVZEIEEv2jane2zRJgOux+lmasg7VuVDv7WrwCBXF9BlcOCJTfuf63a1QTp1XTjWwR4TLGDnQD90REZ3WE08+m08g7LzdtOZv3YCl1ZnO2yUHfwPrNb5w5A0Y6XSGKSo8M0eSOzaiu9+zh9rjAn0YzqU8XNDdZ0B/om8D/0ChwkaP60LYDdCyf+dssob8H8qvaaeC0aWkkXRM1qGU0CS/hbMr8M1hPWbdoPkv80Uwmq2VeTx6uggPm6XCFDINyz5J/qw5Q8rsNJc0B39+qw3urb7focVc3Oq0hLm5fwNL5alEWZf9gFtENpLH1x5XhgG7xlTBrX9O3NmCvHeZWKJpWf+LXezCQKwObmgbIcysNaiVsoVYDfm7KOgarLUrEly8i+vt//S9c4WhsGFGalu3iPShkz7gAMxmaQAnh9Q0wWf9kajgZTdyP8oqzSVr/XGNrtAa1YCBldb6Q6xPcolqz7M7qn1hHDuUDjIVx40/rU9zG5hGv2Yy6UF7JS98bQl+sb2YztPrB46rKQoJ2JRfGCNhLdK3kEkx6OBK4HXJzVrSzTHybgx2JlIUZea+cnhyXVF5PBwyE+eCJ1eIau+trdq3gJ97A2AS+zRGtCv5NUYGHBCzLC8d3Is9oCTYmKFEwjBrtBgL01bLIGTwuuqzyiRqeq7nsNHUinpZVhZZkQhuo0bWDBTtE4kYCWcACyWdAnEyxBVc4ZTqhlo3hDKEcOCJB2wnMTrZ/YTwNz/ATjFpfVymIymmLo6K8BYkEZ0yCXYg7fBSTKu86kCA9PFIuwr/Sjt3Rct1oq9rr1jFOPargujXZfUhaQ1lhqJaBkyMBARyktBgxQZ17lCVYJI556joxDgppAJxFeuwZVvFTZu3AzsSrVvvS2rLUIA3/4EDhXgtZ9TnhGjubdcxicGphHEPJ8AuEPcctPq6PgrG1vEc0P+T9PFuAjsPR2SK//0m7il/9MVW9+b3qLWvT+/pVqndgvcvfvUrEbwVjmdgFyaE2nh5PUuGEGNFIxavstZ1gUFVcjDlIEUd//+//AblHYsQHr7LfJ67gYyuq6bwt8wNySKM34vp9g074QJuKmwc4ytUUDn0hZ62U12Jt11c0Rzm50Nw0Z6+Dq3zT4eOdGSzmFBWJsAP0bmScdrsxZ41Us9RdOOuBOqhT2BB3fI+jEWiaTL/VRNqNRh/zEmy3Z9Fo/QyPJjgQo67L7idhm3/k8w97QM8fK7pq58OJhbjSm+jbzwXBVx2A0JSN0g0H7y7v3uv1eOHYkX9lU2pDwVWH+2YmbHX8nFjYJ+A4vBGv7UHxhI+QHZMyfWNrAePvQLY01miPKDME9TyZJlbY1s9yIQPWj/qKu7N+MzfG6eYpJ+KuIeA/kW6jq0To20XGkdtMwF/ss45eNyN+6TYysx0XDyKmlpSRhggk14HxgWvqAYfFA0SfPEvWuIVRxsaNzTbCewTD1kgRisQ7DIjq1eJGthHwISZomuvwv31s0KzYJgUbZEAhMioJHsooBBdoQzTg36Ig8EcdHfkgOtm/7fu2BKrImBWzslujdAiR7xGANs2B7trFX/9Drr4zzmWc69pvkQw7DKTjG/MRyMdWN7OpQB085WT6Eus6mIYZW8TXjSZGp7DgqnUbB9iuldOq7D9tRR7p6PJb0aJzAM7DcqU8mDvO7TQ15jJMRgZW6OBEVLLHtI/2EBhTvJJGkA3TC3gJW/x8p0HZeUFsfGjvqSNF2Do2DDUERgztH48TSBdtMkqpCWy+N2Jg/b1Snfm97nQMx9evVDfaG3byORqx2M2dgRXy4pGtDjjNA1PkWs3AzR34m4ap7KEEtCBVidP4cNCOs7wovsVU2Xv0MGuQmYidvQ0XSciRH0ivxAyLrYZE+ySkLKjH1xXMAaWcxHmPOj7E1RgkQzI7h8JZloI6ymxxm49tege3rYT2E4qpdmbB7JdFh1SW6Imjz/qGkp6c/jBOOUPqbPbTJjpL5ba7fu+PKnlSyzvxSeafP+TL2AYsyPce8YgDqa45qG/EFGCWk0qOCapR22WlBZWlw8A+KAuQDStIZeEOQ7Hyuum0jcjlcITrV2ObvdKCsUoOMLP4jpKNsefipx5ySbgzwtB4Enm3bJarJfoSnH+OQlQ4ne1Qb7nJS6GRfnzgJi8w5LHLbB4ahBfQYwlSZ07cwg2MbIyK4EwUAOOxEwkJ11ThZ7Shm94i+ae8XZZlxu3/y0q2D+ewm0nftG+rKo50opt1X0KYGsnFa1gFEh491PzleS2FsWq+ABvgDSWeFUn0SbMxBy+aoA7lucn2m+Vedsa74cOHITA8mnxIiQGIhS5c0Ll5xTw8qGb/4qyuHuA6gtNclNMp3Ea4aInBq9VkroJi02ay4tKJCbh3NQXRZAtocFRMn/wGQx2EBBVNPIicEId/W5ntTVc11134+x5JrFpqzxS1HTY6ZAer8pgn2e5V3aK+QisAs9z24HQfbTsoRbKLjCgRyVDZZ2xtxZEDhwTcfCVbJpHZa22xMKJlYlXDDhW3StwAG4ddVEI6iMFRBokFEpnsGZio8/FbR66HI7jfiYSDGndj0pmK4nWI7OVVknWgiWId21OBaiFMsC+oSfBncahZ3b0qLogcQJf87pu877EQBoy3iesaJaHOuWBqwO3v8GJ9iNHxu/W1TxI7AUlhvvxUkwvV/D4KB3RZK0nIT+dlVcCRi52L1pUKf5JSTWEsCPxlV6oCXQn+e1tHNnZCKQgMVu4EWlMSZjwN2oPI0Sd9lHTrBDf8La9y2qxQaoCYr3S2xk1qoRUAdoKSNg5d4z9xmP5i+9IMZS2p2WJNl6LskEIFsc8jctDv9arqjj2raMaqR5wqH1f10GUD8KjahtQOT/DKILTaUSH4E76gdXspu5OMTnY8AY1YYvaAsyz6C25vIqKLw9HAqGHQpEUJkXA00mnfIvPli9hnRcq3h4lAD5WoUw/j46FZMLyRlN/umqh0GRDx6ReSvuMJwNBC3p9N4wI6UG6UWlNS5Dl6xBml64fm3pGqGwItq87fp7KfxzRJdbKJxGTqfDKlwh2IxNA4fw0SnLh488BL1X8FDMRfsZcd5QIw5jYmYI6PdS4GtBZ3Zm7xWMhigbV4yrBDY9vkzYzl02DslHJd8Iu8wnyG5XK1gIsbE2ddwwY3YUd3KzqSNLRDyxILDK1LiYBKXQRYuzdvwDDiqzI60Coigj9hEWH5EPaRZeSeto1VYsgQ5YM8OtYYiApJ0W71XK7wq7la4u1drjqyUbfJ8XlcxaDnaAWhvz2b2zHOMLKimcg1ZG4NqldLhuT/rllYjyZwY7j2kKwY6nbTcBNV2WD1PDdtsrYRkh+xBwV584AOM3YdcAEhFQcq81MBHFwo899FXGupnJNHURbjUAiMcw6VW6dcOrMXKrxVupU0QlOfY7iDrATNVB6VVbKe9XM/IHiTtzvmNBlIhBkjNISjWdushnmM6JyHmXCYe5dhF55CBpXg4ppCynmjHs9xa1c1gYyNw0ZjkgFqzg0cUB+WCQoh/gpnujubouxgkTLqEUxO0BLUp60sUNog6XGMjTQGf2Q8B24kExNWUJJsAfyJ/8pDaR8Os3CQ9pF4LW7htZRcYNOfmvbbui9biQJ+pZH4pgHC53V471OVNRCVYPnMdW5PHe5yb9Rwk35EwJ5R3hypXvypz6xQlUYGnhIwtmVQfxNqWqUPd5aQki5rXQpr93P+7COKs1AYKa6AHxx5UPgGwdk5uFhY9LGb4BM0NcXKtWoYnvCv6IjAst4JJyAvHhU+ayeL5+x3LA7tqJt0CMbbFkvusZbueMgs6jF6YNMWlNXLg23ljUsT7AusabdKXGtkLQP7W2RAB5ADbHSC4qNUMRilDujzI4CxCgGBmsiNG72hbN9MzTnQIhLkXalTKJq6gU7hZ1p9TiksFdIeG2YtmqI7iRZp9lFdaY1JtF/sGQvTccqw3WbpbTHniHxOVYYg5EfKNdaGzfvDA594s7zgFVb+uRpnLlspHmSfeW6UXCz7h2j8SCiouMK4dncGe5bliDwmga3dLlw+4feWgh6UJLiBx8UoelsUYGZSX6Bsdo/7C4pk2qhjK/+ygmMC6gPtInywcc8EhyF/+PchDj+AfYAYvOyEgkDW/bypwM51+lWo1pG6hSamskINrnwKcSncoNr6o85QdKubRdk7jGNQg/i+Gpfqtxz0UsZL5VFLtmzp33dymq+q3ubu7asOejHhPOU4Ox99y4G68ZAuRHqtwWR1Y/Rrty7Ai91Hke1RbyuiyOb6R99gOGO9pxZ2mkfwQICRaEZy+ahaE1X9cmxk02LLH61SHL6XIeUYRPg5Xq6KIZdtA8cvvkbpoB7UQr46tPeZ9RNoKPjHDEybBjTGcZYt51yuvb04/W7TExzi2qFzxWkGKvJtfQUzpP7aJZMyJYdEYpNSU8ln+05PijbIIW7IGuXQyPYtSeeq9m/vKbiwXCmjnw+BGwXHYGCmcbO6DfFnxqQY3CHcSxfIKEQjvcRQFxZd3PxtU11GXyWuO6qGDb1Sd/7gFuHNBh6J+5jJOgL0gkmNJ+va2X9YAPS047sB3SSsy6Og/bEBeILB0aH3yslS/fRq3ENO1vSWIOe0pqNd1HkGwLjYWgtADLLvsMI820qujTZJlFV2BFaZsQG9aNIGUmLiPLv2imC2vykL2DD2kCx49BU86nNddpuDG02+Ky8MUTBPCTe8IMR1/cCP5pt6F3osXoDhRb2R1VncmSEeiRpJIdUPTZFz+Ah24kwcS1VTJZGbXfafPUKDAXBw0xQPAGUkyr22aVlfWk5tSe2T1Qm/qBxBXQIb3w2OlwC4hDZx4h0SQX5Z88ZSAfP0w+/DGzLnGHl0A15w5BtyO1lY2maZzOXk801zPzCf2F0z29KXNVsHNGtEsQRV/e6UX1jm4K0bVERTnx/RULnKY65egK+y+ImbsLKacpSXSIErUGXOF2vU/1SROUJL/eJsquGIgg/3wmW0Kuv+j0g//PH6D/rXVxjbAtr3kVMsN8rJwBDnmKfv7FMUNODgTvxy7j/mDcgxIx+6Ts0yjDFwS5S6FDrJLmn6FRJSVY7wnWbeAb/x2x3jkgFmvB0SHysvY4Kk5/EEbSAyFO8O1QOekjF/x9rGVSU0Coh7QzOzbUWpVymM3N/fUEHrpRede9ldY3vpTRLejL7xLJ44L56d4R8XxsH1DZ+QYfzFDhZKM/wzrZr82WL9HMePlZNfeeTZXEh7v8Trie6DANp/HGNFGD55VIVlaJSoGk0d7xhWmaUjxWXphoqybVqbCYiL5/VDxNW/alF1hHavxtquuH3f9tetOBtXyE9cYB0dgV9yhWF9QZQ+RbjoeTfcP+W6UsTZTBtdhEOmElpbJsPlmnNbc8d+xvBXySEP844jyWE3te7ajGxdui1kM8YeVYJ3mRtfn1lbsi/7SgIwv9TEt8+csg6wPINSsPymIRG7tHMWeb2aAhdXLeZBnfamkNUg76CcDhEFKQ2d0XCQ9/MaQccgu4EcadmfPRmk8VX2gdbEXfGbMS/IeIlDTlS8nbaZPmWT8vsKWy+izJ0rYtGmjf/t/4IoOK1lwl+/VtDRFlNyw0jgD215LBQbiz8qQ//54UelX8J6yudGJd+aY8lwR4rldzUAFX4qDKnJtGhuNwT3o48ePRzT0Bx5ei6+TUBTsUW2B2fkGTam1To6UaQVuquOttmSm2tf1KHZ2Zx0Q8Cq5JOmjEaCz/Nb+a+IAht3GWv/j523lHjwEGsnVuULbaJmZeos2MEuCM9U3R/TQRqMToh61q0Lav/s5mfs+CwfyFaESYkJdvnW7ebY9rYoqXOnHbpeOgdM1Yq/eiDb6mMvhu39TQZ+wYxOmP9XqJxss68hqa7gGZlftYQ95gRgPC+raypJDtBGUthEiaeP8O27l8GrohEV4v/hCCxr2Fqx6UVbx/9Y1+DvSAQJciVcgcW3lO2i7DogkVuREC3biD0283DnSej6Tr/b9Zm7/whEp99RL2x9EeJoNVhswKoClcRoVCp8HazdSju1iDxPdndSJQxsUzJ85K98uJSguZH7fBlX30z5MHBtX9KPhgN3iAUO3rnygyVvU/4zq0HIWGwnQSRirE0/aOrqIfHyt4sV/iUgd/frIXt9Jx+PmM3g3nm3kXeAceBA3dCIoKZntHQyjMXuVEb5ZAAXLALsMVbfxgrIwfJjxZBc7vaO/qZg+Dfx6E9b4Bplr/8+Hj3y5L89+LJzBYJqFK9ZUq5x9Az2BdarSRJaF8uGl839a4sxUWnETj2mDTJ8+aJdo0G5ZjKoxATnTt7z3zs0xXqpkzlK3UrB1CTnUh9RAPP/hYaQFItSAAA="
     )
 }
