@@ -211,8 +211,9 @@ enum JSONBody {
 
     /// A JSON response with `status`.
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let data =
-            (value as? WriteResults).flatMap(directJSON(of:)) ?? (try? JSONEncoder.api.encode(value)) ?? Data("{}".utf8)
+        let direct =
+            (value as? WriteResults).flatMap(directJSON(of:)) ?? (value as? HomeResponse).flatMap(directJSON(of:))
+        let data = direct ?? (try? JSONEncoder.api.encode(value)) ?? Data("{}".utf8)
         return Response(
             status: status,
             headers: [.contentType: "application/json; charset=utf-8"],
