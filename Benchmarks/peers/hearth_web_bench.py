@@ -19,7 +19,9 @@ event, first contentful paint, the time until every accessory's tile is in the D
 then the JS heap (`Performance.getMetrics` JSHeapUsedSize), DOM nodes and Chromium's RSS. On the last run:
 
   api        PUT /v1/homes/H/characteristics/C {value} (a lamp's On) -> the lamp's tile shows it
-             (a MutationObserver; epoch clocks of this process and the page, as HA's harness does)
+             (a MutationObserver; epoch clocks of this process and the page, as HA's harness does); also the
+             page's own share, from its WebSocket listener being called to the tile changing (the page's
+             clock, which Chromium rounds to 0.1 ms)
   accessory  hearth-sim's control socket `set AID IID VALUE` (its `ok T_NS` is the moment the value changed at
              the accessory) -> the tile shows it; HAP event -> hub -> WebSocket -> page
   frames     RATE changes per second at the accessories (round robin over the lamps' On, and Brightness where
@@ -248,6 +250,16 @@ class Chromium:
 # Injected before the page's own script: counts tiles every 20 ms (as HA's harness counts its rows), and watches
 # animation frames and long animation frames for the frames figure.
 POLLER = r"""(function(){
+  // The moment the page's WebSocket listener is called with each message (epoch ms), for the page's own share.
+  window.__messageAt = null;
+  const listen = WebSocket.prototype.addEventListener;
+  WebSocket.prototype.addEventListener = function (type, listener, options) {
+    if (type !== 'message') return listen.call(this, type, listener, options);
+    return listen.call(this, type, function (event) {
+      window.__messageAt = performance.timeOrigin + performance.now();
+      return listener.call(this, event);
+    }, options);
+  };
   const N = %d;
   const B = window.__bench = {first: null, all: null, n: 0};
   const iv = setInterval(() => {
@@ -281,7 +293,7 @@ WAIT = r"""new Promise((resolve) => {
   const observer = new MutationObserver(() => {
     if (isOn() !== want) return;
     const t = performance.now(); observer.disconnect(); clearTimeout(timer);
-    requestAnimationFrame(() => resolve(JSON.stringify({seen: performance.timeOrigin + t,
+    requestAnimationFrame(() => resolve(JSON.stringify({message: window.__messageAt, seen: performance.timeOrigin + t,
                                                         frame: performance.timeOrigin + performance.now()})));
   });
   observer.observe(document.getElementById('homes'), {childList: true, subtree: true, attributes: true,
@@ -457,11 +469,13 @@ class Run:
                 misses += 1
             else:
                 samples.append({"dom": answer["seen"] - sent, "frame": answer["frame"] - sent,
-                                "ws": self.frame_after(start, index, lamp["on"])})
+                                "ws": self.frame_after(start, index, lamp["on"]),
+                                "page": answer["seen"] - answer["message"] if answer.get("message") else None})
             state = want
             time.sleep(0.3 + (i % 3) * 0.1)
         return {"dom_ms": summary([s["dom"] for s in samples]), "frame_ms": summary([s["frame"] for s in samples]),
-                "ws_frame_ms": summary([s["ws"] for s in samples if s["ws"] is not None]), "misses": misses}
+                "ws_frame_ms": summary([s["ws"] for s in samples if s["ws"] is not None]),
+                "page_ms": summary([s["page"] for s in samples if s["page"] is not None]), "misses": misses}
 
     def accessory_updates(self, cdp, sid):
         control = Control(self.args.control)
@@ -664,6 +678,8 @@ def report(args):
          live(ha_live, "post_to_raf_ms_epoch", "p95"), "", "{:.2f}"),
         ("API change -> WebSocket frame at the page, p50 (ms)", live(last, "api", "ws_frame_ms", "p50"),
          live(ha_live, "post_to_wsframe_cdp_ms", "p50"), "", "{:.2f}"),
+        ("API change: page's own share (listener -> tile), p50 (ms)", live(last, "api", "page_ms", "p50"), None, "",
+         "{:.2f}"),
         ("accessory change -> page, p50 (ms)", live(last, "accessory", "dom_ms", "p50"), None, "", "{:.2f}"),
         ("accessory change -> page, p95 (ms)", live(last, "accessory", "dom_ms", "p95"), None, "", "{:.2f}"),
         ("accessory change -> page, p99 (ms)", live(last, "accessory", "dom_ms", "p99"), None, "< 10", "{:.2f}"),

@@ -134,12 +134,15 @@ const showSignIn = () => {
   characteristicIndex.clear();
 };
 
+// The event socket opens beside the question of who is signed in, not after it: its hello names the homes, and
+// they are drawn without waiting for this answer. Signed out, the hub refuses the socket and the answer shows the
+// sign-in form.
 const showMe = async () => {
+  if (!live) startLive();
   const me = await api("GET", "/v1/me");
   $("sign-in").hidden = true;
   for (const id of ["sign-out", "who", "views", "command", "account"]) $(id).hidden = false;
   $("who").textContent = `Signed in as ${me.user.name}`;
-  startLive();
 };
 
 // ---- Live: the event WebSocket ----
