@@ -40,6 +40,8 @@ public actor MDNSResponder {
     private var baseName = ""
     private var renames = 0
     private var reprobeTask: Task<Void, Never>?
+    /// The TXT entries of an update that came while probing: every later probe and the announcement carry them.
+    private var pendingTXT: [(key: String, value: String)]?
     private var sent = SentMessageLog()
 
     /// Makes a responder for these interface addresses, whose sockets live on `group`'s event loops.
@@ -90,6 +92,8 @@ public actor MDNSResponder {
             switch outcome {
             case .won:
                 phase = .announced
+                if let pendingTXT { candidate.txt = pendingTXT }
+                pendingTXT = nil
                 await announce()
                 return candidate
             case .conflict:
@@ -126,8 +130,11 @@ public actor MDNSResponder {
     }
 
     /// Replaces the TXT entries and announces the new record twice (HAP: when `c#` or `sf` changes).
+    ///
+    /// While the service probes again after a conflict, the new entries are kept and go out with the announcement
+    /// that follows the probe, so an update is never lost.
     public func updateTXT(_ txt: [(key: String, value: String)]) async throws(MDNSError) {
-        guard var service = records?.service, phase == .announced else { throw .notRegistered }
+        guard var service = records?.service, phase == .announced || phase == .probing else { throw .notRegistered }
         service.txt = txt
         let updated = ServiceRecords(service: service)
         do {
@@ -136,6 +143,10 @@ public actor MDNSResponder {
             throw .invalidService(error)
         }
         records = updated
+        guard phase == .announced else {
+            pendingTXT = txt
+            return
+        }
         await announce(only: [updated.text])
     }
 
@@ -164,6 +175,8 @@ public actor MDNSResponder {
     }
 
     private func probe(_ candidate: ServiceInstance) async -> ProbeOutcome {
+        var candidate = candidate
+        if let pendingTXT { candidate.txt = pendingTXT }
         let candidateRecords = ServiceRecords(service: candidate)
         records = candidateRecords
         phase = .probing

@@ -198,6 +198,38 @@ struct MDNSNetworkTests {
         }
     }
 
+    @Test("a TXT update while probing again after a conflict is announced once the name is won")
+    func anUpdateDuringAReprobeIsNotLost() async throws {
+        try await withLoopbackNamespace { _, group in
+            let browser = MDNSBrowser(interfaces: [Self.loopback], group: group)
+            try await browser.start()
+            let log = EventLog()
+            let collector = Task { for await event in browser.events { await log.append(event) } }
+            defer { collector.cancel() }
+            let logs = CapturedLogs()
+            let responder = MDNSResponder(interfaces: [Self.loopback], group: group, logger: logs.logger())
+            let registered = try await responder.register(Self.bridge(port: 1111, address: Self.loopback))
+            _ = try #require(await log.first(where: Self.isAdded))
+            try await Self.claimTheName(count: 1, interval: .milliseconds(1), group: group)
+            let reprobing = await eventually(timeout: .seconds(5)) {
+                logs.messages.contains("mDNS conflict after announcing; probing again")
+            }
+            #expect(reprobing, "\(logs.messages)")
+            // The re-probe takes three probes 250 ms apart: this update comes in the middle of it.
+            var changed = registered.txt
+            changed[0].value = "7"
+            try await responder.updateTXT(changed)
+            let updated = await log.first(within: .seconds(15)) { event in
+                if case .updated(let service) = event { return service.txt["c#"] == "7" && service.port == 1111 }
+                return false
+            }
+            #expect(updated != nil)
+            #expect(await responder.service?.txt.first { $0.key == "c#" }?.value == "7")
+            await browser.stop()
+            await responder.stop()
+        }
+    }
+
     @Test func aRawLegacyQueryGetsAUnicastAnswer() async throws {
         try await withLoopbackNamespace { _, group in
             let responder = MDNSResponder(interfaces: [Self.loopback], group: group)
