@@ -89,8 +89,7 @@ const tileControls = (entry, accessory, shown) => {
   const on = get(T.on) ?? get(T.active);
   const control = (node, show) => {
     controls.append(node);
-    shown.push(show ?? (() => {}));
-    return node;
+    if (show) shown.push(show);
   };
   if (type === S.thermostat) {
     const target = get(T.targetTemperature);
@@ -217,15 +216,8 @@ function refreshTile(homeID, accessoryID) {
   const accessory = entry?.home.accessories?.find((candidate) => candidate.id === accessoryID);
   const node = entry?.tiles.get(accessoryID);
   if (!accessory || !node) return;
-  if (tileParts.get(node)?.accessory === accessory) {
-    fillTile(node);
-  } else {
-    const focused = focusables(node).indexOf(document.activeElement);
-    const fresh = tile(entry, accessory);
-    node.replaceWith(fresh);
-    entry.tiles.set(accessoryID, fresh);
-    if (focused >= 0) focusables(fresh)[focused]?.focus();
-  }
+  // A home loaded again gets new tiles (drawHome), so a tile always shows the accessory object it was made for.
+  fillTile(node);
   if (detail?.homeID === homeID && detail.accessoryID === accessoryID) drawDetail();
 }
 
