@@ -27,6 +27,7 @@ let package = Package(
             dependencies: [
                 .product(name: "HAP", package: "Hearth"),
                 .product(name: "HAPTypes", package: "Hearth"),
+                .product(name: "HomeGraph", package: "Hearth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],

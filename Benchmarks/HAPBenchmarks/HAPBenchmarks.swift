@@ -12,6 +12,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 1_000
     )
     registerArithmeticBenchmarks()
+    registerGraphBenchmarks()
     registerPairingBenchmarks()
     registerSessionBenchmarks()
     registerTLV8Benchmarks()

@@ -7,7 +7,7 @@ extension Routes {
     /// Accessories (nearby ones, pairing, removal, identify), services and characteristics.
     func addAccessoryRoutes() {
         add(Endpoints.listAccessories) { call, _ in
-            AccessoryList(accessories: try await call.home(try call.homeID).home.accessories)
+            AccessoryList(accessories: try await call.home(try call.homeID).home.accessories.array)
         }
         add(Endpoints.listNearbyAccessories, checkingAccess: true) { call, _ in
             NearbyList(accessories: try await call.nearbyAccessories())

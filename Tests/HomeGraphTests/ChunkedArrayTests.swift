@@ -32,5 +32,24 @@ import Testing
         #expect(json == (try JSONEncoder().encode(array)))
         #expect(try JSONDecoder().decode(ChunkedArray<Int>.self, from: json) == chunked)
         #expect(chunked.firstIndex(of: 7) == array.firstIndex(of: 7))
+        #expect(chunked.array == array)
+        #expect(ChunkedArray([1, 2]).array == [1, 2])
+        #expect(ChunkedArray<Int>().array == [])
+    }
+
+    /// An element's field changes in place, and only in the copy that changed it.
+    @Test func changesAFieldOfAnElement() {
+        struct Lamp: Equatable {
+            var name: String
+            var levels: [Int]
+        }
+        var lamps = ChunkedArray((0..<40).map { Lamp(name: "Lamp \($0)", levels: [$0]) })
+        let snapshot = lamps
+        lamps[33].levels[0] = 99
+        lamps[33].name += "!"
+        #expect(lamps[33] == Lamp(name: "Lamp 33!", levels: [99]))
+        #expect(snapshot[33] == Lamp(name: "Lamp 33", levels: [33]))
+        #expect(Array(lamps[0..<33]) == Array(snapshot[0..<33]))
+        #expect(Array(lamps[34...]) == Array(snapshot[34...]))
     }
 }

@@ -5,8 +5,8 @@
 /// place touch one chunk; inserting or removing anywhere but at the end rebuilds the chunks (O(n)). It reads, compares
 /// and encodes as a plain array.
 public struct ChunkedArray<Element> {
-    /// How many elements a chunk holds.
-    public static var chunkSize: Int { 128 }
+    /// How many elements a chunk holds: a change copies that many elements and one reference per chunk.
+    public static var chunkSize: Int { 16 }
 
     private var chunks: [[Element]]
     /// The number of elements.
@@ -38,21 +38,27 @@ public struct ChunkedArray<Element> {
     }
 }
 
+extension ChunkedArray {
+    /// The elements as a plain array.
+    public var array: [Element] { chunks.count == 1 ? chunks[0] : Array(chunks.joined()) }
+}
+
 extension ChunkedArray: RandomAccessCollection, MutableCollection {
     /// The position of the first element, 0.
     public var startIndex: Int { 0 }
     /// One past the last position, ``count``.
     public var endIndex: Int { count }
 
-    /// The element at `position`; setting it copies at most one chunk.
+    /// The element at `position`, read and changed in place (a read of one field copies no other); a change
+    /// copies at most one chunk.
     public subscript(position: Int) -> Element {
-        get {
+        _read {
             precondition(position >= 0 && position < count, "index out of range")
-            return chunks[position / Self.chunkSize][position % Self.chunkSize]
+            yield chunks[position / Self.chunkSize][position % Self.chunkSize]
         }
-        set {
+        _modify {
             precondition(position >= 0 && position < count, "index out of range")
-            chunks[position / Self.chunkSize][position % Self.chunkSize] = newValue
+            yield &chunks[position / Self.chunkSize][position % Self.chunkSize]
         }
     }
 }

@@ -18,8 +18,9 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
     public var rooms: [Room] { didSet { nameIndex.clear() } }
     /// Groups of rooms ("Upstairs").
     public var zones: [Zone] { didSet { nameIndex.clear() } }
-    /// Every accessory of the home, bridges and bridged accessories alike.
-    public var accessories: [Accessory] { didSet { nameIndex.clear() } }
+    /// Every accessory of the home, bridges and bridged accessories alike; chunked like `triggers`, so a value
+    /// change while snapshots share the storage copies one chunk of accessories, not all of them.
+    public var accessories: ChunkedArray<Accessory> { didSet { nameIndex.clear() } }
     /// Services from several accessories acted on together.
     public var serviceGroups: [ServiceGroup] { didSet { nameIndex.clear() } }
     /// Scenes: sets of characteristic writes.
@@ -73,7 +74,7 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
         self.roomForEntireHome = roomForEntireHome
         self.rooms = rooms
         self.zones = zones
-        self.accessories = accessories
+        self.accessories = ChunkedArray(accessories)
         self.serviceGroups = serviceGroups
         self.actionSets = actionSets
         self.triggers = ChunkedArray(triggers)

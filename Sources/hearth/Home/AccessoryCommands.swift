@@ -22,7 +22,7 @@ struct AccessoryCommand: AsyncParsableCommand {
 
         func run() async throws {
             let home = await options.loadHome(await options.client()).home
-            options.show(AccessoryList(accessories: home.accessories)) {
+            options.show(AccessoryList(accessories: home.accessories.array)) {
                 home.accessories.isEmpty
                     ? "No accessories in \(home.name). Add one with 'hearth accessory add'."
                     : Output.table(

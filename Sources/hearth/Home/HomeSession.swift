@@ -26,7 +26,7 @@ extension ObjectKind<Zone> {
 
 extension ObjectKind<Accessory> {
     /// Accessories.
-    static var accessory: Self { Self(noun: "accessory", objects: \.accessories, id: \.id, name: \.name) }
+    static var accessory: Self { Self(noun: "accessory", objects: \.accessories.array, id: \.id, name: \.name) }
 }
 
 extension ObjectKind<Service> {
