@@ -9,7 +9,11 @@
 # Environment (defaults):
 #   WRITES=60 GAP=1        writes, and the scale of the 0.3-0.5 s pause between them
 #   TRACE=1                0: no perf trace (then only the client's figures and the CPU per write);
-#                          perf: `perf record -g` of hearthd instead (OUT/perf.data, OUT/perf-report.txt)
+#                          perf: `perf record -g` of hearthd instead (OUT/perf.data, OUT/perf-report.txt);
+#                          phases: the same with syscall tracepoints, cut into the write's steps by
+#                          Benchmarks/peers/hearth_write_phases.py (OUT/phases.txt; `| swift demangle --simplified`)
+#   TRACE_EVENTS=accept4,read,write,writev,pwrite64,fdatasync   the syscalls traced (add futex, epoll_wait …)
+#   PERF_HZ=2999 PERF_ARGS=    TRACE=perf's sampling rate and further `perf record` options (events, -T …)
 #   KEEPALIVE=0            1: the writes on one kept-alive connection (the split needs TRACE=1 and new ones)
 #   HEARTHD=.build/release/hearthd HEARTH_SIM=.build/release/hearth-sim   NS=hearthsplit
 # Only the PIDs started here are stopped; every wait is bounded.
@@ -74,11 +78,14 @@ cpu() { cat /proc/"$HUB_PID"/task/*/schedstat | awk '{s += $1} END {printf "%d",
 } | tee "$OUT/conditions.txt"
 I0=$(cpu); sleep 5; I1=$(cpu)
 if [ "$TRACE" = 1 ]; then
-    perf trace -p "$HUB_PID" -T -e accept4,read,write,writev,pwrite64,fdatasync -o "$OUT/trace.txt" 2>/dev/null &
+    perf trace -p "$HUB_PID" -T -e "${TRACE_EVENTS:-accept4,read,write,writev,pwrite64,fdatasync}" -o "$OUT/trace.txt" 2>/dev/null &
     TRACE_PID=$!
     sleep 2
-elif [ "$TRACE" = perf ]; then
-    perf record -F "${PERF_HZ:-2999}" -g -p "$HUB_PID" -o "$OUT/perf.data" >/dev/null 2>&1 &
+elif [ "$TRACE" = perf ] || [ "$TRACE" = phases ]; then
+    [ "$TRACE" = phases ] && PERF_ARGS="-e cpu-clock -e syscalls:sys_enter_read -e syscalls:sys_enter_write
+        -e syscalls:sys_enter_writev -e syscalls:sys_enter_pwrite64 ${PERF_ARGS:-}"
+    # shellcheck disable=SC2086
+    perf record -F "${PERF_HZ:-2999}" -g ${PERF_ARGS:-} -p "$HUB_PID" -o "$OUT/perf.data" >/dev/null 2>&1 &
     TRACE_PID=$!
     sleep 2
 fi
@@ -92,8 +99,11 @@ echo "hearthd CPU per write, net of idle: $(( ((C1 - C0) - (I1 - I0) * (T1 - T0)
 if [ "$TRACE" = 1 ]; then
     stop "$TRACE_PID" INT; TRACE_PID=""
     "$PY" "$ROOT/Benchmarks/peers/hearth_write_split.py" split "$OUT/trace.txt" | tee "$OUT/split.txt"
-elif [ "$TRACE" = perf ]; then
+elif [ "$TRACE" = perf ] || [ "$TRACE" = phases ]; then
     stop "$TRACE_PID" INT; TRACE_PID=""
+    if [ "$TRACE" = phases ]; then
+        python3 "$ROOT/Benchmarks/peers/hearth_write_phases.py" "$OUT/perf.data" | tee "$OUT/phases.txt"
+    fi
     perf report -i "$OUT/perf.data" --no-children --sort dso,symbol --stdio 2>/dev/null | grep -v '^$' \
         >"$OUT/perf-report.txt" || true
     echo "perf: $OUT/perf-report.txt"
