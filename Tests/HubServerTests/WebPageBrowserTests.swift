@@ -64,7 +64,6 @@ struct WebPageBrowserTests {
         "sign in", "sign in with a password", "sign in with a link that hearth prints, once", "rooms as sections",
         "states in words", "toggle a light", "keyboard on a slider",
         "a change made with hearth appears within a second", "a value change updates its tile in place",
-        "the homes are drawn before the event socket's hello, which resumes from them",
         "run a scene", "the command box", "detail view",
         "create a room and move an accessory", "history", "invite with a QR code", "change a user's role",
         "create a scene from the page", "a trigger's decisions shown",

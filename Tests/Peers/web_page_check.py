@@ -591,37 +591,6 @@ def automation_form_checks(driver, owner, home_id, folder):
     type_into(new_form().find_element(By.NAME, "name"), "")
 
 
-# Put in before the page's scripts: its WebSockets open only after `releaseSockets()` (the real socket then, with its
-# events passed on), so a test can see what the page does while its event socket is late.
-HOLD_SOCKETS = """
-(() => {
-  const Real = window.WebSocket;
-  const waiting = [];
-  let released = false;
-  window.heldSockets = 0;
-  window.releaseSockets = () => { released = true; for (const open of waiting.splice(0)) open(); };
-  window.WebSocket = function (url) {
-    const target = new EventTarget();
-    let real = null;
-    let closed = false;
-    const open = () => {
-      if (closed) return;
-      real = new Real(url);
-      real.addEventListener("open", () => target.dispatchEvent(new Event("open")));
-      real.addEventListener("error", () => target.dispatchEvent(new Event("error")));
-      real.addEventListener("message", (e) => target.dispatchEvent(new MessageEvent("message", { data: e.data })));
-      real.addEventListener("close", (e) => target.dispatchEvent(
-        new CloseEvent("close", { code: e.code, reason: e.reason, wasClean: e.wasClean })));
-    };
-    target.send = (data) => real?.send(data);
-    target.close = (code, reason) => { closed = true; real?.close(code, reason); };
-    if (released) open(); else { window.heldSockets += 1; waiting.push(open); }
-    return target;
-  };
-})();
-"""
-
-
 def sign_in(driver, token):
     wait(driver, lambda d: d.find_element(By.ID, "sign-in").is_displayed())
     driver.execute_script("document.getElementById('token').closest('details').open = true")
@@ -754,24 +723,6 @@ def main():
               and toggle.get_attribute("aria-pressed") == "true" and "on" in bedroom.get_attribute("class").split(),
               f"same tile {same}, toggle {toggle.text!r} pressed {toggle.get_attribute('aria-pressed')}, "
               f"class {bedroom.get_attribute('class')!r}")
-
-        # The homes are drawn from GET /v1/me when the event socket is late, and the socket resumes from what was
-        # drawn: with the page's sockets held back (a wrapper of WebSocket put in by DevTools, which opens the real
-        # socket only when released), a reload draws the tiles; a change made then shows once the socket opens.
-        hold = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD_SOCKETS})
-        driver.refresh()
-        drawn = wait(driver, lambda d: (tile_state(d, "Bedroom Lamp") or "").startswith("On"), 10)
-        status, _ = owner.call("PUT", f"/v1/homes/{home_id}/characteristics/{bedroom_on}", {"value": False})
-        time.sleep(0.5)
-        while_held = tile_state(driver, "Bedroom Lamp") or ""
-        held = driver.execute_script("return window.heldSockets")
-        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hold["identifier"]})
-        driver.execute_script("window.releaseSockets()")
-        resumed = wait(driver, lambda d: tile_state(d, "Bedroom Lamp") == "Off", 15)
-        check("the homes are drawn before the event socket's hello, which resumes from them",
-              drawn and held == 1 and status == 200 and while_held.startswith("On") and resumed,
-              f"drawn {drawn}, sockets held {held}, PUT {status}, while held {while_held!r}, "
-              f"after {tile_state(driver, 'Bedroom Lamp')!r}")
 
         # Run a scene: Good Night turns both lamps off and locks the door.
         scene = [b for b in driver.find_elements(By.CSS_SELECTOR, "button.scene") if b.text == "Good Night"]

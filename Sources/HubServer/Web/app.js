@@ -15,7 +15,7 @@ let view = "home";
 
 const loadHome = async (homeID) => {
   const answer = await api("GET", `/v1/homes/${homeID}`);
-  const entry = { home: answer.home, role: answer.role, sequence: answer.sequence, tiles: new Map() };
+  const entry = { home: answer.home, role: answer.role, tiles: new Map() };
   homes.set(homeID, entry);
   indexHome(entry);
   return entry;
@@ -134,22 +134,20 @@ const showSignIn = () => {
   characteristicIndex.clear();
 };
 
-// The event socket opens beside the question of who is signed in, not after it. Whichever names the homes first
-// has them drawn: this answer (a cold browser often opens the socket tens of milliseconds later) or the socket's
-// hello. Signed out, the hub refuses the socket and the answer shows the sign-in form.
+// The event socket opens beside the question of who is signed in, not after it: its hello names the homes, and
+// they are drawn without waiting for this answer. Signed out, the hub refuses the socket and the answer shows the
+// sign-in form.
 const showMe = async () => {
   if (!live) startLive();
   const me = await api("GET", "/v1/me");
   $("sign-in").hidden = true;
   for (const id of ["sign-out", "who", "views", "command", "account"]) $(id).hidden = false;
   $("who").textContent = `Signed in as ${me.user.name}`;
-  drawBeforeHello(me.homes.map(({ id }) => id));
 };
 
 // ---- Live: the event WebSocket ----
 // Opened with the same cookie (the hub takes it only from this page's own origin). The homes are drawn after the
-// socket's hello or before it (`drawBeforeHello`); either way the hello resumes each home from the sequence it was
-// drawn at, so no change falls between the two. A value change updates its tile; any other change redraws
+// socket's hello, so no change falls between the two. A value change updates its tile; any other change redraws
 // its home (once for a burst). After a dropped connection or a hub restart the page reconnects and resumes after
 // the last sequence it saw in each home; a home whose changes are no longer kept is drawn again.
 const sequences = new Map();
@@ -158,19 +156,6 @@ let live = false;
 let attempts = 0;
 let reconnectTimer = 0;
 let handled = Promise.resolve();
-
-// Draws the homes before the socket's hello has come, in turn with the socket's messages. Each home's sequence is
-// the one its answer was read at, so the hello resumes every home from there and no change falls between.
-const drawBeforeHello = (homeIDs) => {
-  handled = handled
-    .then(async () => {
-      if (!live || sequences.size > 0 || homeIDs.length === 0) return;
-      await drawHomes(homeIDs);
-      if (sequences.size > 0) return;
-      for (const id of homeIDs) sequences.set(id, homes.get(id).sequence);
-    })
-    .catch(() => {});
-};
 
 const connection = (text) => {
   $("connection").hidden = !text;
