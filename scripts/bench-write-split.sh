@@ -13,7 +13,7 @@
 #                          phases: the same with syscall tracepoints, cut into the write's steps by
 #                          Benchmarks/peers/hearth_write_phases.py (OUT/phases.txt; `| swift demangle --simplified`)
 #   TRACE_EVENTS=accept4,read,write,writev,pwrite64,fdatasync   the syscalls traced (add futex, epoll_wait …)
-#   PERF_HZ=2999 PERF_ARGS=    TRACE=perf's sampling rate and further `perf record` options (events, -T …)
+#   PERF_HZ=2999 PERF_ARGS=    TRACE=perf's sampling rate (phases: 20000) and further `perf record` options
 #   KEEPALIVE=0            1: the writes on one kept-alive connection (the split needs TRACE=1 and new ones)
 #   HEARTHD=.build/release/hearthd HEARTH_SIM=.build/release/hearth-sim   NS=hearthsplit
 # Only the PIDs started here are stopped; every wait is bounded.
@@ -82,8 +82,11 @@ if [ "$TRACE" = 1 ]; then
     TRACE_PID=$!
     sleep 2
 elif [ "$TRACE" = perf ] || [ "$TRACE" = phases ]; then
-    [ "$TRACE" = phases ] && PERF_ARGS="-e cpu-clock -e syscalls:sys_enter_read -e syscalls:sys_enter_write
-        -e syscalls:sys_enter_writev -e syscalls:sys_enter_pwrite64 ${PERF_ARGS:-}"
+    if [ "$TRACE" = phases ]; then
+        PERF_HZ="${PERF_HZ:-20000}"
+        PERF_ARGS="-e cpu-clock -e syscalls:sys_enter_read -e syscalls:sys_enter_write
+            -e syscalls:sys_enter_writev -e syscalls:sys_enter_pwrite64 ${PERF_ARGS:-}"
+    fi
     # shellcheck disable=SC2086
     perf record -F "${PERF_HZ:-2999}" -g ${PERF_ARGS:-} -p "$HUB_PID" -o "$OUT/perf.data" >/dev/null 2>&1 &
     TRACE_PID=$!
