@@ -59,6 +59,9 @@ public actor MDNSResponder {
     /// The service as currently advertised (its name may differ from the one registered), or nil.
     public var service: ServiceInstance? { records?.service }
 
+    /// Whether the service is announced and answers for its name: not probing (again), not stopped.
+    var isAnnounced: Bool { phase == .announced }
+
     /// Probes, announces and then keeps answering for `service`; returns it with the name it won.
     ///
     /// Returns after the first announcement; the second follows a second later. One service per responder.
