@@ -29,6 +29,18 @@ struct MDNSNetworkTests {
         )
     }
 
+    /// A started browser on `interface`, with a task that keeps each of its events in `log` (cancel it when done).
+    static func browsing(
+        on interface: IPv4Address,
+        group: any EventLoopGroup
+    ) async throws -> (browser: MDNSBrowser, log: EventLog, collector: Task<Void, Never>) {
+        let browser = MDNSBrowser(interfaces: [interface], group: group)
+        try await browser.start()
+        let log = EventLog()
+        let collector = Task { for await event in browser.events { await log.append(event) } }
+        return (browser, log, collector)
+    }
+
     static func isAdded(_ event: BrowseEvent) -> Bool {
         if case .added = event { return true }
         return false
@@ -36,10 +48,7 @@ struct MDNSNetworkTests {
 
     @Test func browserResolvesThenSeesTheTXTUpdateAndTheGoodbye() async throws {
         try await withLoopbackNamespace { _, group in
-            let browser = MDNSBrowser(interfaces: [Self.loopback], group: group)
-            try await browser.start()
-            let log = EventLog()
-            let collector = Task { for await event in browser.events { await log.append(event) } }
+            let (browser, log, collector) = try await Self.browsing(on: Self.loopback, group: group)
             defer { collector.cancel() }
             let responder = MDNSResponder(interfaces: [Self.loopback], group: group)
             let registered = try await responder.register(Self.bridge(address: Self.loopback))
@@ -206,10 +215,7 @@ struct MDNSNetworkTests {
     @Test("a TXT update while probing again after a conflict is announced once the name is won")
     func anUpdateDuringAReprobeIsNotLost() async throws {
         try await withLoopbackNamespace { _, group in
-            let browser = MDNSBrowser(interfaces: [Self.loopback], group: group)
-            try await browser.start()
-            let log = EventLog()
-            let collector = Task { for await event in browser.events { await log.append(event) } }
+            let (browser, log, collector) = try await Self.browsing(on: Self.loopback, group: group)
             defer { collector.cancel() }
             let logs = CapturedLogs()
             let responder = MDNSResponder(interfaces: [Self.loopback], group: group, logger: logs.logger())
@@ -281,10 +287,7 @@ struct MDNSNetworkTests {
             let controllerAddress = try #require(IPv4Address("\(NetworkNamespace.subnet).2"))
             let responder = MDNSResponder(interfaces: [accessoryAddress], group: accessoryGroup)
             _ = try await responder.register(Self.bridge(address: accessoryAddress))
-            let browser = MDNSBrowser(interfaces: [controllerAddress], group: controllerGroup)
-            try await browser.start()
-            let log = EventLog()
-            let collector = Task { for await event in browser.events { await log.append(event) } }
+            let (browser, log, collector) = try await Self.browsing(on: controllerAddress, group: controllerGroup)
             defer { collector.cancel() }
             let added = await log.first(where: Self.isAdded)
             guard case .added(let service)? = added else {
