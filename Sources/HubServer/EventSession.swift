@@ -83,14 +83,21 @@ struct EventSession {
             channel: CurrentConnection.channel,
             logger: server.logger
         )
+        let route = CurrentConnection.channel.map {
+            EventRoute(channel: $0, frames: server.eventFrames, backlog: backlog, userID: principal.userID)
+        }
+        let queue: @Sendable (HomeEvent) -> Void = { event in
+            switch backlog.enqueue() {
+            case .accepted: input.yield(.event(event))
+            case .overflowed: input.yield(.overflowed)
+            case .dropped: break
+            }
+        }
         let subscription = await hub.subscribe(
             as: caller,
             onEvent: { event in
-                switch backlog.enqueue() {
-                case .accepted: input.yield(.event(event))
-                case .overflowed: input.yield(.overflowed)
-                case .dropped: break
-                }
+                guard let route else { return queue(event) }
+                route.deliver(event, queue: queue)
             },
             onEnd: {}
         )
@@ -123,16 +130,19 @@ struct EventSession {
                 try? await Task.sleep(for: grace)
                 input.yield(.graceOver)
             }
-            await serve(inputs, backlog: backlog, outbound: outbound)
+            await serve(inputs, backlog: backlog, route: route, outbound: outbound)
+            await route?.close()
             input.finish()
             group.cancelAll()
         }
     }
 
-    /// The session's loop: holds events until the first client message or the grace period, then forwards.
+    /// The session's loop: holds events until the first client message or the grace period, then forwards; once
+    /// live with nothing waiting, it lets the hub write events directly (`route`) until it must act itself.
     private func serve(
         _ inputs: AsyncStream<Input>,
         backlog: EventBacklog,
+        route: EventRoute?,
         outbound: WebSocketOutboundWriter
     ) async {
         let caller = HubCaller.user(principal.userID)
@@ -145,9 +155,15 @@ struct EventSession {
         var holding = true
         guard await send(.hello(userID: principal.userID, homes: homes), outbound) else { return }
         for await item in inputs {
+            if case .nearby = item {
+            } else if let route {
+                // The hub's frames go out before anything this session writes now.
+                await route.leaveDirect(&lastSent)
+            }
             switch item {
             case .event(let event):
                 backlog.dequeue()
+                route?.taken()
                 if holding {
                     held.append(event)
                 } else if await !forward(event, &lastSent, outbound) {
@@ -168,21 +184,21 @@ struct EventSession {
                 backlog.dequeue()
                 guard await send(Self.message(event), outbound) else { return }
             case .client(let text):
-                guard let message = try? JSONBody.decode(ClientMessage.self, from: Data(text.utf8)) else {
+                if let message = try? JSONBody.decode(ClientMessage.self, from: Data(text.utf8)) {
+                    guard await resume(message.resume, &lastSent, outbound) else { return }
+                    if holding {
+                        holding = false
+                        for event in held {
+                            guard await forward(event, &lastSent, outbound) else { return }
+                        }
+                        held = []
+                    }
+                } else {
                     let detail = ErrorBody.Detail(
                         code: "invalidRequest",
                         message: "send {\"resume\": {\"<homeID>\": N}}"
                     )
                     guard await send(.error(detail), outbound) else { return }
-                    continue
-                }
-                guard await resume(message.resume, &lastSent, outbound) else { return }
-                if holding {
-                    holding = false
-                    for event in held {
-                        guard await forward(event, &lastSent, outbound) else { return }
-                    }
-                    held = []
                 }
             case .graceOver:
                 if holding {
@@ -198,6 +214,7 @@ struct EventSession {
             case .clientClosed, .overflowed:
                 return
             }
+            if !holding { route?.goDirect(lastSent: lastSent) }
         }
     }
 

@@ -70,6 +70,54 @@ import Testing
         }
     }
 
+    /// Live events go from the hub's commit straight into the socket; a client message in the middle of a burst
+    /// brings them back through the session, which must neither repeat nor drop nor reorder one.
+    @Test func aResumeInTheMiddleOfABurstOfLiveEventsRepeatsNoneAndMissesNone() async throws {
+        let fixture = try await Fixture()
+        let h = fixture.home.id.uuidString
+        let room = fixture.home.roomForEntireHome.id.uuidString
+        try await fixture.withServer(resumeGrace: .seconds(60)) { api in
+            let client = EventClient(port: api.port, token: fixture.guest.token)
+            defer { client.close() }
+            let hello = try await start(client)
+            let homes = try #require(hello["homes"] as? [[String: Any]])
+            let first = try #require(homes.first?["sequence"] as? Int)
+            let changes = 60
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Two writers at once, so the hub publishes while the session switches.
+                for writer in 0..<2 {
+                    group.addTask {
+                        for round in 0..<(changes / 2) {
+                            let reply = try await api.call(
+                                .patch,
+                                "/v1/homes/{homeID}/rooms/{roomID}",
+                                ["homeID": h, "roomID": room],
+                                token: fixture.owner.token,
+                                body: #"{"name": "Hall \#(writer)-\#(round)"}"#
+                            )
+                            #expect(reply.status == 200)
+                        }
+                    }
+                }
+                group.addTask {
+                    // Resumes from the start, again and again, while the changes go on: each one is answered
+                    // with nothing already sent.
+                    for _ in 0..<10 {
+                        try await Task.sleep(for: .milliseconds(5))
+                        client.send(#"{"resume": {"\#(h)": \#(first)}}"#)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            _ = try await client.first(timeout: .seconds(30)) {
+                ($0["event"] as? [String: Any])?["sequence"] as? Int == first + changes
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let sequences = client.events.compactMap { $0["sequence"] as? Int }
+            #expect(sequences == Array((first + 1)...(first + changes)))
+        }
+    }
+
     @Test func aClientThatReconnectsGetsExactlyTheMissedEvents() async throws {
         let fixture = try await Fixture()
         let h = fixture.home.id.uuidString
