@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "Simulator", targets: ["Simulator"]),
         .library(name: "HAPController", targets: ["HAPController"]),
         .library(name: "HomeGraph", targets: ["HomeGraph"]),
+        .library(name: "HomeStore", targets: ["HomeStore"]),
         .library(name: "Commands", targets: ["Commands"]),
         .library(name: "Hub", targets: ["Hub"]),
         .library(name: "HubServer", targets: ["HubServer"]),
@@ -252,6 +253,7 @@ let package = Package(
             dependencies: [
                 "HomeGraph",
                 "HAP",
+                "CHAPCipher",
                 "HAPTypes",
                 "AtomicFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "HAP", package: "Hearth"),
                 .product(name: "HAPTypes", package: "Hearth"),
                 .product(name: "HomeGraph", package: "Hearth"),
+                .product(name: "HomeStore", package: "Hearth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],

@@ -46,7 +46,7 @@ func registerGraphBenchmarks() {
 }
 
 /// A lamp as a bridge's lightbulb arrives: Accessory Information (five strings) and a Lightbulb service with On.
-private func benchmarkLamp(_ number: Int, on: UUID, room: UUID) -> Accessory {
+func benchmarkLamp(_ number: Int, on: UUID, room: UUID) -> Accessory {
     func text(_ type: UInt32, _ value: String, _ iid: UInt64) -> Characteristic {
         Characteristic(
             id: UUID(),

@@ -13,6 +13,7 @@ let benchmarks: @Sendable () -> Void = {
     )
     registerArithmeticBenchmarks()
     registerGraphBenchmarks()
+    registerStoreBenchmarks()
     registerPairingBenchmarks()
     registerSessionBenchmarks()
     registerTLV8Benchmarks()

@@ -26,6 +26,7 @@ extern int CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(const EVP_AEAD_CTX *ctx, ui
                                                      const uint8_t *in_tag, size_t in_tag_len, const uint8_t *ad,
                                                      size_t ad_len);
 extern void CCryptoBoringSSL_ERR_clear_error(void);
+extern int CCryptoBoringSSL_RAND_bytes(uint8_t *buf, size_t len);
 
 /// The chap_cipher handle is the EVP_AEAD context itself.
 static EVP_AEAD_CTX *context(chap_cipher *cipher) { return (EVP_AEAD_CTX *)cipher; }
@@ -69,6 +70,34 @@ int chap_cipher_open(chap_cipher *cipher, uint64_t counter, const void *aad, siz
     int ok = CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(context(cipher), plaintext, nonce, NONCE_BYTES, ciphertext,
                                                        length, tag, CHAP_CIPHER_TAG_BYTES, aad, aad_length);
     // A failed open leaves an entry on the thread's error queue; nothing reads it, so drop it.
+    if (!ok) CCryptoBoringSSL_ERR_clear_error();
+    return ok == 1;
+}
+
+int chap_cipher_seal_combined(chap_cipher *cipher, const void *aad, size_t aad_length, const void *plaintext,
+                              size_t length, void *sealed) {
+    uint8_t *out = (uint8_t *)sealed;
+    if (CCryptoBoringSSL_RAND_bytes(out, NONCE_BYTES) != 1) {
+        CCryptoBoringSSL_ERR_clear_error();
+        return 0;
+    }
+    size_t tag_length = 0;
+    int ok = CCryptoBoringSSL_EVP_AEAD_CTX_seal_scatter(context(cipher), out + NONCE_BYTES,
+                                                        out + NONCE_BYTES + length, &tag_length,
+                                                        CHAP_CIPHER_TAG_BYTES, out, NONCE_BYTES, plaintext, length,
+                                                        NULL, 0, aad, aad_length);
+    if (!ok) CCryptoBoringSSL_ERR_clear_error();
+    return ok == 1 && tag_length == CHAP_CIPHER_TAG_BYTES;
+}
+
+int chap_cipher_open_combined(chap_cipher *cipher, const void *aad, size_t aad_length, const void *sealed,
+                              size_t sealed_length, void *plaintext) {
+    if (sealed_length < NONCE_BYTES + CHAP_CIPHER_TAG_BYTES) return 0;
+    const uint8_t *in = (const uint8_t *)sealed;
+    size_t length = sealed_length - NONCE_BYTES - CHAP_CIPHER_TAG_BYTES;
+    int ok = CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(context(cipher), plaintext, in, NONCE_BYTES,
+                                                       in + NONCE_BYTES, length, in + NONCE_BYTES + length,
+                                                       CHAP_CIPHER_TAG_BYTES, aad, aad_length);
     if (!ok) CCryptoBoringSSL_ERR_clear_error();
     return ok == 1;
 }

@@ -1,6 +1,8 @@
 import AtomicFiles
+import CHAPCipher
 import Crypto
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,6 +14,14 @@ import Foundation
 struct DeviceKey: Sendable {
     /// The ChaChaPoly key.
     let key: SymmetricKey
+    /// A BoringSSL context keyed once with `key`, for every row.
+    private let cipher: RowCipher
+
+    /// The key `key`, with its context.
+    init(key: SymmetricKey) {
+        self.key = key
+        cipher = RowCipher(key: key)
+    }
 
     /// The key's length in bytes.
     static let byteCount = 32
@@ -34,33 +44,97 @@ struct DeviceKey: Sendable {
     }
 
     /// Seals `plaintext` for the row `sequence` of `table`; the place is authenticated so rows cannot be swapped.
+    ///
+    /// The layout is `ChaChaPoly.SealedBox.combined`'s (a random 12-byte nonce, the ciphertext, the tag), so rows
+    /// written before the kept context open alike.
     func seal(_ plaintext: Data, table: String, sequence: Int64) throws(HomeStoreError) -> Data {
-        do {
-            return try ChaChaPoly.seal(
-                plaintext,
-                using: key,
-                authenticating: Self.associatedData(table: table, sequence: sequence)
-            ).combined
-        } catch {
-            throw .sealFailed(table: table, sequence: sequence)
-        }
+        guard let sealed = cipher.seal(plaintext, authenticating: Self.associatedData(table: table, sequence: sequence))
+        else { throw .sealFailed(table: table, sequence: sequence) }
+        return sealed
     }
 
     /// Opens a payload sealed by `seal(_:table:sequence:)` for the same place.
     func open(_ sealed: Data, table: String, sequence: Int64) throws(HomeStoreError) -> Data {
-        do {
-            let box = try ChaChaPoly.SealedBox(combined: sealed)
-            return try ChaChaPoly.open(
-                box,
-                using: key,
-                authenticating: Self.associatedData(table: table, sequence: sequence)
-            )
-        } catch {
-            throw .sealFailed(table: table, sequence: sequence)
-        }
+        guard let plaintext = cipher.open(sealed, authenticating: Self.associatedData(table: table, sequence: sequence))
+        else { throw .sealFailed(table: table, sequence: sequence) }
+        return plaintext
     }
 
     private static func associatedData(table: String, sequence: Int64) -> Data {
         Data("hearth.homestore.v1/\(table)/\(sequence)".utf8)
+    }
+}
+
+/// ChaCha20-Poly1305 on one BoringSSL context for the device key (CHAPCipher), in `ChaChaPoly`'s combined layout.
+///
+/// swift-crypto's `ChaChaPoly` builds a context for every call: a third of a row's sealing on the path of every
+/// commit. The context is used under a lock, so rows may be sealed and opened from any thread.
+final class RowCipher: Sendable {
+    /// The context's address, freed (and its key schedule cleansed by BoringSSL) in deinit.
+    private let context: Mutex<Int>
+
+    /// Creates the context for a 32-byte key.
+    init(key: SymmetricKey) {
+        precondition(key.bitCount == 256, "the device key is 32 bytes")
+        let created = key.withUnsafeBytes { bytes in
+            bytes.withMemoryRebound(to: UInt8.self) { chap_cipher_create($0.baseAddress) }
+        }
+        guard let created else {
+            // Only an allocation failure inside BoringSSL gets here; the store cannot work without its cipher.
+            preconditionFailure("BoringSSL could not create a ChaCha20-Poly1305 context")
+        }
+        context = Mutex(Int(bitPattern: UnsafeMutableRawPointer(created)))
+    }
+
+    deinit {
+        context.withLock { address in chap_cipher_free(OpaquePointer(bitPattern: address)) }
+    }
+
+    /// A random nonce, the ciphertext of `plaintext` and the tag authenticating it and `aad`; `nil` on a BoringSSL
+    /// failure.
+    func seal(_ plaintext: Data, authenticating aad: Data) -> Data? {
+        let overhead = Int(CHAP_CIPHER_NONCE_BYTES) + Int(CHAP_CIPHER_TAG_BYTES)
+        var sealed = Data(count: plaintext.count + overhead)
+        let ok = context.withLock { address in
+            sealed.withUnsafeMutableBytes { out in
+                plaintext.withUnsafeBytes { input in
+                    aad.withUnsafeBytes { aadBytes in
+                        chap_cipher_seal_combined(
+                            OpaquePointer(bitPattern: address),
+                            aadBytes.baseAddress,
+                            aadBytes.count,
+                            input.baseAddress,
+                            input.count,
+                            out.baseAddress
+                        )
+                    }
+                }
+            }
+        }
+        return ok == 1 ? sealed : nil
+    }
+
+    /// The plaintext of `sealed` (nonce, ciphertext, tag) when its tag matches it and `aad`; `nil` otherwise.
+    func open(_ sealed: Data, authenticating aad: Data) -> Data? {
+        let overhead = Int(CHAP_CIPHER_NONCE_BYTES) + Int(CHAP_CIPHER_TAG_BYTES)
+        guard sealed.count >= overhead else { return nil }
+        var plaintext = Data(count: sealed.count - overhead)
+        let ok = context.withLock { address in
+            plaintext.withUnsafeMutableBytes { out in
+                sealed.withUnsafeBytes { input in
+                    aad.withUnsafeBytes { aadBytes in
+                        chap_cipher_open_combined(
+                            OpaquePointer(bitPattern: address),
+                            aadBytes.baseAddress,
+                            aadBytes.count,
+                            input.baseAddress,
+                            input.count,
+                            out.baseAddress
+                        )
+                    }
+                }
+            }
+        }
+        return ok == 1 ? plaintext : nil
     }
 }

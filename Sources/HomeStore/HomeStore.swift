@@ -404,10 +404,21 @@ public final class HomeStore: Sendable {
             )
         }
         try Self.databaseCall {
-            try database.write { db in
-                // A cached statement: GRDB's record insert encodes through Codable and builds its SQL every time.
+            try database.writeWithoutTransaction { db in
+                // Cached statements, the transaction's too: GRDB's record insert encodes through Codable and builds
+                // its SQL every time, and its `write` parses BEGIN and COMMIT for every transaction.
+                let begin = try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION")
                 let insert = try db.cachedStatement(sql: OperationRecord.insertSQL)
-                for record in records { try insert.execute(arguments: [record.sequence, record.payload]) }
+                let commit = try db.cachedStatement(sql: "COMMIT TRANSACTION")
+                try begin.execute()
+                do {
+                    for record in records { try insert.execute(arguments: [record.sequence, record.payload]) }
+                    try commit.execute()
+                } catch {
+                    // All or nothing: a failed insert or commit leaves no part of the batch behind.
+                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
+                    throw error
+                }
             }
         }
         state.lastOperationSequence = sequence

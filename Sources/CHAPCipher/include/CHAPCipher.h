@@ -33,4 +33,19 @@ int chap_cipher_seal(chap_cipher *cipher, uint64_t counter, const void *aad, siz
 int chap_cipher_open(chap_cipher *cipher, uint64_t counter, const void *aad, size_t aad_length,
                      const void *ciphertext, size_t length, const void *tag, void *plaintext);
 
+/// The size in bytes of a nonce.
+#define CHAP_CIPHER_NONCE_BYTES 12
+
+/// Seals `length` bytes with a random nonce from BoringSSL's generator, authenticating `aad`, into `sealed`:
+/// the nonce, the ciphertext and the tag (`CHAP_CIPHER_NONCE_BYTES + length + CHAP_CIPHER_TAG_BYTES` bytes, the
+/// layout of swift-crypto's `ChaChaPoly.SealedBox.combined`). 1 on success, else 0.
+int chap_cipher_seal_combined(chap_cipher *cipher, const void *aad, size_t aad_length, const void *plaintext,
+                              size_t length, void *sealed);
+
+/// Opens `sealed_length` bytes laid out as `chap_cipher_seal_combined` writes them, authenticating `aad`, into
+/// `plaintext` (`sealed_length - CHAP_CIPHER_NONCE_BYTES - CHAP_CIPHER_TAG_BYTES` bytes). 1 when the tag matches;
+/// 0 otherwise (also for input shorter than a nonce and a tag), and then `plaintext` must be discarded.
+int chap_cipher_open_combined(chap_cipher *cipher, const void *aad, size_t aad_length, const void *sealed,
+                              size_t sealed_length, void *plaintext);
+
 #endif
