@@ -7,6 +7,8 @@
 # Usage (root, for `ip netns`):  scripts/bench-automation.sh [OUTDIR]
 # Environment (defaults):
 #   FIRINGS=300 REST_CALLS=200 IDLE_SECONDS=30   firings per trigger, REST writes, idle windows (s)
+#   TRACE=0                     1: `perf trace` of hearthd's reads and writes, and the hub's own event -> write
+#                               (Benchmarks/peers/hearth_event_write.py; OUT/event-write.txt)
 #   HA_HARNESS=                 the Home Assistant harness folder (../shared/peers/ha); empty: Hearth only
 #   HA_VENV=/tmp/hearth-ha-venv its venv (made by $HA_HARNESS/setup_ha_venv.sh from PyPI when missing)
 #   HA_REST_CALLS=50 HA_IDLE_SECONDS=10          the Home Assistant run's REST calls and idle windows
@@ -93,7 +95,29 @@ rc=0
 ip netns exec "$NS_CTL" "$PY" "$ROOT/Benchmarks/peers/hearth_automation_bench.py" run --hearthd "$HEARTHD" \
     --state "$WORK/hearthd" --log "$OUT/hearthd.log" --out "$OUT/hearth.json" --accessory "$ACC_IP:$PORT" \
     --control "$ACC_IP:$CONTROL_PORT" --pin "$PIN" --firings "$FIRINGS" --rest-calls "$REST_CALLS" \
-    --idle-seconds "$IDLE_SECONDS" 2>"$OUT/hearth-bench.err" || rc=1
+    --idle-seconds "$IDLE_SECONDS" 2>"$OUT/hearth-bench.err" &
+BENCH_PID=$!
+TRACE_PID=""
+if [ "${TRACE:-0}" = 1 ]; then
+    # The hub's own event -> write at its syscalls, the whole run long (Benchmarks/peers/hearth_event_write.py).
+    HUB_PID=""
+    for _ in $(seq 1 300); do
+        HUB_PID="$(pgrep -f "^$HEARTHD --state $WORK/hearthd" | head -1 || true)"
+        [ -n "$HUB_PID" ] && break; sleep 0.1
+    done
+    if [ -n "$HUB_PID" ]; then
+        perf trace -p "$HUB_PID" -e read,write -o "$OUT/trace.txt" 2>/dev/null &
+        TRACE_PID=$!
+    else
+        echo "TRACE=1: hearthd not found; no trace" >&2
+    fi
+fi
+wait "$BENCH_PID" || rc=1
+if [ -n "$TRACE_PID" ]; then
+    kill -INT "$TRACE_PID" 2>/dev/null || true
+    wait "$TRACE_PID" 2>/dev/null || true
+    python3 "$ROOT/Benchmarks/peers/hearth_event_write.py" "$OUT/trace.txt" | tee "$OUT/event-write.txt" || true
+fi
 echo "accessory (Hearth run): $(awk '{print "utime+stime ticks", $14+$15}' /proc/$SIM_PID/stat 2>/dev/null)" \
     "$(grep VmRSS /proc/$SIM_PID/status 2>/dev/null | tr -s ' ')" >>"$OUT/conditions.txt"
 stop_sim
