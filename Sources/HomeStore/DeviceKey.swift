@@ -2,6 +2,7 @@ import AtomicFiles
 import CHAPCipher
 import Crypto
 import Foundation
+import HAP
 import Synchronization
 
 #if canImport(Glibc)
@@ -75,15 +76,7 @@ final class RowCipher: Sendable {
 
     /// Creates the context for a 32-byte key.
     init(key: SymmetricKey) {
-        precondition(key.bitCount == 256, "the device key is 32 bytes")
-        let created = key.withUnsafeBytes { bytes in
-            bytes.withMemoryRebound(to: UInt8.self) { chap_cipher_create($0.baseAddress) }
-        }
-        guard let created else {
-            // Only an allocation failure inside BoringSSL gets here; the store cannot work without its cipher.
-            preconditionFailure("BoringSSL could not create a ChaCha20-Poly1305 context")
-        }
-        context = Mutex(Int(bitPattern: UnsafeMutableRawPointer(created)))
+        context = Mutex(Int(bitPattern: UnsafeMutableRawPointer(makeChaChaPolyContext(key: key))))
     }
 
     deinit {

@@ -21,16 +21,8 @@ final class FrameAEAD: @unchecked Sendable {
 
     /// Creates the context for a 32-byte key.
     init(key: SymmetricKey) {
-        precondition(key.bitCount == 256, "HAP session keys are 32 bytes")
-        let created = key.withUnsafeBytes { bytes in
-            bytes.withMemoryRebound(to: UInt8.self) { chap_cipher_create($0.baseAddress) }
-        }
-        guard let created else {
-            // Only an allocation failure inside BoringSSL gets here; there is no way to carry on without a cipher.
-            preconditionFailure("BoringSSL could not create a ChaCha20-Poly1305 context")
-        }
         self.key = key
-        self.context = created
+        self.context = makeChaChaPolyContext(key: key)
     }
 
     deinit {
@@ -71,4 +63,16 @@ final class FrameAEAD: @unchecked Sendable {
         chap_cipher_open(context, counter, header, SessionCipher.lengthByteCount, ciphertext, length, tag, plaintext)
             == 1
     }
+}
+
+/// A new CHAPCipher context keyed with the 32-byte `key`, for its owner to free with `chap_cipher_free`.
+///
+/// Only an allocation failure inside BoringSSL fails, and nothing can carry on without a cipher: it stops.
+public func makeChaChaPolyContext(key: SymmetricKey) -> OpaquePointer {
+    precondition(key.bitCount == 256, "ChaCha20-Poly1305 keys are 32 bytes")
+    let created = key.withUnsafeBytes { bytes in
+        bytes.withMemoryRebound(to: UInt8.self) { chap_cipher_create($0.baseAddress) }
+    }
+    guard let created else { preconditionFailure("BoringSSL could not create a ChaCha20-Poly1305 context") }
+    return created
 }
