@@ -83,51 +83,47 @@ final class RowCipher: Sendable {
         context.withLock { address in chap_cipher_free(OpaquePointer(bitPattern: address)) }
     }
 
+    /// The bytes ChaChaPoly's combined layout adds to a plaintext: the nonce and the tag.
+    private static let overhead = Int(CHAP_CIPHER_NONCE_BYTES) + Int(CHAP_CIPHER_TAG_BYTES)
+
     /// A random nonce, the ciphertext of `plaintext` and the tag authenticating it and `aad`; `nil` on a BoringSSL
     /// failure.
     func seal(_ plaintext: Data, authenticating aad: Data) -> Data? {
-        let overhead = Int(CHAP_CIPHER_NONCE_BYTES) + Int(CHAP_CIPHER_TAG_BYTES)
-        var sealed = Data(count: plaintext.count + overhead)
-        let ok = context.withLock { address in
-            sealed.withUnsafeMutableBytes { out in
-                plaintext.withUnsafeBytes { input in
-                    aad.withUnsafeBytes { aadBytes in
-                        chap_cipher_seal_combined(
-                            OpaquePointer(bitPattern: address),
-                            aadBytes.baseAddress,
-                            aadBytes.count,
-                            input.baseAddress,
-                            input.count,
-                            out.baseAddress
-                        )
-                    }
-                }
-            }
-        }
-        return ok == 1 ? sealed : nil
+        run(chap_cipher_seal_combined, plaintext, aad, outputCount: plaintext.count + Self.overhead)
     }
 
     /// The plaintext of `sealed` (nonce, ciphertext, tag) when its tag matches it and `aad`; `nil` otherwise.
     func open(_ sealed: Data, authenticating aad: Data) -> Data? {
-        let overhead = Int(CHAP_CIPHER_NONCE_BYTES) + Int(CHAP_CIPHER_TAG_BYTES)
-        guard sealed.count >= overhead else { return nil }
-        var plaintext = Data(count: sealed.count - overhead)
+        guard sealed.count >= Self.overhead else { return nil }
+        return run(chap_cipher_open_combined, sealed, aad, outputCount: sealed.count - Self.overhead)
+    }
+
+    /// Calls `operation` (the seal or the open, which take the same arguments) on the context with `input` and
+    /// `aad`, into `outputCount` new bytes; `nil` when it fails.
+    private func run(
+        _ operation: (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) ->
+            Int32,
+        _ input: Data,
+        _ aad: Data,
+        outputCount: Int
+    ) -> Data? {
+        var output = Data(count: outputCount)
         let ok = context.withLock { address in
-            plaintext.withUnsafeMutableBytes { out in
-                sealed.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { out in
+                input.withUnsafeBytes { bytes in
                     aad.withUnsafeBytes { aadBytes in
-                        chap_cipher_open_combined(
+                        operation(
                             OpaquePointer(bitPattern: address),
                             aadBytes.baseAddress,
                             aadBytes.count,
-                            input.baseAddress,
-                            input.count,
+                            bytes.baseAddress,
+                            bytes.count,
                             out.baseAddress
                         )
                     }
                 }
             }
         }
-        return ok == 1 ? plaintext : nil
+        return ok == 1 ? output : nil
     }
 }
