@@ -129,3 +129,37 @@ final class EventRoute: Sendable {
         channel.writeAndFlush(frame, promise: promise)
     }
 }
+
+/// Refuses every frame written after a close frame, so nothing follows the close on the wire.
+///
+/// The hub writes live events into the channel from its own loop, while Hummingbird's WebSocket handler may send
+/// a close at any time (answering the client's, or on a protocol error) before the session hears of it. Sits
+/// between the frame encoder and the async channel's handler, so it sees the writes of both.
+final class FramesAfterCloseGuard: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private var closeSent = false
+
+    /// Makes a guard that has seen no close.
+    init() {}
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !closeSent else {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        if unwrapOutboundIn(data).opcode == .connectionClose { closeSent = true }
+        context.write(data, promise: promise)
+    }
+
+    /// Puts a guard into `channel`'s pipeline right after its WebSocket frame encoder; whether it is in place.
+    static func install(on channel: any Channel) async -> Bool {
+        let installed = try? await channel.eventLoop.submit {
+            let operations = channel.pipeline.syncOperations
+            let encoder = try operations.handler(type: WebSocketFrameEncoder.self)
+            try operations.addHandler(FramesAfterCloseGuard(), position: .after(encoder))
+        }.get()
+        return installed != nil
+    }
+}

@@ -83,8 +83,13 @@ struct EventSession {
             channel: CurrentConnection.channel,
             logger: server.logger
         )
-        let route = CurrentConnection.channel.map {
-            EventRoute(channel: $0, frames: server.eventFrames, backlog: backlog, userID: principal.userID)
+        // The hub writes live frames itself only where nothing can follow a close frame.
+        let channel = CurrentConnection.channel
+        let guarded = if let channel { await FramesAfterCloseGuard.install(on: channel) } else { false }
+        let route = channel.flatMap { channel in
+            guarded
+                ? EventRoute(channel: channel, frames: server.eventFrames, backlog: backlog, userID: principal.userID)
+                : nil
         }
         let queue: @Sendable (HomeEvent) -> Void = { event in
             switch backlog.enqueue() {
