@@ -13,14 +13,11 @@ import Synchronization
 
 /// The 32-byte key that seals every payload in the database, kept in `<state>/device.key` with mode 0600.
 struct DeviceKey: Sendable {
-    /// The ChaChaPoly key.
-    let key: SymmetricKey
-    /// A BoringSSL context keyed once with `key`, for every row.
+    /// A BoringSSL context keyed once with the key, for every row.
     private let cipher: RowCipher
 
-    /// The key `key`, with its context.
+    /// The key `key`, kept only in its context.
     init(key: SymmetricKey) {
-        self.key = key
         cipher = RowCipher(key: key)
     }
 

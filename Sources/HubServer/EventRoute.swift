@@ -26,8 +26,8 @@ final class EventRoute: Sendable {
         var mode = Mode.queued
         /// Events yielded to the stream and not yet taken by the session.
         var waiting = 0
-        /// Whether the hub wrote since the session last took the sequences back.
-        var wroteDirect = false
+        /// Whether the route went direct since the session last took its sequences back.
+        var wentDirect = false
         /// The last sequence sent per home while direct.
         var lastSent: [UUID: UInt64] = [:]
     }
@@ -38,8 +38,19 @@ final class EventRoute: Sendable {
     private let backlog: EventBacklog
     private let userID: UUID
 
-    /// Routes the events of `userID`'s session on `channel`, with the shared frame texts and its backlog count.
-    init(channel: any Channel, frames: EventFrames, backlog: EventBacklog, userID: UUID) {
+    /// The route of `userID`'s session on `channel`, with the shared frame texts and its backlog count, once a
+    /// ``FramesAfterCloseGuard`` is in its pipeline; `nil` (the session sends every event itself) otherwise.
+    static func guarded(
+        _ channel: (any Channel)?,
+        frames: EventFrames,
+        backlog: EventBacklog,
+        userID: UUID
+    ) async -> EventRoute? {
+        guard let channel, await FramesAfterCloseGuard.install(on: channel) else { return nil }
+        return EventRoute(channel: channel, frames: frames, backlog: backlog, userID: userID)
+    }
+
+    private init(channel: any Channel, frames: EventFrames, backlog: EventBacklog, userID: UUID) {
         self.channel = channel
         self.frames = frames
         self.backlog = backlog
@@ -72,15 +83,13 @@ final class EventRoute: Sendable {
     }
 
     /// Lets the hub write from now on when nothing waits in the session's stream (`lastSent`: the session's last
-    /// sequence sent per home); whether the route is direct.
-    @discardableResult
-    func goDirect(lastSent: [UUID: UInt64]) -> Bool {
+    /// sequence sent per home).
+    func goDirect(lastSent: [UUID: UInt64]) {
         state.withLock { state in
-            guard case .queued = state.mode, state.waiting == 0 else { return false }
+            guard case .queued = state.mode, state.waiting == 0 else { return }
             state.mode = .direct
-            state.wroteDirect = true
+            state.wentDirect = true
             state.lastSent = lastSent
-            return true
         }
     }
 
@@ -89,8 +98,8 @@ final class EventRoute: Sendable {
     func leaveDirect(_ lastSent: inout [UUID: UInt64]) async {
         let sent: [UUID: UInt64]? = state.withLock { state in
             if case .direct = state.mode { state.mode = .queued }
-            guard state.wroteDirect else { return nil }
-            state.wroteDirect = false
+            guard state.wentDirect else { return nil }
+            state.wentDirect = false
             return state.lastSent
         }
         guard let sent else { return }
@@ -100,11 +109,11 @@ final class EventRoute: Sendable {
 
     /// Stops routing (later events are dropped) once the hub's frames are in the channel.
     func close() async {
-        let wrote = state.withLock { state in
+        let wentDirect = state.withLock { state in
             state.mode = .closed
-            return state.wroteDirect
+            return state.wentDirect
         }
-        if wrote { await barrier() }
+        if wentDirect { await barrier() }
     }
 
     /// Waits until the channel's loop has run what was handed to it before now: the hub's writes from another loop

@@ -83,14 +83,12 @@ struct EventSession {
             channel: CurrentConnection.channel,
             logger: server.logger
         )
-        // The hub writes live frames itself only where nothing can follow a close frame.
-        let channel = CurrentConnection.channel
-        let guarded = if let channel { await FramesAfterCloseGuard.install(on: channel) } else { false }
-        let route = channel.flatMap { channel in
-            guarded
-                ? EventRoute(channel: channel, frames: server.eventFrames, backlog: backlog, userID: principal.userID)
-                : nil
-        }
+        let route = await EventRoute.guarded(
+            CurrentConnection.channel,
+            frames: server.eventFrames,
+            backlog: backlog,
+            userID: principal.userID
+        )
         let queue: @Sendable (HomeEvent) -> Void = { event in
             switch backlog.enqueue() {
             case .accepted: input.yield(.event(event))
@@ -160,10 +158,10 @@ struct EventSession {
         var holding = true
         guard await send(.hello(userID: principal.userID, homes: homes), outbound) else { return }
         for await item in inputs {
-            if case .nearby = item {
-            } else if let route {
-                // The hub's frames go out before anything this session writes now.
-                await route.leaveDirect(&lastSent)
+            switch item {
+            case .nearby: break
+            // The hub's frames go out before anything this session writes now.
+            default: await route?.leaveDirect(&lastSent)
             }
             switch item {
             case .event(let event):
