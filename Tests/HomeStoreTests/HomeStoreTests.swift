@@ -177,6 +177,45 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
         #expect(reopened.lastOperationSequence == Int64(operations.count))
     }
 
+    /// A batch is one transaction: when its second row is refused, its first is not left behind either.
+    @Test func aBatchWithARefusedRowWritesNoneOfIt() async throws {
+        var fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let (home, operations) = fixture.homeOperations(lamps: 1)
+        let store = try HomeStore(folder: fixture.folder)
+        for operation in operations { try store.apply(operation) }
+        let before = store.graph
+        let sequence = store.lastOperationSequence
+        let other = try DatabaseQueue(path: fixture.folder + "/home.sqlite")
+        try await other.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER refuse BEFORE INSERT ON operation WHEN NEW.sequence = \(sequence + 2)
+                    BEGIN SELECT RAISE(ABORT, 'refused'); END
+                    """
+            )
+        }
+        let rooms = [UUID(), UUID()]
+        #expect(throws: HomeStoreError.self) {
+            try store.apply(contentsOf: [
+                .addRoom(home: home, id: rooms[0], name: "Dingo Den"),
+                .addRoom(home: home, id: rooms[1], name: "Emu Hall"),
+            ])
+        }
+        #expect(store.graph == before)
+        #expect(store.lastOperationSequence == sequence)
+        let written = try await other.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM operation")
+        }
+        #expect(written == sequence)
+        try await other.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        try other.close()
+        // The store still writes, from the next number.
+        _ = try store.apply(contentsOf: [.addRoom(home: home, id: rooms[0], name: "Dingo Den")])
+        #expect(store.lastOperationSequence == sequence + 1)
+        try await store.close()
+    }
+
     @Test func aFailedWriteRollsTheGraphBack() async throws {
         var fixture = try StoreFixture()
         defer { fixture.remove() }
