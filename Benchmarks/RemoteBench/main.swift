@@ -7,6 +7,8 @@
 //   each is a TCP connect, pair-verify (X25519, two Ed25519 signatures and their checks, HKDF, ChaCha20-Poly1305) and
 //   one request and answer in the session cipher. `--sessions` times.
 // - The same request on one kept-alive session, `--requests` times, so the session's own cost is the difference.
+// - The floor (Floor.swift): a bare SwiftNIO server in a child process that answers M1 and M3 with messages of M2's and
+//   M4's size and closes; the same count of connections. What a session costs above it is pair-verify's own work.
 //
 // Each side's CPU is measured apart: the hub's as the sum of /proc/PID/task/*/schedstat of `hearthd`, the
 // client's as this process's getrusage (it does nothing else while timing). Prints a markdown table.
@@ -180,6 +182,7 @@ func measure(_ name: String, count: Int, hub: Int32, _ body: (Int) async throws 
     return phase
 }
 
+if CommandLine.arguments.dropFirst().first == "--floor-server" { try serveFloor() }
 let options = Options(CommandLine.arguments)
 guard !options.hearthd.isEmpty else {
     print("usage: hearth-remote-bench --hearthd PATH [--pairings N] [--sessions N] [--requests N] [--hearth-sim PATH]")
@@ -265,6 +268,7 @@ func run(_ process: Process, output: Pipe, state: String) async throws {
         _ in
         _ = try BlockingConnection(port: tunnelPort).exchange(closing)
     }
+    let floor = try await floorRow(sessions: options.sessions)
     let open = try BlockingConnection(port: tunnelPort)
     for _ in 0..<20 { _ = try open.exchange(keepAlive) }
     let requests = try await measure("one request on an open session", count: options.requests, hub: pid) { _ in
@@ -274,7 +278,7 @@ func run(_ process: Process, output: Pipe, state: String) async throws {
 
     print("| operation | count | wall p50 / p99 (ms) | hub CPU per op (ms) | client CPU per op (ms) |")
     print("|---|---|---|---|---|")
-    for phase in [pairing, sessions, requests] { print(phase.row()) }
+    for phase in [pairing, sessions, requests, floor] { print(phase.row()) }
     let verifyHub = sessions.hubCPU / Double(sessions.wall.count) - requests.hubCPU / Double(requests.wall.count)
     let verifyClient =
         sessions.clientCPU / Double(sessions.wall.count) - requests.clientCPU / Double(requests.wall.count)
@@ -284,6 +288,14 @@ func run(_ process: Process, output: Pipe, state: String) async throws {
             quantile(sessions.wall.sorted(), 0.5) - quantile(requests.wall.sorted(), 0.5),
             verifyHub,
             verifyClient
+        )
+    )
+    let floorCount = Double(floor.wall.count)
+    print(
+        String(
+            format: "| pair-verify above the floor (session − request − floor) | | | %.3f | %.3f |",
+            verifyHub - floor.hubCPU / floorCount,
+            verifyClient - floor.clientCPU / floorCount
         )
     )
     guard !options.hearthSim.isEmpty else { return }
