@@ -28,6 +28,13 @@ extern int CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(const EVP_AEAD_CTX *ctx, ui
 extern void CCryptoBoringSSL_ERR_clear_error(void);
 extern int CCryptoBoringSSL_RAND_bytes(uint8_t *buf, size_t len);
 
+typedef struct env_md_st EVP_MD;
+
+extern const EVP_MD *CCryptoBoringSSL_EVP_sha512(void);
+extern int CCryptoBoringSSL_HKDF(uint8_t *out_key, size_t out_len, const EVP_MD *digest, const uint8_t *secret,
+                                 size_t secret_len, const uint8_t *salt, size_t salt_len, const uint8_t *info,
+                                 size_t info_len);
+
 /// The chap_cipher handle is the EVP_AEAD context itself.
 static EVP_AEAD_CTX *context(chap_cipher *cipher) { return (EVP_AEAD_CTX *)cipher; }
 
@@ -100,4 +107,14 @@ int chap_cipher_open_combined(chap_cipher *cipher, const void *aad, size_t aad_l
                                                        CHAP_CIPHER_TAG_BYTES, aad, aad_length);
     if (!ok) CCryptoBoringSSL_ERR_clear_error();
     return ok == 1;
+}
+
+int chap_hkdf_sha512(const void *secret, size_t secret_length, const void *salt, size_t salt_length,
+                     const void *info, size_t info_length, void *out, size_t out_length) {
+    if (CCryptoBoringSSL_HKDF(out, out_length, CCryptoBoringSSL_EVP_sha512(), secret, secret_length, salt,
+                              salt_length, info, info_length) == 1) {
+        return 1;
+    }
+    CCryptoBoringSSL_ERR_clear_error();
+    return 0;
 }

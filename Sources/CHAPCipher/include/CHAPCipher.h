@@ -48,4 +48,9 @@ int chap_cipher_seal_combined(chap_cipher *cipher, const void *aad, size_t aad_l
 int chap_cipher_open_combined(chap_cipher *cipher, const void *aad, size_t aad_length, const void *sealed,
                               size_t sealed_length, void *plaintext);
 
+/// HKDF with SHA-512 (RFC 5869): derives `out_length` bytes from `secret`, `salt` and `info` into `out`.
+/// 1 on success, else 0 (and then `out` must be discarded).
+int chap_hkdf_sha512(const void *secret, size_t secret_length, const void *salt, size_t salt_length,
+                     const void *info, size_t info_length, void *out, size_t out_length);
+
 #endif

@@ -1,3 +1,4 @@
+import CHAPCipher
 import Crypto
 
 #if canImport(FoundationEssentials)
@@ -22,11 +23,44 @@ public enum HAPKeyDerivation {
     public static let keyByteCount = 32
 
     /// Derives a 32-byte key with HKDF-SHA-512 from key material and ASCII salt and info strings.
+    ///
+    /// On BoringSSL's HKDF (CHAPCipher): a pair-verify derives three keys on each side, and swift-crypto's generic
+    /// HKDF spent about 3 % of a hub's CPU per new session on them (docs/benchmarks.md). The keys are the same
+    /// (`HAPKeyDerivationTests`: hap-protocol.md's vectors, and swift-crypto's HKDF on many inputs).
     public static func deriveKey(
         inputKeyMaterial: some ContiguousBytes,
         salt: String,
         info: String
     ) -> SymmetricKey {
+        var (salt, info) = (salt, info)
+        var key = [UInt8](repeating: 0, count: keyByteCount)
+        defer { key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        let derived = inputKeyMaterial.withUnsafeBytes { secret in
+            salt.withUTF8 { salt in
+                info.withUTF8 { info in
+                    key.withUnsafeMutableBytes { out in
+                        guard let secretBytes = secret.baseAddress else { return Int32(0) }
+                        return chap_hkdf_sha512(
+                            secretBytes,
+                            secret.count,
+                            salt.baseAddress,
+                            salt.count,
+                            info.baseAddress,
+                            info.count,
+                            out.baseAddress,
+                            out.count
+                        )
+                    }
+                }
+            }
+        }
+        guard derived == 1 else { return swiftCryptoKey(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info) }
+        return SymmetricKey(data: key)
+    }
+
+    /// ``deriveKey(inputKeyMaterial:salt:info:)`` on swift-crypto's HKDF: the reference it is tested against, and
+    /// the way for empty key material (which BoringSSL's HKDF is not given).
+    static func swiftCryptoKey(inputKeyMaterial: some ContiguousBytes, salt: String, info: String) -> SymmetricKey {
         HKDF<SHA512>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: inputKeyMaterial),
             salt: Array(salt.utf8),

@@ -46,6 +46,19 @@ struct HAPKeyDerivationTests {
         #expect(key == expected)
     }
 
+    @Test func derivesWhatSwiftCryptosHKDFDerivesForAnyInput() {
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 16, 31, 32, 33, 64, 127, 128, 129, 384] {
+            let secret = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let salt = String((0..<(length % 40)).map { _ in "abcdef-".randomElement() ?? "a" })
+            let info = length % 2 == 0 ? "Control-Read-Encryption-Key" : ""
+            let key = HAPKeyDerivation.deriveKey(inputKeyMaterial: secret, salt: salt, info: info)
+            let reference = HAPKeyDerivation.swiftCryptoKey(inputKeyMaterial: secret, salt: salt, info: info)
+            #expect(key == reference, "secret of \(length) bytes")
+            #expect(key.bitCount == 256)
+        }
+    }
+
     @Test func derivesSessionKeysFromTheControlSaltAndInfo() {
         let secret = [UInt8](repeating: 9, count: 32)
         let keys = SessionKeys(sharedSecret: secret)
