@@ -1,6 +1,5 @@
 import Foundation
 import HAP
-import HAPController
 import HomeGraph
 import Hub
 import Hummingbird
@@ -194,19 +193,6 @@ public struct HubServer: Sendable {
             }
         )
         return router
-    }
-
-    /// Runs `application` (one of this server's) until it stops, with its accept loop on the hub's event loop.
-    ///
-    /// Hummingbird starts each connection's task from its accept loop. Run on Swift's global pool, that loop costs
-    /// every new connection a wake of a pool thread before the task moves to the connection's loop
-    /// (``LoopBoundChannel``); measured: 0.05 ms of the hub's CPU per secure session. The application's other
-    /// tasks follow it onto the loop: Hummingbird's date cache then wakes the loop once a second (about 0.09 ms of
-    /// CPU a second while idle, docs/benchmarks.md).
-    public func serve(_ application: some ApplicationProtocol) async throws {
-        try await withTaskExecutorPreference(EventLoopTaskExecutor(hub.eventLoop)) {
-            try await application.run()
-        }
     }
 
     /// The application: HTTP with WebSocket upgrade on the configured address.

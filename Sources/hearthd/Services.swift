@@ -123,7 +123,7 @@ final class APIService: Service, CustomStringConvertible {
                 case .secure: server.makeSecureApplication(onServerRunning: running)
                 case .tls: try server.makeTLSApplication(onServerRunning: running)
                 }
-            try await server.serve(application)
+            try await application.run()
         } catch {
             if !serving.withLock({ $0 }), let systemError = HearthdError.systemError(in: error, depth: 3) {
                 let failure = HearthdError.cannotListen(host: host, port: port, errno: systemError.errnoCode)
