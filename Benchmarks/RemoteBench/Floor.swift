@@ -70,18 +70,7 @@ func floorRow(sessions: Int) async throws -> Phase {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
-    var port = 0
-    var pending = Data()
-    while port == 0 {
-        let chunk = output.fileHandleForReading.availableData
-        guard !chunk.isEmpty else { throw BenchFailure("the floor server exited before it listened") }
-        pending += chunk
-        if let object = try? JSONSerialization.jsonObject(with: pending) as? [String: Any],
-            let value = object["port"] as? Int
-        {
-            port = value
-        }
-    }
+    let port = try listeningPort(output, name: "the floor server")
     let m1 = [UInt8](repeating: 1, count: FloorMessages.m1)
     let m3 = [UInt8](repeating: 3, count: FloorMessages.m3)
     func session() throws {

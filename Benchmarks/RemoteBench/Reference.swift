@@ -26,18 +26,7 @@ func referenceRows(hearthSim: String, pairings: Int, sessions: Int) async throws
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: folder)
     }
-    var port = 0
-    var pending = Data()
-    while port == 0 {
-        let chunk = output.fileHandleForReading.availableData
-        guard !chunk.isEmpty else { throw BenchFailure("hearth-sim exited before it listened") }
-        pending += chunk
-        if let object = try? JSONSerialization.jsonObject(with: pending) as? [String: Any],
-            let value = object["port"] as? Int
-        {
-            port = value
-        }
-    }
+    let port = try listeningPort(output, name: "hearth-sim")
     let simulator = process.processIdentifier
     let identity = ControllerIdentity(pairingID: UUID().uuidString, signingKey: Curve25519.Signing.PrivateKey())
     let client = AccessoryPairingClient()
@@ -76,4 +65,19 @@ func referenceRows(hearthSim: String, pairings: Int, sessions: Int) async throws
         await accessory.close()
     }
     return (setup, verify)
+}
+
+/// The port a child prints as the JSON object `{"port": N}` on `output` once it listens.
+func listeningPort(_ output: Pipe, name: String) throws -> Int {
+    var pending = Data()
+    while true {
+        let chunk = output.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { throw BenchFailure("\(name) exited before it listened") }
+        pending += chunk
+        if let object = try? JSONSerialization.jsonObject(with: pending) as? [String: Any],
+            let port = object["port"] as? Int
+        {
+            return port
+        }
+    }
 }
