@@ -34,13 +34,6 @@ public enum PairingNonce: String, Sendable, CaseIterable {
     var counter: UInt64 {
         rawValue.utf8.reversed().reduce(0) { ($0 << 8) | UInt64($1) }
     }
-
-    /// The 12-byte ChaCha20-Poly1305 nonce: 4 zero bytes, then the 8 ASCII bytes.
-    var chaChaNonce: ChaChaPoly.Nonce {
-        get throws {
-            try ChaChaPoly.Nonce(data: [0, 0, 0, 0] + Array(rawValue.utf8))
-        }
-    }
 }
 
 /// Seals and opens the EncryptedData item of pair-setup M5/M6 and pair-verify M2/M3.

@@ -18,10 +18,13 @@ struct PairingAEADTests {
 
     @Test func matchesChaChaPolyWithFourZeroBytesBeforeTheASCIINonce() throws {
         let payload: [UInt8] = [1, 2, 3, 4, 5]
-        let nonce = try ChaChaPoly.Nonce(data: [0, 0, 0, 0] + Array("PS-Msg05".utf8))
-        let box = try ChaChaPoly.seal(payload, using: key, nonce: nonce)
-        let expected = Array(box.ciphertext) + Array(box.tag)
-        #expect(try PairingAEAD.seal(payload, using: key, nonce: .pairSetupM5) == expected)
+        for pairingNonce in PairingNonce.allCases {
+            let nonce = try ChaChaPoly.Nonce(data: [0, 0, 0, 0] + Array(pairingNonce.rawValue.utf8))
+            let box = try ChaChaPoly.seal(payload, using: key, nonce: nonce)
+            let expected = Array(box.ciphertext) + Array(box.tag)
+            #expect(try PairingAEAD.seal(payload, using: key, nonce: pairingNonce) == expected)
+            #expect(try PairingAEAD.open(expected, using: key, nonce: pairingNonce) == payload)
+        }
     }
 
     @Test func refusesTheWrongNonce() throws {
