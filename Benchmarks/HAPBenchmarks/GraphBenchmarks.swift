@@ -10,16 +10,9 @@ import HomeGraph
 /// Each measured iteration changes the value 1,000 times (scaling factor `.kilo`): the time is per change.
 func registerGraphBenchmarks() {
     var graph = HomeGraph()
-    let homeID = UUID()
-    let roomID = UUID()
-    var lampOns: [UUID] = []
+    let (homeID, operations, lampOns) = benchmarkHome(lamps: 150)
     do {
-        try graph.apply(.addHome(id: homeID, name: "Bench", roomForEntireHomeID: roomID))
-        for number in 1...150 {
-            let on = UUID()
-            lampOns.append(on)
-            try graph.apply(.addAccessory(home: homeID, accessory: benchmarkLamp(number, on: on, room: roomID)))
-        }
+        for operation in operations { try graph.apply(operation) }
     } catch {
         fatalError("the benchmark's home could not be built: \(error)")
     }
@@ -43,6 +36,20 @@ func registerGraphBenchmarks() {
             blackHole(snapshot)
         }
     }
+}
+
+/// The operations that make a home of `count` lamps (`benchmarkLamp`), its id and each lamp's On characteristic.
+func benchmarkHome(lamps count: Int) -> (homeID: UUID, operations: [HomeOperation], lampOns: [UUID]) {
+    let homeID = UUID()
+    let roomID = UUID()
+    var operations: [HomeOperation] = [.addHome(id: homeID, name: "Bench", roomForEntireHomeID: roomID)]
+    var lampOns: [UUID] = []
+    for number in 1...count {
+        let on = UUID()
+        lampOns.append(on)
+        operations.append(.addAccessory(home: homeID, accessory: benchmarkLamp(number, on: on, room: roomID)))
+    }
+    return (homeID, operations, lampOns)
 }
 
 /// A lamp as a bridge's lightbulb arrives: Accessory Information (five strings) and a Lightbulb service with On.

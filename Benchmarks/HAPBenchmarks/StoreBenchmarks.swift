@@ -22,16 +22,8 @@ func registerStoreBenchmarks() {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-bench-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try HomeStore(folder: folder)
-        let homeID = UUID()
-        let roomID = UUID()
         var graph = store.graph
-        var setUp: [HomeOperation] = [.addHome(id: homeID, name: "Bench", roomForEntireHomeID: roomID)]
-        var lampOns: [UUID] = []
-        for number in 1...150 {
-            let on = UUID()
-            lampOns.append(on)
-            setUp.append(.addAccessory(home: homeID, accessory: benchmarkLamp(number, on: on, room: roomID)))
-        }
+        let (homeID, setUp, lampOns) = benchmarkHome(lamps: 150)
         for operation in setUp { try graph.apply(operation) }
         try store.append(setUp, resulting: graph)
         let changed = lampOns[75]

@@ -186,15 +186,7 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
         for operation in operations { try store.apply(operation) }
         let before = store.graph
         let sequence = store.lastOperationSequence
-        let other = try DatabaseQueue(path: fixture.folder + "/home.sqlite")
-        try await other.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TRIGGER refuse BEFORE INSERT ON operation WHEN NEW.sequence = \(sequence + 2)
-                    BEGIN SELECT RAISE(ABORT, 'refused'); END
-                    """
-            )
-        }
+        let other = try await refusingInserts(in: fixture.folder, when: "NEW.sequence = \(sequence + 2)")
         let rooms = [UUID(), UUID()]
         #expect(throws: HomeStoreError.self) {
             try store.apply(contentsOf: [
@@ -208,8 +200,7 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
             try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM operation")
         }
         #expect(written == sequence)
-        try await other.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
-        try other.close()
+        try await allowingInserts(other)
         // The store still writes, from the next number.
         _ = try store.apply(contentsOf: [.addRoom(home: home, id: rooms[0], name: "Dingo Den")])
         #expect(store.lastOperationSequence == sequence + 1)
@@ -225,20 +216,14 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
         let before = store.graph
         let sequence = store.lastOperationSequence
         // Another connection makes SQLite refuse the next insert, as a full disk would.
-        let other = try DatabaseQueue(path: fixture.folder + "/home.sqlite")
-        try await other.write { db in
-            try db.execute(
-                sql: "CREATE TRIGGER refuse BEFORE INSERT ON operation BEGIN SELECT RAISE(ABORT, 'refused'); END"
-            )
-        }
+        let other = try await refusingInserts(in: fixture.folder)
         let room = UUID()
         #expect(throws: HomeStoreError.self) {
             try store.apply(.addRoom(home: home, id: room, name: "Dingo Den"))
         }
         #expect(store.graph == before)
         #expect(store.lastOperationSequence == sequence)
-        try await other.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
-        try other.close()
+        try await allowingInserts(other)
         // The same operation goes through once the disk accepts it, with the next number.
         try store.apply(.addRoom(home: home, id: room, name: "Dingo Den"))
         #expect(store.lastOperationSequence == sequence + 1)
@@ -367,4 +352,23 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
         try await store.close()
         await #expect(throws: HomeStoreError.closed) { try store.apply(operations[0]) }
     }
+}
+
+/// A second connection to the store's database in `folder` with a trigger that refuses every insert into
+/// `operation` (those matching `condition` when one is given), as a full disk would; undo with `allowingInserts`.
+private func refusingInserts(in folder: String, when condition: String? = nil) async throws -> DatabaseQueue {
+    let other = try DatabaseQueue(path: folder + "/home.sqlite")
+    let when = condition.map { " WHEN \($0)" } ?? ""
+    try await other.write { db in
+        try db.execute(
+            sql: "CREATE TRIGGER refuse BEFORE INSERT ON operation\(when) BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    }
+    return other
+}
+
+/// Drops the trigger `refusingInserts` made and closes its connection.
+private func allowingInserts(_ other: DatabaseQueue) async throws {
+    try await other.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+    try other.close()
 }
