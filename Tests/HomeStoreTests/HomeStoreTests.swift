@@ -130,9 +130,7 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
     @Test func failedOperationsPersistNothing() async throws {
         var fixture = try StoreFixture()
         defer { fixture.remove() }
-        let (home, operations) = fixture.homeOperations(lamps: 1)
-        let store = try HomeStore(folder: fixture.folder)
-        for operation in operations { try store.apply(operation) }
+        let (store, home) = try fixture.storeWithOneLampHome()
         let before = store.graph
         let sequence = store.lastOperationSequence
         #expect(throws: HomeGraphError.invalidName("  ", .nothingVisible)) {
@@ -181,9 +179,7 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
     @Test func aBatchWithARefusedRowWritesNoneOfIt() async throws {
         var fixture = try StoreFixture()
         defer { fixture.remove() }
-        let (home, operations) = fixture.homeOperations(lamps: 1)
-        let store = try HomeStore(folder: fixture.folder)
-        for operation in operations { try store.apply(operation) }
+        let (store, home) = try fixture.storeWithOneLampHome()
         let before = store.graph
         let sequence = store.lastOperationSequence
         let other = try await refusingInserts(in: fixture.folder, when: "NEW.sequence = \(sequence + 2)")
@@ -210,9 +206,7 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
     @Test func aFailedWriteRollsTheGraphBack() async throws {
         var fixture = try StoreFixture()
         defer { fixture.remove() }
-        let (home, operations) = fixture.homeOperations(lamps: 1)
-        let store = try HomeStore(folder: fixture.folder)
-        for operation in operations { try store.apply(operation) }
+        let (store, home) = try fixture.storeWithOneLampHome()
         let before = store.graph
         let sequence = store.lastOperationSequence
         // Another connection makes SQLite refuse the next insert, as a full disk would.
@@ -329,9 +323,7 @@ func normalised(_ graph: HomeGraph) throws -> HomeGraph {
     @Test func newerSchemaIsRefused() async throws {
         var fixture = try StoreFixture()
         defer { fixture.remove() }
-        let (_, operations) = fixture.homeOperations(lamps: 1)
-        let store = try HomeStore(folder: fixture.folder)
-        for operation in operations { try store.apply(operation) }
+        let (store, _) = try fixture.storeWithOneLampHome()
         try await store.close()
         let path = fixture.folder + "/home.sqlite"
         let database = try DatabaseQueue(path: path)

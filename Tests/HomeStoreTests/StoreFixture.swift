@@ -1,5 +1,6 @@
 import Foundation
 import HomeGraph
+import HomeStore
 import TestFixtures
 
 import enum HAPTypes.AccessoryCategory
@@ -72,6 +73,15 @@ struct StoreFixture {
             )
         }
         return (home, operations)
+    }
+
+    /// A store opened in the fixture's folder holding a home of one lamp (`homeOperations(lamps: 1)`), applied one
+    /// operation at a time; the home's id.
+    mutating func storeWithOneLampHome() throws -> (store: HomeStore, home: UUID) {
+        let (home, operations) = homeOperations(lamps: 1)
+        let store = try HomeStore(folder: folder)
+        for operation in operations { try store.apply(operation) }
+        return (store, home)
     }
 
     /// The names `homeOperations` uses, which must never appear in the database files.
