@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where an API write's time goes in hearthd, from the request to the event's WebSocket frame (issue 22): the
-# set-up of scripts/bench-web.sh without Chromium (hearth-sim's bridge with `--preset lightbulb:149`, coalescing
+# set-up of scripts/bench-web.sh without Chromium (hearth-sim's bridge with `--preset lightbulb:${LAMPS:-149}`, coalescing
 # off, paired by address), then WRITES writes of a lamp's On through the API while an event WebSocket is open,
 # traced with `perf trace` on hearthd's syscalls; Benchmarks/peers/hearth_write_split.py prints the steps.
 # Also hearthd's CPU per write (all its threads' schedstat, net of its idle rate measured just before).
@@ -15,6 +15,7 @@
 #   TRACE_EVENTS=accept4,read,write,writev,pwrite64,fdatasync   the syscalls traced (add futex, epoll_wait …)
 #   PERF_HZ=2999 PERF_ARGS=    TRACE=perf's sampling rate (phases: 20000) and further `perf record` options
 #   KEEPALIVE=0            1: the writes on one kept-alive connection (the split needs TRACE=1 and new ones)
+#   LAMPS=149              the lamps of hearth-sim's bridge (`--preset lightbulb:LAMPS`)
 #   HEARTHD=.build/release/hearthd HEARTH_SIM=.build/release/hearth-sim   NS=hearthsplit
 # Only the PIDs started here are stopped; every wait is bounded.
 set -euo pipefail
@@ -53,7 +54,7 @@ ip netns exec "$NS" ip link set lo up
 mkdir -p "$WORK/sim" "$WORK/hub"
 ip netns exec "$NS" "$HEARTH_SIM" serve --state "$WORK/sim" --no-mdns --port "$SIM_PORT" --bridge \
     --setup-code "$PIN" --control "127.0.0.1:$CONTROL_PORT" --coalesce-milliseconds 0 --json \
-    --preset lightbulb:149 >"$OUT/hearth-accessory.out" 2>"$OUT/hearth-accessory.err" &
+    --preset lightbulb:${LAMPS:-149} >"$OUT/hearth-accessory.out" 2>"$OUT/hearth-accessory.err" &
 SIM_PID=$!
 for _ in $(seq 1 300); do grep -q '"port"' "$OUT/hearth-accessory.out" 2>/dev/null && break; sleep 0.1; done
 grep -q '"port"' "$OUT/hearth-accessory.out" || { echo "hearth-sim did not start" >&2; exit 1; }

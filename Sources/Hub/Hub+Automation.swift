@@ -19,6 +19,8 @@ struct AutomationRuntime {
     var uncommitted: [UUID: HAPValue] = [:]
     /// Where each trigger's state waits in the pending group commit: a newer update merges into it there.
     var queuedStates: [UUID: Int] = [:]
+    /// Firings whose writes are not answered yet; when the last is, the group commit runs without its window.
+    var runsInFlight = 0
 }
 
 /// Running automations: the hub feeds the engine accessory values, presence and time, and carries out what it
@@ -110,7 +112,7 @@ extension Hub {
 
     /// Carries out the engine's outcomes: scene writes start at once (each trigger's in a task of its own), and
     /// the states go to the next group commit: an outcome that runs writes is stored once, when they are
-    /// answered, with their outcomes in its decision.
+    /// answered, with their outcomes in its decision (and the commit runs then, once no firing waits for writes).
     private func carryOut(_ outcomes: [AutomationOutcome], cascade: Int) {
         for outcome in outcomes {
             if outcome.turnOff {
@@ -154,6 +156,7 @@ extension Hub {
                 continue
             }
             let (allWrites, undo) = (writes, restore)
+            automation.runsInFlight += 1
             Task {
                 await self.runAutomationWrites(
                     home: homeID,
@@ -198,6 +201,10 @@ extension Hub {
             )
         }
         recordAutomationRun(home: homeID, trigger: triggerID, decidedAt: decidedAt, writes: records, restore: restore)
+        // Every firing's writes are answered: what they queued (the trigger's report, the writes, the decisions) is
+        // committed now in one transaction, not when the window ends, which saves the loop a timer's wake.
+        automation.runsInFlight -= 1
+        if automation.runsInFlight == 0 { commitReports() }
     }
 
     /// Stores a firing or an end once its writes are answered: the state, and the decision with their outcomes.

@@ -21,8 +21,8 @@ final class SimulatedHome: Sendable {
     let homeID: UUID
 
     /// Starts hearth-sim (a bridge of `presets`) and a hub whose clock shows `start`, with a home in `timeZone`
-    /// that has the bridge paired.
-    init(presets: [String], timeZone: String, start: Date) async throws {
+    /// that has the bridge paired (and, when given, the hub's group commit window).
+    init(presets: [String], timeZone: String, start: Date, reportWindow: Duration? = nil) async throws {
         let folder = NSTemporaryDirectory() + "hub-automation-\(UUID().uuidString)"
         self.folder = folder
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -43,6 +43,7 @@ final class SimulatedHome: Sendable {
         self.clock = clock
         var configuration = testConfiguration(folder: folder + "/hub")
         configuration.clock = clock
+        if let reportWindow { configuration.reportWindow = reportWindow }
         let hub = try await Hub(configuration: configuration)
         self.hub = hub
         try await hub.start()

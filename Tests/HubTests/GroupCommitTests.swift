@@ -1,3 +1,4 @@
+import Automation
 import Foundation
 import HAP
 import HAPController
@@ -9,7 +10,7 @@ import Testing
 @testable import Hub
 
 /// Value reports wait for the group commit's window on the hub's loop, then are acknowledged together;
-/// `commitReports()` acknowledges what is queued at once.
+/// `commitReports()` acknowledges what is queued at once, and so does the answer to the last firing's writes.
 struct GroupCommitTests {
     let owner = UUID()
 
@@ -72,5 +73,45 @@ struct GroupCommitTests {
         #expect(ContinuousClock.now - asked < .seconds(2))
         await hub.stop()
         await bridge.server.stop()
+    }
+
+    @Test func aFiringIsCommittedWhenItsWritesAreAnsweredNotWhenTheWindowEnds() async throws {
+        let rig = try await SimulatedHome(
+            presets: ["lightbulb", "lightbulb"],
+            timeZone: "Europe/Berlin",
+            start: try SimulatedHome.instant("Europe/Berlin", 2025, 3, 12, 12, 0),
+            reportWindow: .seconds(600)
+        )
+        do {
+            let first = try rig.characteristic(AutomationType.on, of: "Lightbulb 1")
+            let second = try rig.characteristic(AutomationType.on, of: "Lightbulb 2")
+            let scene = try await rig.scene(
+                "Second on",
+                [Action(characteristicID: second.id, targetValue: .bool(true))]
+            )
+            let trigger = try await rig.trigger(
+                "Follow the first",
+                runs: [scene],
+                TriggerDefinition(events: [.characteristic(id: first.id, value: .bool(true))])
+            )
+            let startedAt = ContinuousClock.now
+            _ = try await rig.hub.writeCharacteristics(
+                home: rig.homeID,
+                [(characteristic: first.id, value: .bool(true))],
+                as: .user(rig.owner)
+            )
+            // The window is ten minutes; the waits give up after one. The decision, with its write's outcome, and
+            // the second lamp's new value are acknowledged once the accessory answered the write.
+            let decisions = try await rig.waitForDecisions(trigger, count: 1)
+            #expect(decisions.last?.outcome == .fired)
+            #expect(decisions.last?.writes.map(\.error) == [nil])
+            try await rig.waitForHub(second.id, .bool(true))
+            #expect(ContinuousClock.now - startedAt < .seconds(120))
+            #expect(try await rig.accessoryValue("Lightbulb 2", "on") == "true")
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
     }
 }
