@@ -174,7 +174,7 @@ public enum ChangeAuthor: Sendable, Hashable, Codable {
     /// The author as `JSONEncoder` writes it (`{"kind":"person","userID":"…"}`), for hand-written JSON.
     public var plainJSON: String {
         switch self {
-        case .person(let userID): "{\"kind\":\"person\",\"userID\":\"\(userID.uuidString)\"}"
+        case .person(let userID): "{\"kind\":\"person\",\"userID\":\"\(userID.canonicalString)\"}"
         case .automation: "{\"kind\":\"automation\"}"
         case .accessory: "{\"kind\":\"accessory\"}"
         case .hub: "{\"kind\":\"hub\"}"

@@ -12,8 +12,8 @@ extension HomeStore {
     /// fire), on the path of every automation, so it skips the encoder's boxing of each field.
     static func directTriggerStateJSON(home: UUID, trigger: UUID, state: TriggerState) -> String? {
         var json = PlainJSON()
-        json.text += "{\"setTriggerState\":{\"home\":\"\(home.uuidString)\",\"trigger\":\""
-        json.text += trigger.uuidString
+        json.text += "{\"setTriggerState\":{\"home\":\"\(home.canonicalString)\",\"trigger\":\""
+        json.text += trigger.canonicalString
         json.text += "\",\"state\":"
         guard json.append(state) else { return nil }
         json.text += "}}"
@@ -66,14 +66,15 @@ private struct PlainJSON {
     /// A value change or a trigger's state, as `HomeEvent` and `HomeChange` encode themselves; `false` for any
     /// other change.
     mutating func append(_ event: HomeEvent) -> Bool {
-        text += "{\"homeID\":\"\(event.homeID.uuidString)\",\"sequence\":\(event.sequence),\"change\":"
+        text += "{\"homeID\":\"\(event.homeID.canonicalString)\",\"sequence\":\(event.sequence),\"change\":"
         switch event.change {
         case .characteristicValueChanged(let characteristic, let accessory, let value):
             guard let value = value.plainJSON else { return false }
-            text += "{\"type\":\"characteristicValueChanged\",\"characteristicID\":\"\(characteristic.uuidString)\""
-            text += ",\"accessoryID\":\"\(accessory.uuidString)\",\"value\":\(value)}"
+            text += "{\"type\":\"characteristicValueChanged\",\"characteristicID\":\""
+            text += characteristic.canonicalString + "\""
+            text += ",\"accessoryID\":\"\(accessory.canonicalString)\",\"value\":\(value)}"
         case .triggerStateChanged(let trigger, let state):
-            text += "{\"type\":\"triggerStateChanged\",\"triggerID\":\"\(trigger.uuidString)\",\"state\":"
+            text += "{\"type\":\"triggerStateChanged\",\"triggerID\":\"\(trigger.canonicalString)\",\"state\":"
             guard append(state) else { return false }
             text += "}"
         default:
@@ -99,7 +100,7 @@ private struct PlainJSON {
         for (index, action) in end.restore.enumerated() {
             guard let value = action.targetValue.plainJSON else { return false }
             if index > 0 { text += "," }
-            text += "{\"characteristicID\":\"\(action.characteristicID.uuidString)\",\"targetValue\":\(value)}"
+            text += "{\"characteristicID\":\"\(action.characteristicID.canonicalString)\",\"targetValue\":\(value)}"
         }
         text += "]}"
         return true
@@ -128,7 +129,7 @@ private struct PlainJSON {
         for (index, write) in decision.writes.enumerated() {
             guard let value = write.value.plainJSON else { return false }
             if index > 0 { text += "," }
-            text += "{\"characteristicID\":\"\(write.characteristicID.uuidString)\",\"value\":\(value)"
+            text += "{\"characteristicID\":\"\(write.characteristicID.canonicalString)\",\"value\":\(value)"
             if let error = write.error {
                 text += ",\"error\":"
                 append(error)
@@ -202,7 +203,7 @@ extension HomeStore {
         data.append(contentsOf: ",\"history\":[".utf8)
         var json = PlainJSON()
         for (index, (homeID, events)) in graph.recentChanges.enumerated() {
-            json.text = index > 0 ? ",\"\(homeID.uuidString)\",[" : "\"\(homeID.uuidString)\",["
+            json.text = index > 0 ? ",\"\(homeID.canonicalString)\",[" : "\"\(homeID.canonicalString)\",["
             for (position, event) in events.enumerated() {
                 if position > 0 { json.text += "," }
                 let start = json.text.endIndex

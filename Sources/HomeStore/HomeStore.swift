@@ -446,8 +446,8 @@ public final class HomeStore: Sendable {
         default: return nil
         }
         guard let valueText = value.plainJSON else { return nil }
-        var text = "{\"\(kind)\":{\"home\":\"\(home.uuidString)\",\"characteristic\":\""
-        text += characteristic.uuidString
+        var text = "{\"\(kind)\":{\"home\":\"\(home.canonicalString)\",\"characteristic\":\""
+        text += characteristic.canonicalString
         text += "\",\"value\":\(valueText)}}"
         return directJSON(operation: text, by: logged.by, at: logged.at)
     }

@@ -72,10 +72,10 @@ final class EventFrames: Sendable {
         var text = "{\"event\":{"
         if let atText { text += "\"at\":\"\(atText)\"," }
         if let by = event.by { text += "\"by\":" + by.plainJSON + "," }
-        text += "\"change\":{\"accessoryID\":\"\(accessory.uuidString)\",\"characteristicID\":\""
-        text += characteristic.uuidString
+        text += "\"change\":{\"accessoryID\":\"\(accessory.canonicalString)\",\"characteristicID\":\""
+        text += characteristic.canonicalString
         text += "\",\"type\":\"characteristicValueChanged\",\"value\":\(valueText)},\"homeID\":\""
-        text += event.homeID.uuidString
+        text += event.homeID.canonicalString
         text += "\",\"sequence\":\(event.sequence)}}"
         return ByteBuffer(string: text)
     }

@@ -85,12 +85,10 @@ struct JSONTextWriter {
     /// Appends a UUID as the encoder does: its upper-case string form, quoted.
     mutating func uuid(_ id: UUID) {
         bytes.append(UInt8(ascii: "\""))
-        withUnsafeBytes(of: id.uuid) { raw in
-            for (index, byte) in raw.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(Self.upperHexDigit(byte >> 4))
-                bytes.append(Self.upperHexDigit(byte & 0x0F))
-            }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 36))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            UUID.writeCanonical(id.uuid, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
@@ -117,10 +115,6 @@ struct JSONTextWriter {
 
     private static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-    }
-
-    private static func upperHexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 }
 
