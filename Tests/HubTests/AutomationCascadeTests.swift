@@ -16,7 +16,7 @@ struct AutomationCascadeTests {
             timeZone: "Europe/Berlin",
             start: try SimulatedHome.instant("Europe/Berlin", 2025, 3, 12, 12, 0)
         )
-        do {
+        try await rig.run { rig in
             let names = (1...6).map { "Lightbulb \($0)" }
             let lamps = try names.map { try rig.characteristic(AutomationType.on, of: $0) }
             var triggers: [UUID] = []
@@ -58,10 +58,6 @@ struct AutomationCascadeTests {
                 as: .user(rig.owner)
             )
             try await rig.waitForAccessory("Lightbulb 6", "on", "true")
-        } catch {
-            await rig.stop()
-            throw error
         }
-        await rig.stop()
     }
 }

@@ -66,6 +66,17 @@ final class SimulatedHome: Sendable {
         try #require(added.count == presets.count + 1, "the bridge and each preset: \(added.map(\.name))")
     }
 
+    /// Runs `body` with this rig, then stops it, also when `body` throws.
+    func run(_ body: (SimulatedHome) async throws -> Void) async throws {
+        do {
+            try await body(self)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
     /// Stops the hub and the simulator, and removes the folder.
     func stop() async {
         await hub.stop()
@@ -200,7 +211,7 @@ struct AutomationSimulatorTests {
             timeZone: Self.zone,
             start: try SimulatedHome.instant(Self.zone, 2025, 3, 12, 17, 0)
         )
-        do {
+        try await rig.run { rig in
             let lock = try rig.characteristic(AutomationType.lockCurrentState, of: "Door Lock")
             let motion = try rig.characteristic(AutomationType.motionDetected, of: "Motion Sensor")
             let lamp = try rig.characteristic(AutomationType.on, of: "Lightbulb")
@@ -269,11 +280,7 @@ struct AutomationSimulatorTests {
             )
             #expect(try await rig.accessoryValue("Lightbulb", "on") == "false")
             #expect(try rig.decisions(welcome).filter { $0.outcome == .fired }.count == 1)
-        } catch {
-            await rig.stop()
-            throw error
         }
-        await rig.stop()
     }
 
     /// The same with "after 30 minutes before sunset" in Berlin: an hour before sunset the door does nothing, ten
@@ -300,7 +307,7 @@ struct AutomationSimulatorTests {
             timeZone: Self.zone,
             start: sunset.addingTimeInterval(-3600)
         )
-        do {
+        try await rig.run { rig in
             _ = try await rig.hub.perform(.setLocation(home: rig.homeID, location: berlin), as: .user(rig.owner))
             let lock = try rig.characteristic(AutomationType.lockCurrentState, of: "Door Lock")
             let motion = try rig.characteristic(AutomationType.motionDetected, of: "Motion Sensor")
@@ -345,11 +352,7 @@ struct AutomationSimulatorTests {
             #expect(fired.outcome == .fired, "\(fired)")
             #expect(fired.conditions.allSatisfy { $0.holds }, "\(fired.conditions)")
             try await rig.waitForAccessory("Lightbulb", "on", "true")
-        } catch {
-            await rig.stop()
-            throw error
         }
-        await rig.stop()
     }
 
     /// A stateless programmable switch: a single press runs one scene, a long press another; pressing single twice
@@ -360,7 +363,7 @@ struct AutomationSimulatorTests {
             timeZone: Self.zone,
             start: try SimulatedHome.instant(Self.zone, 2025, 3, 12, 12, 0)
         )
-        do {
+        try await rig.run { rig in
             let button = try rig.characteristic(AutomationType.programmableSwitchEvent, of: "Programmable Switch")
             let lamp = try rig.characteristic(AutomationType.on, of: "Lightbulb")
             let lampOn = try await rig.scene("Lamp On", [Action(characteristicID: lamp.id, targetValue: .bool(true))])
@@ -403,10 +406,6 @@ struct AutomationSimulatorTests {
             #expect(singles.allSatisfy { $0.outcome == .fired && $0.writes.allSatisfy { $0.error == nil } })
             let longs = try rig.decisions(long)
             #expect(longs.count == 1 && longs.first?.outcome == .fired, "\(longs)")
-        } catch {
-            await rig.stop()
-            throw error
         }
-        await rig.stop()
     }
 }

@@ -82,7 +82,7 @@ struct GroupCommitTests {
             start: try SimulatedHome.instant("Europe/Berlin", 2025, 3, 12, 12, 0),
             reportWindow: .seconds(600)
         )
-        do {
+        try await rig.run { rig in
             let first = try rig.characteristic(AutomationType.on, of: "Lightbulb 1")
             let second = try rig.characteristic(AutomationType.on, of: "Lightbulb 2")
             let scene = try await rig.scene(
@@ -108,10 +108,6 @@ struct GroupCommitTests {
             try await rig.waitForHub(second.id, .bool(true))
             #expect(ContinuousClock.now - startedAt < .seconds(120))
             #expect(try await rig.accessoryValue("Lightbulb 2", "on") == "true")
-        } catch {
-            await rig.stop()
-            throw error
         }
-        await rig.stop()
     }
 }
