@@ -88,9 +88,10 @@ package final class ByteConnection: Sendable {
         }
     }
 
-    /// Counts the bytes waiting to be taken and turns the channel's reading off above the high watermark and on
-    /// again below the low one. Reading is switched only on the channel's event loop, and a resume checks when it
-    /// runs that no pause came after it was asked for.
+    /// Counts the bytes waiting to be taken and turns the channel's reading off and on by them.
+    ///
+    /// Reading is turned off above the high watermark and on again below the low one. It is switched only on the
+    /// channel's event loop, and a resume checks when it runs that no pause came after it was asked for.
     package final class Meter: Sendable {
         private let channel: any Channel
         private let state = NIOLockedValueBox<(waiting: Int, paused: Bool)>((0, false))

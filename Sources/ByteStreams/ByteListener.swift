@@ -56,9 +56,11 @@ package final class ByteListener: Sendable {
         return ByteListener(channel: channel, accepted: accepted, open: open)
     }
 
-    /// Serves every accepted connection with `serve` in a task of its own (closing it when `serve` returns) until
-    /// ``close()`` or the cancellation of the calling task; then closes everything and returns once every `serve`
-    /// has. With `onConnectionLoops`, each task runs on its connection's event loop (``LoopExecutor``). Call it once.
+    /// Serves every accepted connection with `serve` in a task of its own until ``close()`` or cancellation.
+    ///
+    /// Each connection is closed when its `serve` returns. On ``close()`` or the cancellation of the calling task, it
+    /// closes everything and returns once every `serve` has. With `onConnectionLoops`, each task runs on its
+    /// connection's event loop (``LoopExecutor``). Call it once.
     package func run(
         onConnectionLoops: Bool = false,
         _ serve: @escaping @Sendable (ByteConnection) async -> Void

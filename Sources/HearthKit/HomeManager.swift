@@ -167,8 +167,9 @@ public actor HomeManager {
         return stream
     }
 
-    /// Unpaired accessories appearing and going nearby, as the hub's browser sees them from now on (like
-    /// `HMAccessoryBrowser`'s delegate); the hub sends them to owners and administrators only. Start from
+    /// Unpaired accessories appearing and going nearby, as the hub's browser sees them from now on.
+    ///
+    /// Like `HMAccessoryBrowser`'s delegate; the hub sends them to owners and administrators only. Start from
     /// `HearthClient.nearbyAccessories(forHome:)` for those already there.
     public func nearbyAccessories() -> AsyncStream<NearbyAccessoryUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: NearbyAccessoryUpdate.self)

@@ -280,8 +280,10 @@ public enum SecureHub {
             iterator = connection.received.makeAsyncIterator()
         }
 
-        /// How long the hub has to answer one step of the handshake; then the connection is closed. A relay stream
-        /// that never opens (its WebSocket stuck in the upgrade) would otherwise hold the handshake for ever.
+        /// How long the hub has to answer one step of the handshake; then the connection is closed.
+        ///
+        /// A relay stream that never opens (its WebSocket stuck in the upgrade) would otherwise hold the handshake
+        /// for ever.
         static let answerTimeout: TimeAmount = .seconds(15)
 
         /// Posts `body` to `path` and returns the TLV8 answer.

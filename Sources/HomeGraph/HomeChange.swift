@@ -194,8 +194,10 @@ public enum ChangeAuthor: Sendable, Hashable, Codable {
         }
     }
 
-    /// Who made `operation` when no caller is named: the hub applying what it heard. Accessories report values
-    /// and reachability; a trigger's writes and state are its automation's; the rest is the hub's.
+    /// Who made `operation` when no caller is named: the hub applying what it heard.
+    ///
+    /// Accessories report values and reachability; a trigger's writes and state are its automation's; the rest is
+    /// the hub's.
     public init(reporting operation: HomeOperation) {
         switch operation {
         case .updateCharacteristicValue, .setReachability: self = .accessory

@@ -12,9 +12,11 @@ public enum NearbyAccessoryEvent: Sendable, Equatable {
 
 /// The accessory browser's events, handed to the callers who may add accessories.
 extension Hub {
-    /// Calls `onEvent` with each change to the unpaired accessories nearby from now on, while `caller` may add
-    /// accessories (is an owner or administrator of a home; checked at each event); ends with
-    /// `unsubscribeNearby(_:)` or when the hub stops. `onEvent` runs on the hub's actor and must only hand it on.
+    /// Calls `onEvent` with each change to the unpaired accessories nearby from now on.
+    ///
+    /// Calls it only while `caller` may add accessories (is an owner or administrator of a home; checked at each
+    /// event); ends with `unsubscribeNearby(_:)` or when the hub stops. `onEvent` runs on the hub's actor and must
+    /// only hand it on.
     public func subscribeNearby(
         as caller: HubCaller,
         onEvent: @escaping @Sendable (NearbyAccessoryEvent) -> Void

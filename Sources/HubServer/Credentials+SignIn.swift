@@ -169,8 +169,9 @@ extension CredentialStore {
         passwordFailures[name.lowercased(), default: []].append(Date())
     }
 
-    /// Makes a one-time sign-in link's secret for an account; the secret is returned and never stored. Expired
-    /// links are dropped.
+    /// Makes a one-time sign-in link's secret for an account; the secret is returned and never stored.
+    ///
+    /// Expired links are dropped.
     public func createSignInLink(
         for accountID: UUID,
         lifetime: TimeInterval
@@ -190,8 +191,9 @@ extension CredentialStore {
         return (link, secret)
     }
 
-    /// Takes the link a secret belongs to out of the store (it works once) and returns its account; `nil` when no
-    /// link has it or it has expired. Every stored hash is compared in constant time.
+    /// Takes the link a secret belongs to out of the store (it works once) and returns its account.
+    ///
+    /// `nil` when no link has it or it has expired. Every stored hash is compared in constant time.
     public func takeSignInLink(secret: String) throws -> UUID? {
         let presented = Self.hash(secret)
         let now = Date()

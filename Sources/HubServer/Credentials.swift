@@ -171,8 +171,9 @@ public actor CredentialStore {
         return true
     }
 
-    /// Starts a browser session for `principal` (signed in with a token); returns it and the secret for the
-    /// cookie, which is never stored. Expired sessions are dropped.
+    /// Starts a browser session for `principal` (signed in with a token).
+    ///
+    /// Returns the session and the secret for the cookie, which is never stored. Expired sessions are dropped.
     public func createSession(
         for principal: Principal,
         lifetime: TimeInterval

@@ -63,8 +63,9 @@ public struct HubServer: Sendable {
         public var secureHost: String? = nil
         /// The secure listener's TCP port; 0 picks a free one.
         public var securePort: Int = 7879
-        /// The address of the web app over TLS (a LAN address: plain HTTP with tokens stays on loopback); `nil`
-        /// serves none. Needs `webCertificate`.
+        /// The address of the web app over TLS; `nil` serves none.
+        ///
+        /// A LAN address: plain HTTP with tokens stays on loopback. Needs `webCertificate`.
         public var tlsHost: String? = nil
         /// The TLS listener's TCP port; 0 picks a free one.
         public var tlsPort: Int = 7443
@@ -210,8 +211,10 @@ public struct HubServer: Sendable {
         makeApplication(.secure, onServerRunning: onServerRunning)
     }
 
-    /// The TLS listener (docs/remote-access.md): the web app and the API over TLS on `tlsHost:tlsPort`, with
-    /// `webCertificate`; the session cookie is `Secure` there. Throws when either is missing.
+    /// The TLS listener (docs/remote-access.md): the web app and the API over TLS on `tlsHost:tlsPort`.
+    ///
+    /// It serves with `webCertificate`; the session cookie is `Secure` there. Throws when `tlsHost` or
+    /// `webCertificate` is missing.
     public func makeTLSApplication(
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> Application<RouterResponder<HubRequestContext>> {
@@ -231,8 +234,9 @@ public struct HubServer: Sendable {
         }
     }
 
-    /// The machine's interface addresses that are not link-local (loopback included), as text: what a wildcard
-    /// listener is reachable at. `devices`: the machine's, unless given.
+    /// The machine's interface addresses that are not link-local (loopback included), as text.
+    ///
+    /// They are what a wildcard listener is reachable at. `devices`: the machine's, unless given.
     public static func interfaceAddresses(devices: [NIONetworkDevice]? = nil) -> [String] {
         (devices ?? (try? System.enumerateDevices()) ?? []).compactMap { $0.address?.ipAddress }
             .filter { !$0.lowercased().hasPrefix("fe80") }

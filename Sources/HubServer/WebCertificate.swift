@@ -6,9 +6,11 @@ import NIOCore
 import SwiftASN1
 import X509
 
-/// The certificate the web app is served with over TLS on a LAN address (docs/remote-access.md): one the hub
-/// makes for itself (self-signed, ECDSA P-256, the addresses it serves as subject alternative names), or one the
-/// owner configures. People compare its fingerprint with what their browser shows before trusting it.
+/// The certificate the web app is served with over TLS on a LAN address (docs/remote-access.md).
+///
+/// It is either one the hub makes for itself (self-signed, ECDSA P-256, the addresses it serves as subject
+/// alternative names), or one the owner configures. People compare its fingerprint with what their browser shows
+/// before trusting it.
 public struct WebCertificate: Sendable {
     /// The certificate chain, leaf first, as PEM.
     public let certificatePEM: String

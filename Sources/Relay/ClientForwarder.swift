@@ -6,8 +6,9 @@ import NIOPosix
 import NIOSSL
 import NIOWebSocket
 
-/// The client's end of the relay: a loopback TCP listener whose every accepted connection becomes one stream to
-/// the home through the relay. It never reads the bytes it splices.
+/// The client's end of the relay: a loopback TCP listener that turns connections into relay streams.
+///
+/// Every accepted connection becomes one stream to the home through the relay. It never reads the bytes it splices.
 public final class ClientForwarder: Sendable {
     /// Where the relay is, which home, and where to listen.
     public struct Configuration: Sendable {
@@ -42,7 +43,9 @@ public final class ClientForwarder: Sendable {
     private let logger: Logger
     private let onStreamEnd: @Sendable (WebSocketCloseFrame?) -> Void
 
-    /// Binds the listener; ``run()`` accepts. `onStreamEnd` hears each stream's close from the relay.
+    /// Binds the listener; ``run()`` accepts.
+    ///
+    /// `onStreamEnd` hears each stream's close from the relay.
     public init(
         configuration: Configuration,
         logger: Logger = Logger(label: "hearth.relay.client"),
@@ -55,8 +58,9 @@ public final class ClientForwarder: Sendable {
         port = listener.port ?? configuration.listenPort
     }
 
-    /// Accepts connections until ``close()`` or the task's cancellation; each runs as its own stream. When it
-    /// returns, the listener and every local connection it accepted are closed.
+    /// Accepts connections until ``close()`` or the task's cancellation; each runs as its own stream.
+    ///
+    /// When it returns, the listener and every local connection it accepted are closed.
     public func run() async {
         await listener.run { await self.serve($0) }
     }

@@ -8,9 +8,10 @@ import NIOSSL
 import NIOWebSocket
 import Synchronization
 
-/// The hub's end of the relay: one outbound WebSocket to the relay, proven with the hub's long-term key, on which
-/// every client stream becomes a plain TCP connection to a local target (the hub's secure listener). Reconnects
-/// with backoff. It never reads the bytes it splices.
+/// The hub's end of the relay: one outbound WebSocket to the relay, proven with the hub's long-term key.
+///
+/// On it, every client stream becomes a plain TCP connection to a local target (the hub's secure listener).
+/// Reconnects with backoff. It never reads the bytes it splices.
 public final class HubLink: Sendable {
     /// Where the relay and the target are, and how to reconnect.
     public struct Configuration: Sendable {

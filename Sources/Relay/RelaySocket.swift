@@ -114,10 +114,11 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
 
     // MARK: Timer
 
-    /// When a new connection's first ping is due: at a random point of the second half of `interval`, then every
-    /// `interval`. Homes connect in bursts (a relay's restart brings them all back within seconds); pinging each
-    /// a whole interval after it came would bring their pings back in the same bursts, every interval, and hold up
-    /// the frames of active streams behind them.
+    /// When a new connection's first ping is due: at a random point of the second half of `interval`.
+    ///
+    /// Later pings come every `interval`. Homes connect in bursts (a relay's restart brings them all back within
+    /// seconds); pinging each a whole interval after it came would bring their pings back in the same bursts, every
+    /// interval, and hold up the frames of active streams behind them.
     static func firstPingDelay(_ interval: Duration) -> TimeAmount {
         let nanoseconds = max(TimeAmount(interval).nanoseconds, 2)
         return .nanoseconds(Int64.random(in: nanoseconds / 2...nanoseconds))

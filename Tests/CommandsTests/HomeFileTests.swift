@@ -3,8 +3,9 @@ import HAPTypes
 import HomeGraph
 import Testing
 
-/// The corpus homes as home files (Corpus/homes/*.json), which `hearth say --home` tests and the benchmark read:
-/// they must stay what the builders in Homes.swift make. Run with `CORPUS_WRITE_HOMES=1` to rewrite them.
+/// The corpus homes as home files (Corpus/homes/*.json): they must stay what the builders in Homes.swift make.
+///
+/// `hearth say --home` tests and the benchmark read them. Run with `CORPUS_WRITE_HOMES=1` to rewrite them.
 @Suite struct HomeFileTests {
     /// When every file says it was written.
     static let exportedAt = Date(timeIntervalSince1970: 1_767_225_600)

@@ -221,11 +221,12 @@ enum CorpusHomes {
         "Ceiling Light", "Lamp", "Wall Light", "Blinds", "Window", "Thermostat", "Fan", "Outlet", "Motion Sensor",
     ]
 
-    /// A Celsius home of 24 rooms in three zones, nine devices a room plus a front door, an alarm and a garage:
-    /// 219 accessories. Room `r` (0-based over all zones) has its ceiling light on when r is even, its lamp on when
-    /// r % 3 == 0, its wall light off, blinds open (100) when r % 4 == 0 else closed, window open when r % 6 == 1,
-    /// thermostat at 19 + r % 5 °C heating to 21, fan off (speed 30), outlet on when r is odd, and motion in
-    /// rooms 5 and 17.
+    /// A Celsius home of 24 rooms in three zones, with 219 accessories.
+    ///
+    /// Nine devices a room plus a front door, an alarm and a garage. Room `r` (0-based over all zones) has its
+    /// ceiling light on when r is even, its lamp on when r % 3 == 0, its wall light off, blinds open (100) when
+    /// r % 4 == 0 else closed, window open when r % 6 == 1, thermostat at 19 + r % 5 °C heating to 21, fan off
+    /// (speed 30), outlet on when r is odd, and motion in rooms 5 and 17.
     static func large() throws -> Home {
         var b = HomeBuilder(name: "Manor", prefix: 0x1A26E, catalog: try TypeCatalog.shared())
         let rooms = largeZones.flatMap(\.rooms)

@@ -23,7 +23,8 @@ struct AccessoryAddNamespaceTests {
             inAccessoryNamespace: true,
             BuiltProducts.path("hearth-sim"),
             [
-                "serve", "--unverified-timeout", "600", "--state", state, "--port", "\(port)", "--setup-code", setupCode, "--interface",
+                "serve", "--unverified-timeout", "600", "--state", state, "--port", "\(port)", "--setup-code",
+                setupCode, "--interface",
                 network.accessoryAddress, "--json", "--coalesce-milliseconds", "0",
             ] + arguments
         )

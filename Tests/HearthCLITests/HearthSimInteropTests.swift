@@ -13,6 +13,7 @@ struct HearthSimInteropTests {
     static let setupCode = "031-45-154"
 
     /// Starts hearth-sim in the accessory's namespace; returns it and the setup URI it printed.
+    ///
     /// ``startSimulator(in:state:port:accessories:)`` on a thread of its own (it waits for hearth-sim's first line).
     static func startSimulatorOffThePool(
         in network: NetworkNamespacePair,

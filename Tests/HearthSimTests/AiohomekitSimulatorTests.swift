@@ -28,7 +28,8 @@ struct AiohomekitSimulatorTests {
             inAccessoryNamespace: true,
             BuiltProducts.path("hearth-sim"),
             [
-                "serve", "--unverified-timeout", "600", "--state", state, "--port", "51826", "--setup-code", setupCode, "--interface",
+                "serve", "--unverified-timeout", "600", "--state", state, "--port", "51826", "--setup-code", setupCode,
+                "--interface",
                 network.accessoryAddress, "--control", "\(network.accessoryAddress):51899", "--json",
             ] + arguments
         )

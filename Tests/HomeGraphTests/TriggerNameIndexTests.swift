@@ -64,9 +64,11 @@ import Testing
         #expect(Set(names.map(Names.key)).count == names.count)
     }
 
-    /// Adding 10,000 triggers: the last thousand cost about what the first thousand did (with a scan per add they
-    /// cost about 19 times as much: 8.3 s against 0.46 s in a debug build). A guard of the growth, not a speed
-    /// measurement: half a second of slack absorbs a machine busy with other tests. Prints both times.
+    /// Adding 10,000 triggers: the last thousand cost about what the first thousand did.
+    ///
+    /// With a scan per add they cost about 19 times as much: 8.3 s against 0.46 s in a debug build. A guard of the
+    /// growth, not a speed measurement: half a second of slack absorbs a machine busy with other tests. Prints both
+    /// times.
     @Test func addingTenThousandTriggersCostsTheSamePerTrigger() throws {
         var fixture = try Fixture()
         let home = fixture.homeID

@@ -20,11 +20,12 @@ enum HeadlessChromium {
     }
 }
 
-/// The web page in a real browser: `Tests/Peers/web_page_check.py` drives Debian's headless Chromium through
-/// Selenium (from the repository's `.venv`) against `hearthd --demo` on loopback, and reports each check as a JSON
-/// line; this test restarts `hearthd` when the driver asks and requires every check to pass. Screenshots of the
-/// main views and the automation form (1280 and 390 wide, light and dark) go to `$HEARTH_WEB_SCREENSHOTS`, else
-/// `.build/web-screenshots`.
+/// The web page in a real browser: `Tests/Peers/web_page_check.py` drives Debian's headless Chromium.
+///
+/// The driver works through Selenium (from the repository's `.venv`) against `hearthd --demo` on loopback, and
+/// reports each check as a JSON line; this test restarts `hearthd` when the driver asks and requires every check to
+/// pass. Screenshots of the main views and the automation form (1280 and 390 wide, light and dark) go to
+/// `$HEARTH_WEB_SCREENSHOTS`, else `.build/web-screenshots`.
 @Suite(
     .serialized,
     .enabled(

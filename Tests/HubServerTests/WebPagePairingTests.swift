@@ -2,13 +2,15 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Adding an accessory from the web page, with real mDNS: `hearthd --demo` browses in one network namespace that
-/// the test makes, hearth-sim advertises in the other, and `Tests/Peers/pair_page_check.py` drives headless Chromium
-/// inside the hub's namespace (`ip netns exec`, Chromium and its driver with it). The page lists the accessory as
-/// the hub's pushed `found` arrives, drops it on `removed` when the simulator stops, reads setup codes from PNG
-/// pictures of QR codes given to its file input (plain, scaled, damaged, turned, at an angle, shaded, not HomeKit,
-/// none) and from Chromium's fake camera (with qr.js, since Chromium on Linux has no `BarcodeDetector`), pairs it
-/// with the code read from a picture of hearth-sim's own setup payload into a room, and controls it.
+/// Adding an accessory from the web page, with real mDNS.
+///
+/// `hearthd --demo` browses in one network namespace that the test makes, hearth-sim advertises in the other, and
+/// `Tests/Peers/pair_page_check.py` drives headless Chromium inside the hub's namespace (`ip netns exec`, Chromium
+/// and its driver with it). The page lists the accessory as the hub's pushed `found` arrives, drops it on `removed`
+/// when the simulator stops, reads setup codes from PNG pictures of QR codes given to its file input (plain, scaled,
+/// damaged, turned, at an angle, shaded, not HomeKit, none) and from Chromium's fake camera (with qr.js, since
+/// Chromium on Linux has no `BarcodeDetector`), pairs it with the code read from a picture of hearth-sim's own setup
+/// payload into a room, and controls it.
 @Suite(
     .serialized,
     .enabled(if: NetworkNamespacePair.isAvailable, "needs root and iproute2 for network namespaces"),

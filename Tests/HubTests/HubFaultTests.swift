@@ -18,9 +18,10 @@ import Testing
 struct HubFaultTests {
     let owner = UUID()
 
-    /// The hub's answer timeout in these tests: a request the accessory never answers fails after this. Twice the
-    /// slow fault's 300 ms and more, so a loaded machine (three test groups on two cores) does not turn slow into
-    /// too slow.
+    /// The hub's answer timeout in these tests: a request the accessory never answers fails after this.
+    ///
+    /// Twice the slow fault's 300 ms and more, so a loaded machine (three test groups on two cores) does not turn
+    /// slow into too slow.
     static let requestTimeout = Duration.seconds(2)
 
     /// A hub, a faulty bridge (three dimmable lamps and a sensor) and a healthy one (an outlet), both paired.

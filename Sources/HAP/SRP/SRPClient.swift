@@ -131,9 +131,10 @@ extension SRPClient {
         public let sessionKey: SymmetricKey
         /// M2 as the accessory should send it.
         let expectedServerProof: [UInt8]
-        /// Whether the padding conventions of hap-protocol.md §3.2 give different proofs in this exchange: A, B
-        /// (as received or padded), S or K has a leading zero byte. When not, an Authentication error at M4 means
-        /// a wrong setup code; when so, it may be a peer that pads otherwise.
+        /// Whether the padding conventions of hap-protocol.md §3.2 give different proofs in this exchange.
+        ///
+        /// They do when A, B (as received or padded), S or K has a leading zero byte. When not, an Authentication
+        /// error at M4 means a wrong setup code; when so, it may be a peer that pads otherwise.
         public let paddingMatters: Bool
         /// Whether S or K has a leading zero byte: the part of ``paddingMatters`` a fresh private key changes.
         let secretHasLeadingZero: Bool

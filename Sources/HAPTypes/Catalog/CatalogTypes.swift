@@ -69,8 +69,10 @@ public struct ServiceType: Sendable, Equatable, Codable {
     public var optionalCharacteristics: [String]
     /// Why a choice was made where sources disagree (hap-protocol.md §14), or a remark on the type.
     public var notes: String?
-    /// Whether the type is operational (device information, protocol, lock management): people never name or command
-    /// it. `hidden` in the catalog file, false when absent.
+    /// Whether the type is operational: people never name or command it.
+    ///
+    /// Operational types include device information, protocol and lock management. `hidden` in the catalog file,
+    /// false when absent.
     public var isHidden: Bool
 }
 

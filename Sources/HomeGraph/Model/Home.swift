@@ -32,7 +32,9 @@ public struct Home: Sendable, Equatable, Codable, Identifiable {
     public var users: [User] { didSet { nameIndex.clear() } }
     /// The radius in metres of the circle around `location` that counts as home; `nil`: `defaultPresenceRadius`.
     public var presenceRadius: Double?
-    /// The unit people of this home say and read temperatures in; `nil`: Celsius. Values stay in Celsius.
+    /// The unit people of this home say and read temperatures in; `nil`: Celsius.
+    ///
+    /// Values stay in Celsius.
     public var temperatureUnit: TemperatureUnit?
 
     /// The names and ids of the home's objects, built when a check needs it and cleared by any change to the

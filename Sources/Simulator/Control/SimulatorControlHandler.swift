@@ -16,8 +16,10 @@ public struct SimulatorControlHandler: ControlHandler {
     private let structureChanged: @Sendable (IdentifierMap) async -> Void
     private let faults: SimulatorFaults?
 
-    /// Makes a handler; `structureChanged` is called with the new id map after an accessory is added or removed,
-    /// so the caller can persist it. Without `faults`, the `fault` commands answer an error.
+    /// Makes a handler.
+    ///
+    /// `structureChanged` is called with the new id map after an accessory is added or removed, so the caller can
+    /// persist it. Without `faults`, the `fault` commands answer an error.
     public init(
         simulator: SimulatedAccessories,
         faults: SimulatorFaults? = nil,

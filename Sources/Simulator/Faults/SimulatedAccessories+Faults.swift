@@ -3,8 +3,9 @@ import HAPAccessoryServer
 import HAPTypes
 
 extension SimulatedAccessories {
-    /// Stores a value above the characteristic's own maximum, skipping every check, and announces it: the
-    /// `out-of-range` fault. Returns the characteristic and the value it held, to put back with
+    /// Stores a value above the characteristic's own maximum and announces it: the `out-of-range` fault.
+    ///
+    /// Every check is skipped. Returns the characteristic and the value it held, to put back with
     /// ``restoreValue(_:at:)``.
     ///
     /// Without names, the first readable, event-capable numeric characteristic with a maximum is taken.

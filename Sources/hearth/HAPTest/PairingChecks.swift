@@ -308,9 +308,10 @@ extension HAPTester {
         record(Checks.pairingsManage, problems: problems)
     }
 
-    /// Removes the tester's pairings, the last admin last, each on a session of its own (an accessory that drops
-    /// sessions still gets every removal), and checks the accessory is pairable again. When it is not, the report
-    /// says the accessory is left paired.
+    /// Removes the tester's pairings, the last admin last, and checks the accessory is pairable again.
+    ///
+    /// Each removal is on a session of its own, so an accessory that drops sessions still gets every removal. When
+    /// the accessory is not pairable again, the report says it is left paired.
     func unpairAndCheck() async {
         guard pairing != nil else {
             checkLeftPairedUnknowingly()

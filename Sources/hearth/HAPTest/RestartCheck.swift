@@ -116,8 +116,9 @@ extension HAPTester {
         return nil
     }
 
-    /// Subscribes on `session`, writes another value from a second session, and expects the event; restores the
-    /// value. Adds what went wrong to `problems`; returns a note for the report.
+    /// Subscribes on `session`, writes another value from a second session, and expects the event.
+    ///
+    /// Then restores the value. Adds what went wrong to `problems`; returns a note for the report.
     private func checkEventsResume(
         on session: WireConnection,
         database: AccessoryDatabase,

@@ -430,8 +430,10 @@ struct ZoneCommand: AsyncParsableCommand {
 /// Pairing this client with a hub's secure listener and storing the pairing (`hearth login --hub`,
 /// `hearth user join --hub`).
 enum SecurePairing {
-    /// Pairs with `code` (and `name` for an invite), checks the session with `GET /v1/me` and writes the
-    /// configuration; returns the caller and the configuration's path. Exits with a sentence on failure.
+    /// Pairs with `code` (and `name` for an invite), checks the session and writes the configuration.
+    ///
+    /// The session is checked with `GET /v1/me`. Returns the caller and the configuration's path. Exits with a
+    /// sentence on failure.
     static func pair(
         options: HubOptions,
         address: String?,
