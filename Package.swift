@@ -284,6 +284,7 @@ let package = Package(
         .target(
             name: "HubServer",
             dependencies: [
+                "ByteStreams",
                 "HearthAPI",
                 "Hub",
                 "HomeGraph",
@@ -347,6 +348,7 @@ let package = Package(
             name: "hearthd",
             dependencies: [
                 "Automation",
+                "ByteStreams",
                 "Relay",
                 "DNSSD",
                 "HearthAPI",
@@ -508,7 +510,7 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes",
+                "ByteStreams", "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes",
                 "TestSupport", "Simulator", "DNSSD",
                 "HAPAccessoryServer", "AtomicFiles",
                 "HAPController", "SetupQR",

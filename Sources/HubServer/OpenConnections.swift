@@ -1,12 +1,9 @@
+import ByteStreams
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// One open API connection as the shedding policy sees it: whether it has authenticated, and when it was last
 /// active.
@@ -126,32 +123,5 @@ final class OpenConnections: Sendable {
     static func defaultLimit() -> Int {
         let soft = OpenFileLimit.current().soft
         return min(4096, max(16, soft - min(256, soft / 4)))
-    }
-}
-
-/// The process's limit on open files (`RLIMIT_NOFILE`).
-public enum OpenFileLimit {
-    /// The soft and hard limits now.
-    public static func current() -> (soft: Int, hard: Int) {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, 1024) }
-        return (clamp(limit.rlim_cur), clamp(limit.rlim_max))
-    }
-
-    /// Raises the soft limit to the hard one (at most 1,048,576); returns the limits before and after.
-    @discardableResult
-    public static func raiseSoftLimitToHard() -> (before: Int, after: Int) {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, 1024) }
-        let before = clamp(limit.rlim_cur)
-        let target = min(limit.rlim_max, rlim_t(1 << 20))
-        guard limit.rlim_cur < target else { return (before, before) }
-        limit.rlim_cur = target
-        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (before, before) }
-        return (before, clamp(target))
-    }
-
-    private static func clamp(_ value: rlim_t) -> Int {
-        value > rlim_t(Int32.max) ? Int(Int32.max) : Int(value)
     }
 }

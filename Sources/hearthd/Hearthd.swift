@@ -1,5 +1,6 @@
 import ArgumentParser
 import Automation
+import ByteStreams
 import DNSSD
 import Foundation
 import HAP

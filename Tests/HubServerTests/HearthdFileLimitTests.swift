@@ -1,3 +1,4 @@
+import ByteStreams
 import Foundation
 import HubServer
 import TestSupport
