@@ -467,7 +467,7 @@ public enum Endpoints {
     public static let setUserRole = Endpoint<UpdateUserBody, Events>(
         .patch("/v1/homes/{homeID}/users/{userID}"),
         .configure,
-        "Change a user's role (making an owner needs the owner)."
+        "Change a user's role (making an owner, or changing the owner, needs the owner)."
     )
     /// `DELETE /v1/homes/{homeID}/users/{userID}`.
     public static let removeUser = Endpoint<NoBody, Events>(

@@ -242,6 +242,27 @@ public actor Hub: EventLoopBoundActor {
         if case .setPresence(_, let userID, _) = operation, userID != callerID {
             throw .notPermitted("presence is reported only for oneself")
         }
+        try checkOwnerKept(operation, callerRole: role)
+    }
+
+    /// Throws when `operation` would change or remove the home's owner: only the owner may touch the owner, and a
+    /// home never loses its owner (there is no handing over of ownership, so the owner cannot step down or leave).
+    func checkOwnerKept(_ operation: HomeOperation, callerRole: UserRole) throws(HubError) {
+        let target: UUID
+        let newRole: UserRole?
+        switch operation {
+        case .removeUser(_, let user): (target, newRole) = (user, nil)
+        case .setRole(_, let user, let role): (target, newRole) = (user, role)
+        default: return
+        }
+        guard let homeID = operation.homeID,
+            currentGraph.role(of: .user(target), inHome: homeID) == .owner, newRole != .owner
+        else { return }
+        guard callerRole == .owner else { throw .notPermitted("only the home's owner may change or remove the owner") }
+        throw .conflict(
+            "a home keeps its owner: ownership cannot be handed over, so the owner cannot leave the home or take "
+                + "another role; remove the home instead"
+        )
     }
 
     /// Throws unless `role` has `level`, with a message that says what is needed.

@@ -116,6 +116,45 @@ struct HubFixture {
         #expect(fixture.hub.graph.homes.isEmpty)
     }
 
+    @Test func anAdministratorCannotDemoteOrRemoveTheOwner() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let h = fixture.home.id
+        let before = fixture.hub.graph
+        for operation: HomeOperation in [
+            .removeUser(home: h, user: fixture.owner), .setRole(home: h, user: fixture.owner, role: .shared),
+            .setRole(home: h, user: fixture.owner, role: .administrator),
+        ] {
+            let error = await #expect(throws: HubError.self) {
+                try await fixture.hub.perform(operation, as: .user(fixture.admin))
+            }
+            #expect(error == .notPermitted("only the home's owner may change or remove the owner"))
+            #expect(error?.httpStatus == 403)
+        }
+        #expect(fixture.hub.graph == before)
+    }
+
+    @Test func theOwnerCannotLeaveTheHomeWithoutAnOwner() async throws {
+        let fixture = try await HubFixture()
+        defer { Task { await fixture.stop() } }
+        let h = fixture.home.id
+        let before = fixture.hub.graph
+        for operation: HomeOperation in [
+            .removeUser(home: h, user: fixture.owner), .setRole(home: h, user: fixture.owner, role: .administrator),
+        ] {
+            let error = await #expect(throws: HubError.self) {
+                try await fixture.hub.perform(operation, as: .user(fixture.owner))
+            }
+            #expect(error?.httpStatus == 409)
+            #expect(error?.sentence.contains("keeps its owner") == true)
+        }
+        #expect(fixture.hub.graph == before)
+        // The owner still removes and demotes others, and an administrator still removes a shared user.
+        try await fixture.hub.perform(.setRole(home: h, user: fixture.admin, role: .shared), as: .user(fixture.owner))
+        try await fixture.hub.perform(.removeUser(home: h, user: fixture.guest), as: .user(fixture.owner))
+        #expect(fixture.hub.graph.role(of: .user(fixture.owner), inHome: h) == .owner)
+    }
+
     @Test func aStrangerIsToldTheHomeDoesNotExist() async throws {
         let fixture = try await HubFixture()
         defer { Task { await fixture.stop() } }
