@@ -317,7 +317,7 @@ public struct SignInBody: Codable, Sendable, Equatable {
 
 /// The body of `PUT /v1/account/password`: the new password, and the current one when the account has one.
 public struct SetPasswordBody: Codable, Sendable, Equatable {
-    /// The new password (8 to 256 characters).
+    /// The new password (8 to 256 characters, no control characters).
     public var password: String
     /// The current password; required when the account already has one.
     public var currentPassword: String?

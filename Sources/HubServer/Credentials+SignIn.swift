@@ -75,7 +75,9 @@ enum PasswordHash {
                 parallelism: stored.parallelism
             )
         else { return false }
-        return ConstantTime.equal(key, expected)
+        // scrypt's HMAC pads a short key with zeros, so "x" and "x\u{0}" would derive the same key: a password with
+        // a control character is never the one stored (none can be set).
+        return ConstantTime.equal(key, expected) && controlCharacter(in: password) == nil
     }
 
     /// Runs scrypt's work on a thread of its own, so a sign-in never holds a thread of Swift's cooperative pool
@@ -105,7 +107,16 @@ enum PasswordHash {
         if password.count > maximumLength {
             return "field 'password': a password may have at most \(maximumLength) characters"
         }
+        if let scalar = controlCharacter(in: password) {
+            return "field 'password': a password cannot contain control characters (found "
+                + "U+\(String(format: "%04X", scalar.value)))"
+        }
         return nil
+    }
+
+    /// The first control character (C0 such as NUL, DEL, C1) in `password`, or `nil`.
+    static func controlCharacter(in password: String) -> Unicode.Scalar? {
+        password.unicodeScalars.first { $0.properties.generalCategory == .control }
     }
 
     private static func derive(

@@ -76,6 +76,43 @@ import Testing
         }
     }
 
+    @Test func aPasswordWithControlCharactersIsRefusedAndNeverSignsIn() async throws {
+        let fixture = try await Fixture()
+        let o = fixture.owner.token
+        try await fixture.withServer(configure: { $0.passwordTries = 4 }) { api in
+            for password in [
+                #"\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000"#, #"abcdefgh\u0000"#, #"abcdefgh\u0007"#,
+                #"abcdefgh\u0085"#, #"abcd\nefgh"#,
+            ] {
+                let reply = try await api.call(
+                    .put,
+                    "/v1/account/password",
+                    token: o,
+                    body: #"{"password": "\#(password)"}"#
+                )
+                #expect(reply.status == 400 && reply.errorCode == "invalidRequest", "\(reply.text)")
+                #expect(reply.errorMessage.contains("field 'password'") && reply.errorMessage.contains("control"))
+            }
+            var reply = try await api.call(.put, "/v1/account/password", token: o, body: #"{"password": "abcdefgh"}"#)
+            #expect(reply.status == 204, "\(reply.text)")
+            // scrypt's HMAC pads with zeros: trailing NULs would derive the same key, so they are refused.
+            let padded = try await Self.session(api, #"{"name": "Ada", "password": "abcdefgh\u0000\u0000"}"#)
+            #expect(padded.status == 401 && Self.message(padded).contains("name and password"), "\(padded.text)")
+            reply = try await api.call(
+                .put,
+                "/v1/account/password",
+                token: o,
+                body: #"{"password": "battery staple", "currentPassword": "abcdefgh\u0000"}"#
+            )
+            #expect(reply.status == 403, "\(reply.text)")
+            #expect(try await Self.session(api, #"{"name": "Ada", "password": "abcdefgh"}"#).status == 201)
+            // Counted as wrong tries: two more and the name is limited.
+            _ = try await Self.session(api, #"{"name": "Ada", "password": "abcdefgh\u0001"}"#)
+            _ = try await Self.session(api, #"{"name": "Ada", "password": "abcdefgh\u0001"}"#)
+            #expect(try await Self.session(api, #"{"name": "Ada", "password": "abcdefgh"}"#).status == 429)
+        }
+    }
+
     @Test func wrongPasswordsAreRateLimitedPerAccount() async throws {
         let fixture = try await Fixture()
         let o = fixture.owner.token
