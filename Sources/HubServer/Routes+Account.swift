@@ -109,8 +109,9 @@ extension HubServer {
                 as: .user(invite.invitedBy)
             )
         } catch {
+            // A redemption that fails changes nothing: the invite stays for another try.
+            try await credentials.restoreInvite(invite)
             if case .rejected(let graphError) = error, case .idTaken = graphError {
-                try await credentials.restoreInvite(invite)
                 throw APIError(.conflict, code: "alreadyMember", message: "you already belong to this home")
             }
             throw APIError(error)

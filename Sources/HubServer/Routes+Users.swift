@@ -35,6 +35,17 @@ extension Routes {
                 AccessLevel(for: .addUser(home: homeID, id: UUID(), name: "", role: body.role)),
                 inHome: homeID
             )
+            // A home has one owner: an owner invite could never be redeemed while it has one.
+            if body.role == .owner,
+                let owner = try await call.home(homeID).home.users.first(where: { $0.role == .owner })
+            {
+                throw APIError(
+                    .conflict,
+                    code: "ownerExists",
+                    message: "field 'role': the home already has an owner (\(owner.id.uuidString)) and has only one; "
+                        + "invite as 'administrator' or 'shared'"
+                )
+            }
             let (invite, code) = try await call.server.credentials.createInvite(
                 home: homeID,
                 role: body.role,

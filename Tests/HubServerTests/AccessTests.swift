@@ -280,6 +280,64 @@ import Testing
         }
     }
 
+    @Test func aFailedRedemptionKeepsTheInviteAndNoOwnerInviteIsMadeForAHomeWithAnOwner() async throws {
+        let fixture = try await Fixture()
+        let h = fixture.home.id.uuidString
+        try await fixture.withServer { api in
+            var reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/invites",
+                ["homeID": h],
+                token: fixture.owner.token,
+                body: #"{"role": "owner"}"#
+            )
+            #expect(reply.status == 409 && reply.errorCode == "ownerExists", "\(reply.text)")
+            #expect(reply.errorMessage.contains("field 'role'") && reply.errorMessage.contains("'administrator'"))
+            #expect(await fixture.credentials.invites(home: fixture.home.id).isEmpty)
+            // An owner invite made before (the home had no owner then) fails to redeem and stays.
+            let (ownerInvite, ownerCode) = try await fixture.credentials.createInvite(
+                home: fixture.home.id,
+                role: .owner,
+                invitedBy: fixture.owner.id,
+                lifetime: 600
+            )
+            reply = try await api.call(
+                .post,
+                "/v1/invites/redeem",
+                token: nil,
+                body: #"{"code": "\#(ownerCode)", "name": "Gus"}"#
+            )
+            #expect(reply.status == 409 && reply.errorCode == "ownerExists", "\(reply.text)")
+            #expect(await fixture.credentials.invites(home: fixture.home.id).map(\.id) == [ownerInvite.id])
+            // An invite whose inviter has left fails (404) and stays too; nobody was added.
+            reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/invites",
+                ["homeID": h],
+                token: fixture.admin.token,
+                body: #"{"role": "shared"}"#
+            )
+            let code = try #require(reply["code"] as? String)
+            reply = try await api.call(
+                .delete,
+                "/v1/homes/{homeID}/users/{userID}",
+                ["homeID": h, "userID": fixture.admin.id.uuidString],
+                token: fixture.owner.token
+            )
+            #expect(reply.status == 200)
+            let users = fixture.hub.graph.home(withID: fixture.home.id)?.users
+            reply = try await api.call(
+                .post,
+                "/v1/invites/redeem",
+                token: nil,
+                body: #"{"code": "\#(code)", "name": "Hal"}"#
+            )
+            #expect(reply.status == 404, "\(reply.text)")
+            #expect(await fixture.credentials.invites(home: fixture.home.id).count == 2)
+            #expect(fixture.hub.graph.home(withID: fixture.home.id)?.users == users)
+        }
+    }
+
     @Test func errorsNameTheFieldAndUseTheRightStatus() async throws {
         let fixture = try await Fixture()
         let o = fixture.owner.token
