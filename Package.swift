@@ -169,6 +169,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-relay",
             dependencies: [
+                "ByteStreams",
                 "Relay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

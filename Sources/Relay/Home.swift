@@ -20,6 +20,10 @@ public enum RelayClose {
     public static let proofRefused = (code: WebSocketErrorCode.policyViolation, reason: "hub proof refused")
     /// A newer hub connection for the same routing id took over.
     public static let replaced = (code: WebSocketErrorCode(codeNumber: 4009), reason: "replaced by a newer hub link")
+    /// A frame RFC 6455 says must fail the connection: unmasked, with a reserved bit, or of a reserved opcode.
+    public static let malformedFrame = (code: WebSocketErrorCode.protocolError, reason: "malformed frame")
+    /// A text frame: streams are bytes, carried in binary frames only.
+    public static let textRefused = (code: WebSocketErrorCode.unacceptableData, reason: "binary frames only")
 }
 
 /// What crossed the relay: for tests that check the relay only ever sees sealed bytes.

@@ -15,8 +15,16 @@ struct RelayChildChannel: ServerChildChannel {
     let relay: RelayServer
 
     /// Sets up HTTP/1.1 with the WebSocket upgrade on `channel`.
+    ///
+    /// Past the connection cap the channel is closed at once (its descriptor freed before the next accept).
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        let relay = relay
+        return channel.eventLoop.makeCompletedFuture {
+            guard relay.admitConnection() else {
+                channel.close(promise: nil)
+                return Value(channel: channel)
+            }
+            channel.closeFuture.whenComplete { _ in relay.connectionEnded() }
             try relay.configurePipeline(channel)
             return Value(channel: channel)
         }
@@ -65,72 +73,85 @@ extension RelayServer {
                 }
             }
         )
-        let idle = IdleStateHandler(readTimeout: .seconds(30))
-        let http = RelayHTTPHandler()
-        let handlers = NIOLoopBound((idle, http), eventLoop: channel.eventLoop)
+        let http = RelayHTTPHandler(timeout: TimeAmount(configuration.requestTimeout))
+        let handler = NIOLoopBound(http, eventLoop: channel.eventLoop)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.configureHTTPServerPipeline(
             withServerUpgrade: (
                 upgraders: [upgrader],
                 completionHandler: { context in
-                    let (idle, http) = handlers.value
-                    context.pipeline.syncOperations.removeHandler(idle, promise: nil)
-                    context.pipeline.syncOperations.removeHandler(http, promise: nil)
+                    context.pipeline.syncOperations.removeHandler(handler.value, promise: nil)
                 }
             )
         )
-        try pipeline.addHandler(idle)
         try pipeline.addHandler(http)
     }
 }
 
 /// The plain HTTP requests: `GET /healthz` answers `ok`; a WebSocket path that was not upgraded (a refused client)
-/// 400 with an empty body, then the connection closes; anything else 404.
+/// 400 with an empty body; anything else 404.
+///
+/// Every answer is given as soon as its request's head arrives and closes the connection (no body is read, no
+/// request is pipelined behind it), and a connection that has neither upgraded nor sent a whole head within
+/// `timeout` of opening is closed: before its upgrade a connection costs the relay a bounded time and memory,
+/// whatever its peer sends or leaves unread.
 final class RelayHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private var head: HTTPRequestHead?
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+    private var answered = false
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = context.loopBound
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { loopBound.value.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Upgraded (or closed): the WebSocket's own timers take over.
+        deadline?.cancel()
+        deadline = nil
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head): self.head = head
-        case .body: break
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            let path = URI(head.uri).path
-            let healthy = head.method == .GET && path == "/healthz"
-            let refused = RelaySocketHandler.role(path: path) != nil
-            let keepAlive = head.isKeepAlive && !refused
-            let body = ByteBuffer(string: healthy ? "ok\n" : "")
-            var headers = HTTPHeaders()
-            if healthy { headers.add(name: "Content-Type", value: "text/plain; charset=utf-8") }
-            headers.add(name: "Content-Length", value: "\(body.readableBytes)")
-            if !keepAlive { headers.add(name: "Connection", value: "close") }
-            let response = HTTPResponseHead(
-                version: head.version,
-                status: healthy ? .ok : refused ? .badRequest : .notFound,
-                headers: headers
-            )
-            context.write(wrapOutboundOut(.head(response)), promise: nil)
-            if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
-            let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-            if !keepAlive {
-                let loopBound = context.loopBound
-                written.whenComplete { _ in loopBound.value.close(promise: nil) }
-            }
-        }
+        guard case .head(let head) = unwrapInboundIn(data), !answered else { return }
+        answered = true
+        let path = URI(head.uri).path
+        let healthy = head.method == .GET && path == "/healthz"
+        let refused = RelaySocketHandler.role(path: path) != nil
+        let body = ByteBuffer(string: healthy ? "ok\n" : "")
+        var headers = HTTPHeaders()
+        if healthy { headers.add(name: "Content-Type", value: "text/plain; charset=utf-8") }
+        headers.add(name: "Content-Length", value: "\(body.readableBytes)")
+        headers.add(name: "Connection", value: "close")
+        let response = HTTPResponseHead(
+            version: head.version,
+            status: healthy ? .ok : refused ? .badRequest : .notFound,
+            headers: headers
+        )
+        context.write(wrapOutboundOut(.head(response)), promise: nil)
+        if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        let loopBound = context.loopBound
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         let inputClosed: Bool = if case ChannelEvent.inputClosed? = event as? ChannelEvent { true } else { false }
-        if inputClosed || event is IdleStateHandler.IdleStateEvent
-            || (event is ChannelShouldQuiesceEvent && head == nil)
-        {
+        if inputClosed || (event is ChannelShouldQuiesceEvent && !answered) {
             context.close(promise: nil)
             return
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A request NIO could not parse: its 400 is on its way (NIO's protocol error handler); the connection ends.
+        // (A refused upgrade also reports an error here; its request is answered like any other.)
+        if error is HTTPParserError { context.close(promise: nil) }
     }
 }

@@ -1,3 +1,4 @@
+import ByteStreams
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -30,6 +31,14 @@ public final class RelayServer: Sendable {
         public var maximumPayload: Int = 16384
         /// A client stream on which nothing crossed for this long is closed.
         public var idleTimeout: Duration = .seconds(300)
+        /// A connection that has neither upgraded to a WebSocket nor sent a whole request head this long after it
+        /// opened is closed.
+        public var requestTimeout: Duration = .seconds(30)
+        /// The most connections open at once (hubs, clients and plain requests together).
+        ///
+        /// A connection beyond it is closed as soon as it is accepted. `nil`: the open-file limit less a reserve
+        /// (``RelayServer/defaultMaximumConnections()``), so the relay never runs out of descriptors while accepting.
+        public var maximumConnections: Int?
         /// How long a hub has to answer the challenge.
         public var proofTimeout: Duration = .seconds(10)
         /// How often the relay pings each WebSocket; one that does not answer in that time is closed.
@@ -52,12 +61,48 @@ public final class RelayServer: Sendable {
     public let configuration: Configuration
     let homes = HomeRegistry()
     let logger: Logger
+    /// The connections open now, and whether reaching the cap was logged in this episode.
+    private let openConnections = Atomic<Int>(0)
+    private let warnedAtCap = Atomic<Bool>(false)
+    /// The cap in force: the configuration's, or the default from the open-file limit when the relay was made.
+    let connectionCap: Int
 
     /// A relay with `configuration`, logging to `logger`.
     public init(configuration: Configuration, logger: Logger = Logger(label: "hearth.relay")) {
         self.configuration = configuration
         self.logger = logger
+        connectionCap = max(1, configuration.maximumConnections ?? Self.defaultMaximumConnections())
     }
+
+    /// The connection cap for this process: its open-file soft limit less a reserve for logs, TLS files and
+    /// listeners (a quarter of the limit, at most 256).
+    public static func defaultMaximumConnections() -> Int {
+        let soft = OpenFileLimit.current().soft
+        return max(16, soft - min(256, soft / 4))
+    }
+
+    /// Counts a new connection in; `false` (and nothing counted) when the cap is reached.
+    func admitConnection() -> Bool {
+        let open = openConnections.wrappingAdd(1, ordering: .relaxed).newValue
+        guard open > connectionCap else { return true }
+        openConnections.wrappingSubtract(1, ordering: .relaxed)
+        if !warnedAtCap.exchange(true, ordering: .relaxed) {
+            logger.warning(
+                "connections reached their limit; new ones are closed until some end",
+                metadata: ["limit": "\(connectionCap)"]
+            )
+        }
+        return false
+    }
+
+    /// Counts a connection out; the next time the cap is reached is logged again once nine tenths are free.
+    func connectionEnded() {
+        let open = openConnections.wrappingSubtract(1, ordering: .relaxed).newValue
+        if open < connectionCap * 9 / 10 { warnedAtCap.store(false, ordering: .relaxed) }
+    }
+
+    /// The connections open now (hubs, clients, plain requests).
+    public var connectionCount: Int { openConnections.load(ordering: .relaxed) }
 
     /// The number of homes connected now.
     public var connectedHomes: Int { homes.count }

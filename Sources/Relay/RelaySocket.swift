@@ -78,6 +78,8 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
     private var lastActivity = NIODeadline.now()
     private var queuedWhileUnwritable = 0
     private var pendingRead = false
+    /// Whether a client's fragmented message has begun and not ended.
+    private var clientMessageOpen = false
     /// A hub's message whose first frames came (whether it is binary, its bytes so far).
     private var partial: (binary: Bool, bytes: ByteBuffer)?
 
@@ -210,7 +212,7 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
         let maximum = relay.configuration.maximumPayload + RelayFrame.dataHeaderLength
         if frame.opcode == .continuation {
             guard var partial else {
-                close(.protocolError, reason: nil)
+                fail(.protocolError, reason: nil)
                 return
             }
             self.partial = nil
@@ -226,7 +228,7 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
                 self.partial = partial
             }
         } else if partial != nil {
-            close(.protocolError, reason: nil)
+            fail(.protocolError, reason: nil)
         } else if frame.fin {
             hubMessage(frame.unmaskedData, binary: frame.opcode == .binary, context: context)
         } else {
@@ -260,10 +262,6 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
             return
         }
         guard let home else { return }
-        guard bucket.take() else {
-            close(RelayClose.tooManyFrames.code, reason: RelayClose.tooManyFrames.reason)
-            return
-        }
         guard binary, let relayFrame = RelayFrame(decoding: message) else { return }
         switch relayFrame {
         case .data(let stream, let payload):
@@ -308,14 +306,16 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
 
     /// A frame from the client: forwarded to the home within the limits.
     private func clientFrame(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
-        guard bucket.take() else {
-            end(RelayClose.tooManyFrames.code, reason: RelayClose.tooManyFrames.reason)
+        // A continuation only inside a fragmented message, and a new message only after the last one ended.
+        guard (frame.opcode == .continuation) == clientMessageOpen else {
+            fail(RelayClose.malformedFrame.code, reason: RelayClose.malformedFrame.reason)
             return
         }
+        clientMessageOpen = !frame.fin
         // Frames, not messages: a stream is bytes, so each frame's payload is forwarded as it comes.
         let length = frame.length
         guard length <= relay.configuration.maximumPayload else {
-            end(RelayClose.frameTooLarge.code, reason: RelayClose.frameTooLarge.reason)
+            fail(RelayClose.frameTooLarge.code, reason: RelayClose.frameTooLarge.reason)
             return
         }
         guard length > 0, let home, let stream, let route else { return }
@@ -387,13 +387,30 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        if frame.opcode == .connectionClose {
+            receivedClose(frame, context: context)
+            return
+        }
+        guard phase == .open else { return }
+        // RFC 6455 §5.1–5.3: both ends of the relay are clients, which mask every frame; no extension was agreed,
+        // so no reserved bit may be set.
+        guard frame.maskKey != nil, !frame.rsv1, !frame.rsv2, !frame.rsv3 else {
+            fail(RelayClose.malformedFrame.code, reason: RelayClose.malformedFrame.reason)
+            return
+        }
+        // Every frame counts, pings and fragments too, before the hub's proof as after it.
+        guard bucket.take() else {
+            fail(RelayClose.tooManyFrames.code, reason: RelayClose.tooManyFrames.reason)
+            return
+        }
         switch frame.opcode {
         case .ping:
             guard frame.fin else {
-                close(.protocolError, reason: nil)
+                fail(.protocolError, reason: nil)
                 return
             }
-            guard phase == .open else { return }
+            // A peer that does not read its pongs gets none: answers never pile up in the relay's memory.
+            guard context.channel.isWritable else { return }
             context.writeAndFlush(
                 wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)),
                 promise: nil
@@ -403,16 +420,15 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
             if frame.fin, let pingSent, data.readableBytes == 8, data.readInteger(as: UInt64.self) == pingSent {
                 self.pingSent = nil
             }
-        case .connectionClose:
-            receivedClose(frame, context: context)
-        case .binary, .text, .continuation:
-            guard phase == .open else { return }
+        case .binary, .continuation:
             switch role {
             case .hub: hubFrame(frame, context: context)
             case .client: clientFrame(frame, context: context)
             }
+        case .text:
+            fail(RelayClose.textRefused.code, reason: RelayClose.textRefused.reason)
         default:
-            break
+            fail(RelayClose.malformedFrame.code, reason: RelayClose.malformedFrame.reason)
         }
     }
 
@@ -476,19 +492,34 @@ final class RelaySocketHandler: ChannelDuplexHandler, NIOScheduledCallbackHandle
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A malformed or oversized frame: the close frame says why, then the connection closes.
-        if let error = error as? NIOWebSocketError, phase == .open {
-            endStream()
-            phase = .closed
-            var data = context.channel.allocator.buffer(capacity: 2)
-            data.write(webSocketErrorCode: error == .invalidFrameLength ? .messageTooLarge : .protocolError)
-            let loopBound = context.loopBound
-            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)))
-                .whenComplete { _ in loopBound.value.close(promise: nil) }
-            return
+        switch phase {
+        case .open:
+            guard let error = error as? NIOWebSocketError else {
+                context.close(promise: nil)
+                return
+            }
+            // A malformed or oversized frame that the decoder refused.
+            fail(error == .invalidFrameLength ? .messageTooLarge : .protocolError, reason: nil)
+        case .closing, .closed:
+            // The frame decoder refuses everything after its error; the connection is already on its way out.
+            break
         }
-        context.close(promise: nil)
     }
+
+    /// Fails the connection (RFC 6455 §7.1.7): the close frame says why, then the relay sends nothing more.
+    ///
+    /// It still reads (and drops) what the peer sends, until the peer closes or `lingerAfterFailure` passes, so the
+    /// peer reads the close frame rather than a reset for bytes the relay left unread.
+    private func fail(_ code: WebSocketErrorCode, reason: String?) {
+        guard phase == .open, let context else { return }
+        end(code, reason: reason)
+        deadline = .now() + Self.lingerAfterFailure
+        armTimer()
+        context.close(mode: .output, promise: nil)
+    }
+
+    /// How long a failed connection is read (and dropped) before it is closed.
+    static let lingerAfterFailure = TimeAmount.seconds(2)
 
     func channelInactive(context: ChannelHandlerContext) {
         ended()

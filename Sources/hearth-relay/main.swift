@@ -1,4 +1,5 @@
 import ArgumentParser
+import ByteStreams
 import Foundation
 import Logging
 import NIOCore
@@ -42,6 +43,9 @@ struct RelayCommand: AsyncParsableCommand {
     @Option(help: "Seconds between pings on every WebSocket.")
     var pingInterval = 30
 
+    @Option(help: "The most connections open at once (default: the open-file limit less a reserve).")
+    var maxConnections: Int?
+
     @Option(help: "A PEM certificate chain: serve WebSocket over TLS (needs --tls-key).")
     var tlsCertificate: String?
 
@@ -64,6 +68,9 @@ struct RelayCommand: AsyncParsableCommand {
             throw ValidationError("--tls-certificate and --tls-key go together: give both or neither.")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535; got \(port).") }
+        if let maxConnections, maxConnections < 1 {
+            throw ValidationError("--max-connections must be at least 1; got \(maxConnections).")
+        }
         if let threads, !(1...256).contains(threads) {
             throw ValidationError("--threads must be 1 to 256; got \(threads).")
         }
@@ -85,7 +92,10 @@ struct RelayCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
+        // Every hub and client holds a descriptor: use all the system allows, and stay below it (the cap).
+        OpenFileLimit.raiseSoftLimitToHard()
         var configuration = RelayServer.Configuration(host: address, port: port)
+        configuration.maximumConnections = maxConnections
         configuration.maximumStreamsPerHome = maxStreams
         configuration.clientFramesPerSecond = clientRate
         configuration.clientFrameBurst = clientRate * 2
@@ -102,7 +112,10 @@ struct RelayCommand: AsyncParsableCommand {
                 let key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
                 configuration.tls = .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             } catch {
-                throw ValidationError("Could not read the TLS certificate or key: \(error).")
+                throw ValidationError(
+                    "Could not read --tls-certificate \(tlsCertificate) or --tls-key \(tlsKey): both must be PEM files "
+                        + "this user can read (a certificate chain, and its unencrypted private key)."
+                )
             }
         }
         let relay = RelayServer(configuration: configuration)
