@@ -28,12 +28,17 @@ struct Configuration {
                 let words = interpretation.engine.words.of(pieces[..<cut].joined(separator: " "))
                 if thing(words) != nil {
                     subjectWords = words
-                    objectText = pieces[cut...].joined(separator: " ").trimmingCharacters(in: Self.trimmed)
+                    var rest = pieces[cut...]
+                    // "rename the garage to": the "to" of a rename whose new name is missing is not the name.
+                    if verb == .rename, rest.first?.lowercased() == "to" { rest = rest.dropFirst() }
+                    objectText = rest.joined(separator: " ").trimmingCharacters(in: Self.trimmed)
                     break
                 }
             }
         }
-        guard !objectText.isEmpty, let subject = thing(subjectWords) else {
+        // A new name of only articles and fillers ("rename garage to the") says no name.
+        if interpretation.engine.words.of(objectText).isEmpty { objectText = "" }
+        guard let subject = thing(subjectWords) else {
             return interpretation.refusal(
                 .notUnderstood,
                 lexicon.message(
@@ -46,6 +51,11 @@ struct Configuration {
             CommandMatch(words: verb.rawValue, role: "verb", meaning: verb.rawValue),
             CommandMatch(words: subjectWords.joined(separator: " "), role: subject.kind, meaning: subject.name),
         ]
+        guard !objectText.isEmpty else {
+            let message =
+                verb == .move ? lexicon.message("notUnderstood") : lexicon.message("noNewName", ["name": subject.name])
+            return interpretation.refusal(.notUnderstood, message, explanation: explanation)
+        }
         var configuration: CommandConfiguration
         var message: String
         switch verb {

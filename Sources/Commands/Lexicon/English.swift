@@ -194,6 +194,7 @@ extension Lexicon {
             "valueOf": "The {what} of {name} is {value}", "valueIn": "The {what} in the {room} is {value}",
             "nothingToAsk": "There is nothing {what} {where} to ask about.",
             "rename": "Renaming {name} to {newName}.", "move": "Moving {name} to the {room}.",
+            "noNewName": "What should {name} be called? Say the new name after 'to'.",
             "running": "Running {name}."
           }
         }
