@@ -26,6 +26,8 @@ public struct CommandEngine: Sendable {
     public let lexicon: Lexicon
     /// The most characters a sentence may have.
     public static let maximumLength = 1_000
+    /// The largest number a sentence may say (kelvins, mireds and percentages are far below it).
+    public static let maximumNumber: Double = 1_000_000
     /// The names and phrases.
     let index: NameIndex
     /// How sentences become words.
@@ -88,6 +90,15 @@ struct Interpretation {
         let isQuestion = tags.first?.lexiconWords.contains { if case .question = $0 { true } else { false } } ?? false
         if !isQuestion, let verb = tags.first?.verb, verb == .rename || verb == .move || verb == .call {
             return Configuration(interpretation: self, contextRoom: contextRoom).run(verb: verb, words: words)
+        }
+        // 1e309 reads as infinity and 1e308 overflows any sum: such a number is refused before it means anything.
+        if let absurd = tags.first(where: { $0.number.map { !($0.magnitude <= CommandEngine.maximumNumber) } ?? false })
+        {
+            return refusal(
+                .invalidValue,
+                "The number '\(absurd.text)' is too large: numbers in a command can be at most "
+                    + "\(Values.text(CommandEngine.maximumNumber))."
+            )
         }
         let parse = parser.parse(tags, asQuestion: isQuestion)
         if let unknown = parse.unknown.first {

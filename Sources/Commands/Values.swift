@@ -65,8 +65,8 @@ enum Values {
     static func hapValue(_ value: Double, format: Format) -> HAPValue? {
         switch format {
         case .bool: .bool(value != 0)
-        case .uint8, .uint16, .uint32, .uint64: value >= 0 ? .uint(UInt64(value.rounded())) : nil
-        case .int: .int(Int64(value.rounded()))
+        case .uint8, .uint16, .uint32, .uint64: value >= 0 && value < 0x1p64 ? .uint(UInt64(value.rounded())) : nil
+        case .int: value >= -0x1p63 && value < 0x1p63 ? .int(Int64(value.rounded())) : nil
         case .float: .float(value)
         default: nil
         }
