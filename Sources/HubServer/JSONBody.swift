@@ -209,11 +209,22 @@ enum JSONBody {
         }
     }
 
+    /// The error body of an answer that could not be encoded.
+    static let unwritableAnswer =
+        #"{"error":{"code":"internalError","message":"the hub could not write its answer as JSON"}}"#
+
     /// A JSON response with `status`.
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let direct =
             (value as? WriteResults).flatMap(directJSON(of:)) ?? (value as? HomeResponse).flatMap(directJSON(of:))
-        let data = direct ?? (try? JSONEncoder.api.encode(value)) ?? Data("{}".utf8)
+        // An answer JSON cannot hold (a non-finite number) is a failure of the hub, never an empty 200.
+        guard let data = direct ?? (try? JSONEncoder.api.encode(value)) else {
+            return Response(
+                status: .internalServerError,
+                headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: Data(unwritableAnswer.utf8)))
+            )
+        }
         return Response(
             status: status,
             headers: [.contentType: "application/json; charset=utf-8"],

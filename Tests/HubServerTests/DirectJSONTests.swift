@@ -18,6 +18,14 @@ import Testing
         Date(timeIntervalSince1970: 253_402_300_799),
     ]
 
+    @Test func anAnswerJSONCannotHoldIsAFailureNotAnEmptyOK() throws {
+        struct Answer: Encodable { var value: Double }
+        let failed = JSONBody.response(Answer(value: .infinity))
+        #expect(failed.status == .internalServerError)
+        let written = JSONBody.response(Answer(value: 1))
+        #expect(written.status == .ok)
+    }
+
     @Test func valueChangeFramesAreTheEncodersBytes() throws {
         var checked = 0
         for value in Self.values {
