@@ -53,6 +53,18 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         return result
     }
 
+    /// A label for people (a token's, a pairing code's) as it is stored: `fallback` when none is given, else
+    /// normalised and checked by the rules of names (something visible, no control or bidi characters, at most
+    /// 64 characters), or `400 invalidName` naming `field`.
+    static func validatedLabel(_ label: String?, field: String, default fallback: String) throws -> String {
+        guard let label else { return fallback }
+        let normalized = Names.normalized(label)
+        if let problem = Names.problem(with: normalized) {
+            throw APIError(.badRequest, code: "invalidName", message: "field '\(field)': \(problem.sentence)")
+        }
+        return normalized
+    }
+
     /// A kind of object in words: "actionSet" becomes "action set".
     static func words(_ kind: String) -> String { HomeGraphError.words(kind) }
 

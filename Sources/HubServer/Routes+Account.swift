@@ -21,7 +21,7 @@ extension Routes {
         add(Endpoints.createToken) { call, body in
             let (id, token) = try await call.server.credentials.addToken(
                 to: call.principal.userID,
-                label: body.label ?? "token"
+                label: try APIError.validatedLabel(body.label, field: "label", default: "token")
             )
             return NewToken(userID: call.principal.userID, tokenID: id, token: token)
         }

@@ -45,7 +45,7 @@ extension Routes {
         add(Endpoints.createPairingCode) { call, body in
             let (stored, code) = try await call.server.credentials.createPairingCode(
                 for: call.principal.userID,
-                label: body.label ?? "device",
+                label: try APIError.validatedLabel(body.label, field: "label", default: "device"),
                 lifetime: call.server.configuration.pairingCodeLifetime
             )
             return NewPairingCode(code: code, expiresAt: stored.expiresAt)

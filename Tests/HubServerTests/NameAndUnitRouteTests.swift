@@ -53,6 +53,32 @@ import Testing
         }
     }
 
+    @Test func tokenAndPairingCodeLabelsFollowTheRulesOfNames() async throws {
+        let fixture = try await Fixture()
+        let o = fixture.owner.token
+        try await fixture.withServer { api in
+            let long = String(repeating: "x", count: 100_000)
+            for path in ["/v1/me/tokens", "/v1/account/pairing-codes"] {
+                for label in [long, #"bell\u0007"#, #"evil\u202Etxt"#, "", "   ", #"\u200B"#] {
+                    let reply = try await api.call(.post, path, token: o, body: #"{"label": "\#(label)"}"#)
+                    #expect(reply.status == 400 && reply.errorCode == "invalidName", "\(path): \(reply.text)")
+                    #expect(reply.errorMessage.hasPrefix("field 'label': "), "\(reply.text)")
+                    #expect(reply.text.count < 400)
+                }
+            }
+            #expect(await fixture.credentials.account(fixture.owner.id)?.tokens.count == 1)
+            // A label is normalised as a name is; none gives the default.
+            var reply = try await api.call(.post, "/v1/me/tokens", token: o, body: #"{"label": "  My   laptop "}"#)
+            #expect(reply.status == 201)
+            reply = try await api.call(.post, "/v1/me/tokens", token: o, body: "{}")
+            #expect(reply.status == 201)
+            let labels = await fixture.credentials.account(fixture.owner.id)?.tokens.map(\.label) ?? []
+            #expect(labels.suffix(2) == ["My laptop", "token"])
+            reply = try await api.call(.post, "/v1/account/pairing-codes", token: o, body: #"{"label": "phone"}"#)
+            #expect(reply.status == 201)
+        }
+    }
+
     @Test func theOwnerSetsTheTemperatureUnitAndASharedUserCannot() async throws {
         let fixture = try await Fixture()
         let o = fixture.owner.token
