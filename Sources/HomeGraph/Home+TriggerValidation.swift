@@ -193,14 +193,9 @@ extension Home {
     }
 
     private func validate(_ region: Region, field: String) throws(HomeGraphError) {
-        let name = region.name.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.count <= 64,
-            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-            throw .invalidTrigger(
-                field: field + ".name",
-                problem: "a region needs a name of 1 to 64 visible characters"
-            )
+        // The rules of every other name: something visible, no control or bidi characters, at most 64 characters.
+        if let problem = Names.problem(with: Names.normalized(region.name)) {
+            throw .invalidTrigger(field: field + ".name", problem: problem.sentence)
         }
         guard region.center.isValid else {
             throw .invalidTrigger(

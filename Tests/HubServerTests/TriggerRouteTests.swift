@@ -182,6 +182,14 @@ import Testing
                 "events[0].region.radius"
             ),
             (
+                #"{"events": [{"location": {"region": {"name": "Off\u202Eice", "center": {"latitude": 1, "longitude": 2}, "radius": 50}, "transition": "entry", "users": "everyUser"}}]}"#,
+                "events[0].region.name"
+            ),
+            (
+                #"{"events": [{"location": {"region": {"name": "\u200B", "center": {"latitude": 1, "longitude": 2}, "radius": 50}, "transition": "entry", "users": "everyUser"}}]}"#,
+                "events[0].region.name"
+            ),
+            (
                 #"{"events": [{"duration": {"condition": {"time": {"after": "18:00"}}, "seconds": 600}}]}"#,
                 "events[0].condition"
             ),
