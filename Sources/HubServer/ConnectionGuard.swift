@@ -93,7 +93,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                     refuse(context, status: .forbidden, message: refusal)
                     return
                 }
-                // The frames that follow an upgrade are not HTTP parts: leave before NIO swaps the handlers.
+                // The frames that follow an upgrade are not HTTP parts: leave before NIO swaps the handlers, and
+                // leave a handler that gives a refused upgrade's bare 400 its JSON body (a 401 without a caller).
+                let answer = UpgradeRefusalAnswer()
+                try? context.pipeline.syncOperations.addHandler(answer, position: .after(self))
                 context.fireChannelRead(data)
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
                 return
@@ -200,4 +203,71 @@ public enum ConnectionLimits {
     public static let maximumHeadSize = 16 * 1024
     /// The most header lines in one request.
     public static let maximumHeaderCount = 100
+}
+
+/// Stands in for ``ConnectionGuard`` while a WebSocket upgrade is decided: Hummingbird answers a refused upgrade with
+/// a bare `400` and no body, which this turns into the API's answer, `401 unauthorized` with the JSON error body
+/// when the upgrade was refused for want of a caller (``markUnauthorized(on:)``), else `400` with one.
+///
+/// It leaves the pipeline when the event route accepts the upgrade (``settle(on:isUnauthorized:)``), or after the
+/// first answer that passes.
+final class UpgradeRefusalAnswer: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Whether the upgrade was refused because the request named no valid caller.
+    var isUnauthorized = false
+    /// The JSON body written in place of the empty one, while a refusal is being rewritten.
+    private var body: ByteBuffer?
+
+    /// Tells `channel`'s handler how its upgrade was decided, before the answer is written: a refusal for want of
+    /// a valid token or session is noted (answered 401), an accepted upgrade removes the handler (WebSocket frames
+    /// must not pass it).
+    static func settle(on channel: any Channel, isUnauthorized: Bool) async {
+        try? await channel.eventLoop.submit {
+            let operations = channel.pipeline.syncOperations
+            let handler = try operations.handler(type: UpgradeRefusalAnswer.self)
+            if isUnauthorized {
+                handler.isUnauthorized = true
+            } else {
+                operations.removeHandler(handler, promise: nil)
+            }
+        }.get()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status == .badRequest:
+            let error =
+                isUnauthorized
+                ? APIError.unauthorized
+                : APIError.invalidRequest("the WebSocket upgrade was refused: only GET /v1/events takes one")
+            let body = ConnectionGuard.errorBody(code: error.code, message: error.message)
+            self.body = body
+            var headers = HTTPHeaders()
+            headers.add(name: "content-type", value: "application/json; charset=utf-8")
+            headers.add(name: "content-length", value: String(body.readableBytes))
+            headers.add(name: "connection", value: "close")
+            let status = HTTPResponseStatus(statusCode: Int(error.status.code))
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+                promise: promise
+            )
+        case .head(let head):
+            context.write(data, promise: promise)
+            if head.status == .switchingProtocols {
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            }
+        case .body:
+            // A refusal has no body of its own; ours is written before its end.
+            if body == nil { context.write(data, promise: promise) } else { promise?.succeed() }
+        case .end:
+            if let body {
+                context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+                self.body = nil
+            }
+            context.write(data, promise: promise)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+    }
 }

@@ -180,6 +180,8 @@ public struct HubServer: Sendable {
                 let principal = await CurrentSecureConnection.$connection.withValue(secure) {
                     await server.eventPrincipal(of: request, channel: context.channel)
                 }
+                // A refusal is answered 401 with the JSON error body, not Hummingbird's bare 400.
+                await UpgradeRefusalAnswer.settle(on: context.channel, isUnauthorized: principal == nil)
                 guard principal != nil else { return .dontUpgrade }
                 return .upgrade([:])
             },

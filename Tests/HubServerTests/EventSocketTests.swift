@@ -341,4 +341,25 @@ import Testing
             #expect(reply.status == 401)
         }
     }
+
+    @Test func aRefusedUpgradeIsAnswered401WithTheJSONErrorBody() async throws {
+        let fixture = try await Fixture()
+        try await fixture.withServer { api in
+            for headers in [[], [("Authorization", "Bearer hearth_wrong")], [("Authorization", "Basic eDp5")]] {
+                let socket = try BrowserEventSocketTests.BrowserSocket(port: api.port, headers: headers)
+                let answer = try #require(await socket.answer(), "\(headers)")
+                #expect(answer.head.hasPrefix("HTTP/1.1 401"), "\(headers): \(answer.head)")
+                #expect(answer.head.lowercased().contains("content-type: application/json"))
+                let body = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+                #expect((body?["error"] as? [String: Any])?["code"] as? String == "unauthorized", "\(answer.body)")
+            }
+            // A valid token still upgrades.
+            let socket = try BrowserEventSocketTests.BrowserSocket(
+                port: api.port,
+                headers: [("Authorization", "Bearer \(fixture.owner.token)")]
+            )
+            let answer = try #require(await socket.answer())
+            #expect(answer.head.hasPrefix("HTTP/1.1 101"), "\(answer.head)")
+        }
+    }
 }
