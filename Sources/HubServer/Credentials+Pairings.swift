@@ -153,6 +153,22 @@ extension CredentialStore {
         try save()
     }
 
+    /// Counts a guess before its proof is checked: `false` (nothing counted) once `limit` is reached.
+    ///
+    /// The count is on disk before the proof is looked at, so a guess costs a try even if the hub stops right
+    /// after; ``returnPairingAttempt()`` gives it back when the code was right.
+    func takePairingAttempt(limit: Int) throws -> Bool {
+        guard failedPairingAttempts < limit else { return false }
+        try recordFailedPairingAttempt()
+        return true
+    }
+
+    /// Gives back a try that ``takePairingAttempt()`` counted for a code that proved right.
+    func returnPairingAttempt() throws {
+        file.failedPairingAttempts = max(0, failedPairingAttempts - 1)
+        try save()
+    }
+
     /// Sets the count of wrong pairing codes back to 0.
     public func resetFailedPairingAttempts() throws {
         file.failedPairingAttempts = 0
@@ -204,6 +220,10 @@ extension CredentialStore {
             label: label,
             createdAt: Date()
         )
+        // A client identifier is its account's: another account's pairing is never replaced.
+        if let existing = self.pairing(clientID: clientID), existing.accountID != accountID {
+            throw APIError(.conflict, code: "clientIDTaken", message: "this client identifier is another account's")
+        }
         let before = file
         var next = file
         if let codeIndex { next.pairingCodes?.remove(at: codeIndex) }
@@ -226,12 +246,14 @@ extension CredentialStore {
         return removed
     }
 
-    /// Removes every pairing of an account; returns them.
+    /// Removes every pairing of an account, and the pairing codes it has not used yet; returns the pairings.
     @discardableResult
     public func removePairings(of accountID: UUID) throws -> [StoredPairing] {
         let removed = pairings(of: accountID)
-        guard !removed.isEmpty else { return [] }
+        let hasCodes = file.pairingCodes?.contains { $0.accountID == accountID } ?? false
+        guard !removed.isEmpty || hasCodes else { return [] }
         file.pairings?.removeAll { $0.accountID == accountID }
+        file.pairingCodes?.removeAll { $0.accountID == accountID }
         try save()
         return removed
     }

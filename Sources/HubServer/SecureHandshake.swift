@@ -59,22 +59,33 @@ actor SecureHandshake {
             )
         }
         guard var machine = setup else { return Self.failure(.unknown, state: 2) }
+        // M3 carries the guess. Its try is counted before the proof is checked (and given back for the right code),
+        // so connections that all passed M1 together cannot guess past the limit between them.
+        var tryTaken = false
+        if request[.state] == [3] {
+            let limit = server.configuration.maximumFailedPairingAttempts
+            guard (try? await credentials.takePairingAttempt(limit: limit)) == true else {
+                setup = nil
+                return Self.failure(.maxTries, state: 4)
+            }
+            tryTaken = true
+        }
         let step = machine.receive(request)
         setup = machine
-        var close = false
+        // An error answer (a wrong state, a missing item) ends the connection, as HAP's does.
+        var close = step.reply[.error] != nil
         for event in step.events {
             switch event {
             case .wrongSetupCode:
-                try? await credentials.recordFailedPairingAttempt()
                 close = true
+            case .correctSetupCode where tryTaken:
+                try? await credentials.returnPairingAttempt()
             case .failed:
                 close = true
             case .paired(let pairing):
                 // An invite's new account name travels inside the encrypted M5 sub-TLV, never in clear.
-                name =
-                    machine.controllerItems[TLV8.Tag(rawValue: HubPairingTLV.name)].map {
-                        Names.normalized(String(decoding: $0, as: UTF8.self))
-                    } ?? ""
+                let bytes = machine.controllerItems[TLV8.Tag(rawValue: HubPairingTLV.name)]
+                name = bytes.flatMap { String(validating: $0, as: UTF8.self) }.map(Names.normalized) ?? ""
                 if case .invite? = code, name.isEmpty || Names.problem(with: name) != nil {
                     return Self.failure(.unknown, state: 6)
                 }

@@ -133,10 +133,12 @@ public struct WebCertificate: Sendable {
                 throw Failure(description: "\(source) holds no certificate")
             }
             let key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
-            let configuration = TLSConfiguration.makeServerConfiguration(
+            var configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain.map { .certificate($0) },
                 privateKey: .privateKey(key)
             )
+            // NIOSSL would also speak TLS 1.0 and 1.1, which every browser has dropped and RFC 8996 forbids.
+            configuration.minimumTLSVersion = .tlsv12
             return WebCertificate(
                 certificatePEM: chainPEM,
                 fingerprint: fingerprint(der: try leaf.toDERBytes()),

@@ -116,7 +116,13 @@ public final class RelayServer: Sendable {
     ) throws -> some ApplicationProtocol {
         let relay = self
         let plain = HTTPServerBuilder { _ in RelayChildChannel(relay: relay) }
-        let server = try configuration.tls.map { try HTTPServerBuilder.tls(plain, tlsConfiguration: $0) } ?? plain
+        let server =
+            try configuration.tls.map { configured in
+                // Not TLS 1.0 or 1.1 (RFC 8996), which NIOSSL would otherwise speak.
+                var tls = configured
+                if [.tlsv1, .tlsv11].contains(tls.minimumTLSVersion) { tls.minimumTLSVersion = .tlsv12 }
+                return try HTTPServerBuilder.tls(plain, tlsConfiguration: tls)
+            } ?? plain
         return Application(
             // The application needs a responder; the channel handlers answer every request themselves.
             router: Router(context: BasicRequestContext.self),

@@ -5,7 +5,6 @@ import HAP
 import HearthAPI
 import HomeGraph
 import Hub
-import HubServer
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -15,6 +14,7 @@ import TestFixtures
 import Testing
 
 @testable import HearthKit
+@testable import HubServer
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -191,6 +191,78 @@ import Testing
             #expect(await fixture.credentials.failedPairingAttempts == 0)
             _ = try await SecureHub.pair(address: address, code: code)
         }
+    }
+
+    @Test func wrongCodesTriedOnManyConnectionsAtOnceStopAtTheLimit() async throws {
+        let fixture = try await KitFixture()
+        try await withServers(fixture, maximumFailedPairingAttempts: 3) { _, address, _ in
+            let (_, code) = try await fixture.credentials.createPairingCode(
+                for: fixture.guest.id,
+                label: "phone",
+                lifetime: 3600
+            )
+            let wrong = String(code.prefix(4)) + (code.hasSuffix("ABCDEFGH") ? "HGFEDCBA" : "ABCDEFGH")
+            // Ten clients that all pass M1 before any guess is counted: each guess takes its try before its proof.
+            let refusals = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        do {
+                            _ = try await SecureHub.pair(address: address, code: wrong)
+                            return nil
+                        } catch {
+                            return (error as? HearthError)?.message ?? "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(refusals.allSatisfy { $0 != nil }, "a wrong code paired")
+            #expect(await fixture.credentials.failedPairingAttempts == 3)
+            #expect(refusals.filter { $0?.contains("too many wrong codes") == true }.count == 7, "\(refusals)")
+            await #expect(throws: (any Error).self) { _ = try await SecureHub.pair(address: address, code: code) }
+        }
+    }
+
+    @Test func aUserRemovedFromTheHomeCannotPairWithACodeMadeBefore() async throws {
+        let fixture = try await KitFixture()
+        try await withServers(fixture) { url, address, _ in
+            let (_, code) = try await fixture.credentials.createPairingCode(
+                for: fixture.guest.id,
+                label: "phone",
+                lifetime: 3600
+            )
+            try await fixture.client(url, fixture.owner).removeUser(fixture.guest.id, fromHome: fixture.homeID)
+            await #expect(throws: (any Error).self) { _ = try await SecureHub.pair(address: address, code: code) }
+            #expect(await fixture.credentials.pairings(of: fixture.guest.id).isEmpty)
+        }
+    }
+
+    @Test func aClientIdentifierNeverReplacesAnotherAccountsPairing() async throws {
+        let fixture = try await KitFixture()
+        let owners = try await fixture.credentials.addPairing(
+            clientID: "phone-1",
+            publicKey: [UInt8](repeating: 1, count: 32),
+            accountID: fixture.owner.id,
+            label: "phone"
+        )
+        await #expect(throws: (any Error).self) {
+            _ = try await fixture.credentials.addPairing(
+                clientID: "phone-1",
+                publicKey: [UInt8](repeating: 2, count: 32),
+                accountID: fixture.guest.id,
+                label: "invite"
+            )
+        }
+        #expect(await fixture.credentials.pairing(clientID: "phone-1")?.id == owners.id)
+        // The same account pairing the same client again replaces its own pairing.
+        let again = try await fixture.credentials.addPairing(
+            clientID: "phone-1",
+            publicKey: [UInt8](repeating: 3, count: 32),
+            accountID: fixture.owner.id,
+            label: "phone"
+        )
+        #expect(await fixture.credentials.pairings(of: fixture.owner.id).map(\.id) == [again.id])
+        await fixture.stop()
     }
 
     @Test func removingOrDemotingAUserClosesTheirSessionsWithinASecondAndTheOldKeysNoLongerVerify() async throws {

@@ -183,6 +183,14 @@ struct WebPageTLSTests {
         #expect(answer.closed)
         #expect(!String(decoding: answer.bytes, as: UTF8.self).contains("HTTP/"))
 
+        // TLS 1.2 and later only (RFC 8996): an old client gets no handshake.
+        if SelfSignedCertificate.openssl != nil {
+            #expect(try await offThePool { try SelfSignedCertificate.handshakes(port: port, version: "-tls1_2") })
+            #expect(
+                try await offThePool { try SelfSignedCertificate.handshakes(port: port, version: "-tls1_1") } == false
+            )
+        }
+
         // hearthd prints the certificate's fingerprint; `hearth web` tells it with the URL, from the hub's API.
         let certificate = try WebCertificateTests.read(state + "/web-tls.pem")
         var serializer = DER.Serializer()

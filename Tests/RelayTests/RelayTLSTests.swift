@@ -56,6 +56,11 @@ import Testing
         let message = Array("sealed bytes over TLS".utf8)
         #expect(try await roundTrip(port: forwarder.port, message) == message)
 
+        // TLS 1.2 and later only (RFC 8996): an old client gets no handshake.
+        let port = relay.port
+        #expect(try await offThePool { try SelfSignedCertificate.handshakes(port: port, version: "-tls1_2") })
+        #expect(try await offThePool { try SelfSignedCertificate.handshakes(port: port, version: "-tls1_1") } == false)
+
         // Plain WebSocket to the TLS port gets nothing through.
         let plain = TestSocket(url: "ws://127.0.0.1:\(relay.port)/v1/client?route=\(link.route)")
         plain.send([1])

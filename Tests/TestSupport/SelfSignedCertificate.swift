@@ -27,4 +27,22 @@ public enum SelfSignedCertificate {
         }
         return (certificatePath, keyPath)
     }
+
+    /// Whether `openssl s_client` completes a TLS handshake with `127.0.0.1:port` speaking only `version`
+    /// (`"-tls1_1"`, `"-tls1_2"` …); blocking: call it off the pool.
+    public static func handshakes(port: Int, version: String) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: openssl ?? "/usr/bin/openssl")
+        // SECLEVEL 0: the client offers old versions at all; the server decides.
+        process.arguments = [
+            "s_client", "-connect", "127.0.0.1:\(port)", version, "-cipher", "ALL:@SECLEVEL=0", "-servername",
+            "localhost",
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
 }
