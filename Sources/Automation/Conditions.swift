@@ -48,7 +48,9 @@ struct Situation {
                 longitude: location.longitude,
                 onDayOf: now
             ) {
-            case .at(let date): return .success(date)
+            // As a clock time today, as a clock time is read: "sunrise-12h" is today's 19:48 when sunrise is at
+            // 07:48, not yesterday's.
+            case .at(let date): return .success(clock.instant(of: clock.local(date).time, onDayOf: now))
             case .polarDay: return .failure(Refusal("the sun does not set today (polar day)"))
             case .polarNight: return .failure(Refusal("the sun does not rise today (polar night)"))
             }

@@ -131,6 +131,41 @@ import Testing
         #expect(inTime.firings.map(\.triggerID) == [trigger])
     }
 
+    @Test func aSunTimeWhoseOffsetCrossesMidnightIsReadAsTheClockTimeItShows() throws {
+        let clock = HomeClock(timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        let noon = House.june15(12, 0)
+        // Berlin, 15 June: sunrise about 04:43, so sunrise-12h is about 16:43 (the day before's, by the instant);
+        // sunset about 21:31, so sunset+12h is about 09:31 (the day after's).
+        for (point, holdsAtNoon) in [("sunrise-12h", false), ("sunset+12h", true), ("sunrise+12h", false)] {
+            var house = try House()
+            let trigger = try house.addTrigger(
+                "Odd hours",
+                TriggerDefinition(
+                    events: [.characteristic(id: house.motion, value: .bool(true))],
+                    condition: .time(after: TimePoint(point), before: nil)
+                ),
+                runs: [house.arriveHome]
+            )
+            var engine = AutomationEngine()
+            _ = engine.load(try house.home, now: House.june15(9, 0), isStart: true)
+            let outcomes = engine.valueReported(
+                house.motion,
+                old: .bool(false),
+                new: .bool(true),
+                in: try house.home,
+                now: noon
+            )
+            #expect(outcomes.firings.map(\.triggerID) == (holdsAtNoon ? [trigger] : []), "\(point)")
+            let check = try #require(outcomes.first?.state.decisions.last?.conditions.first, "\(point)")
+            #expect(check.holds == holdsAtNoon, "\(point): \(check.observed)")
+            // The explanation's clock time, as a clock-time condition, decides the same way.
+            let shown = try #require(check.observed.components(separatedBy: "from ").last)
+            let time = try #require(TimeOfDay(String(shown.prefix(5))), "\(check.observed)")
+            let start = clock.instant(of: time, onDayOf: noon)
+            #expect((noon >= start) == holdsAtNoon, "\(point): \(check.observed)")
+        }
+    }
+
     @Test func aButtonsSinglePressAndLongPressRunDifferentScenes() throws {
         var house = try House()
         let single = try house.addTrigger(
