@@ -17,18 +17,30 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let record: ConnectionRecord
     private let headTimeout: TimeAmount
+    private let bodyTimeout: TimeAmount
     private let servesTLS: Bool
     private let logger: Logger
     private var headTimer: Scheduled<Void>?
+    /// Armed while a request's head has come and its end has not, once a read leaves it unfinished.
+    private var bodyTimer: Scheduled<Void>?
+    private var awaitingEnd = false
     /// Requests whose answer has not ended: an error answer cannot be written while one is owed.
     private var unansweredRequests = 0
     private var closing = false
 
-    /// Guards a connection; one with no complete request head `headTimeout` after it opened is closed, and a
-    /// WebSocket upgrade with the session cookie from another origin (`servesTLS` gives the scheme) gets 403.
-    init(record: ConnectionRecord, headTimeout: TimeAmount, servesTLS: Bool = false, logger: Logger) {
+    /// Guards a connection; one with no complete request head `headTimeout` after it opened, or no whole body
+    /// `bodyTimeout` after a head, is closed, and a WebSocket upgrade with the session cookie from another origin
+    /// (`servesTLS` gives the scheme) gets 403.
+    init(
+        record: ConnectionRecord,
+        headTimeout: TimeAmount,
+        bodyTimeout: TimeAmount = .seconds(30),
+        servesTLS: Bool = false,
+        logger: Logger
+    ) {
         self.record = record
         self.headTimeout = headTimeout
+        self.bodyTimeout = bodyTimeout
         self.servesTLS = servesTLS
         self.logger = logger
     }
@@ -43,14 +55,38 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        headTimer?.cancel()
-        headTimer = nil
+        cancelTimers()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        cancelTimers()
+        context.fireChannelInactive()
+    }
+
+    private func cancelTimers() {
         headTimer?.cancel()
         headTimer = nil
-        context.fireChannelInactive()
+        bodyTimer?.cancel()
+        bodyTimer = nil
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // A body sent a byte at a time never holds the connection (and its handler's task) past `bodyTimeout`.
+        // Armed only when a read ends inside a request: the usual request, whose head and end come in one read,
+        // costs no timer.
+        if awaitingEnd, bodyTimer == nil, !closing {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            bodyTimer = context.eventLoop.scheduleTask(in: bodyTimeout) {
+                let (handler, context) = loopBound.value
+                handler.bodyTimer = nil
+                handler.logger.debug(
+                    "closing a connection whose request body did not arrive in time",
+                    metadata: ["peer": "\(context.channel.remoteAddress?.description ?? "?")"]
+                )
+                handler.refuse(context, status: .requestTimeout, message: "the request's body did not arrive in time")
+            }
+        }
+        context.fireChannelReadComplete()
     }
 
     private func armHeadTimer(_ context: ChannelHandlerContext) {
@@ -69,11 +105,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
+        if case .end = unwrapInboundIn(data) {
+            awaitingEnd = false
+            bodyTimer?.cancel()
+            bodyTimer = nil
+        }
         if case .head(let head) = unwrapInboundIn(data) {
             headTimer?.cancel()
             headTimer = nil
             record.noteRequest()
             unansweredRequests += 1
+            awaitingEnd = true
             if head.headers.contains(name: "upgrade"),
                 head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" })
             {
@@ -144,8 +186,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func refuse(_ context: ChannelHandlerContext, status: HTTPResponseStatus, message: String) {
         guard !closing else { return }
         closing = true
-        headTimer?.cancel()
-        headTimer = nil
+        cancelTimers()
         guard unansweredRequests == 0 else {
             context.close(promise: nil)
             return
@@ -166,6 +207,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        // A write that cannot complete (a TLS handshake that never finished holds it) must not keep the connection.
+        context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { context.close(promise: nil) }
     }
 
     /// The request head limits, as the 431 answer states them.

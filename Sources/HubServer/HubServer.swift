@@ -44,6 +44,8 @@ public struct HubServer: Sendable {
         public var resumeGrace: Duration
         /// How long a new connection may take to send its first complete request head before it is closed (408).
         public var headTimeout: Duration
+        /// How long a request's body may take to arrive after its head before the connection is closed.
+        public var bodyTimeout: Duration = .seconds(30)
         /// How long a kept-alive connection may sit idle between requests (or inside a later request head).
         public var idleTimeout: Duration
         /// The most connections open at once; `nil` derives it from the open-file limit when the server starts.
@@ -286,6 +288,7 @@ public struct HubServer: Sendable {
                 logger: logger
             ),
             headTimeout: TimeAmount(configuration.headTimeout),
+            bodyTimeout: TimeAmount(configuration.bodyTimeout),
             sendBufferSize: configuration.socketSendBufferSize,
             servesTLS: configuration.servesTLS || isTLS,
             tlsConnections: isTLS ? tlsConnections : nil

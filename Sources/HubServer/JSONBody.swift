@@ -15,14 +15,17 @@ enum JSONBody {
     static func decode<T: Codable>(_ type: T.Type, from request: Request) async throws -> T {
         var request = request
         let buffer: ByteBuffer
+        let tooLarge = APIError(
+            .contentTooLarge,
+            code: "bodyTooLarge",
+            message: "the body is larger than \(maximumSize) bytes, the most a request may send"
+        )
+        // A Content-Length over the limit is refused at once, not after waiting for bytes that will be refused.
+        if declaredLength(of: request) ?? 0 > maximumSize { throw tooLarge }
         do {
             buffer = try await request.collectBody(upTo: maximumSize)
         } catch {
-            throw APIError(
-                .contentTooLarge,
-                code: "bodyTooLarge",
-                message: "the body is larger than \(maximumSize) bytes, the most a request may send"
-            )
+            throw tooLarge
         }
         return try decode(type, from: Data(buffer.readableBytesView))
     }
@@ -32,20 +35,27 @@ enum JSONBody {
     static func homeFile(from request: Request) async throws -> HomeFile {
         var request = request
         let buffer: ByteBuffer
+        let tooLarge = APIError(
+            .contentTooLarge,
+            code: "bodyTooLarge",
+            message: "the home file is larger than \(HomeFile.maximumSize >> 20) MiB, the most an import may send"
+        )
+        if declaredLength(of: request) ?? 0 > HomeFile.maximumSize { throw tooLarge }
         do {
             buffer = try await request.collectBody(upTo: HomeFile.maximumSize)
         } catch {
-            throw APIError(
-                .contentTooLarge,
-                code: "bodyTooLarge",
-                message: "the home file is larger than \(HomeFile.maximumSize >> 20) MiB, the most an import may send"
-            )
+            throw tooLarge
         }
         do {
             return try HomeFile.decode(Data(buffer.readableBytesView))
         } catch {
             throw APIError.invalidRequest(error.sentence)
         }
+    }
+
+    /// The request's `Content-Length`, when it has one that is a number.
+    static func declaredLength(of request: Request) -> Int? {
+        request.headers[.contentLength].flatMap { Int($0) }
     }
 
     /// Reads `data` as `T`, strictly.

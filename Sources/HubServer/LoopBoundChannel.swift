@@ -20,6 +20,8 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
         let connections: OpenConnections
         /// How long a new connection may take to send its first complete request head.
         let headTimeout: TimeAmount
+        /// How long a request body may take to arrive after its head.
+        let bodyTimeout: TimeAmount
         /// The kernel's send buffer per connection (`SO_SNDBUF`), when set.
         var sendBufferSize: Int? = nil
         /// Whether requests arrive over TLS: the scheme of the page's own origin, which a cookie upgrade must send.
@@ -45,6 +47,7 @@ struct LoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
                 ConnectionGuard(
                     record: record,
                     headTimeout: guarding.headTimeout,
+                    bodyTimeout: guarding.bodyTimeout,
                     servesTLS: guarding.servesTLS,
                     logger: logger
                 ),

@@ -68,6 +68,38 @@ import Testing
         }
     }
 
+    /// A request whose body stops, or trickles, is closed at the body timeout; a declared body over the limit is
+    /// refused at once, without waiting for its bytes.
+    @Test func aSlowBodyIsClosedAndAnOversizedOneRefusedAtOnce() async throws {
+        let fixture = try await Fixture()
+        try await fixture.withServer(configure: { $0.bodyTimeout = .milliseconds(500) }) { api in
+            let slow = try RawSocket(port: api.port)
+            try slow.send(
+                "POST /v1/invites/redeem HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n{\"code\""
+            )
+            let started = ContinuousClock.now
+            let trickle = Task {
+                for _ in 0..<20 {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    try? slow.send(" ")
+                }
+            }
+            let (_, closed) = await slow.readUntilClosed(timeout: .seconds(20))
+            trickle.cancel()
+            #expect(closed, "a trickled body kept its connection")
+            #expect(ContinuousClock.now - started < .seconds(10))
+
+            let large = try RawSocket(port: api.port)
+            try large.send(
+                "POST /v1/homes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.owner.token)\r\n"
+                    + "Content-Length: 300000\r\n\r\n{"
+            )
+            let answer = try #require(await large.readHTTPResponse(timeout: .seconds(5)), "no answer within 5 s")
+            #expect(answer.hasPrefix("HTTP/1.1 413 "), "\(answer.prefix(80))")
+            #expect(answer.contains("bodyTooLarge"))
+        }
+    }
+
     /// A kept-alive connection idle after its answer, or stuck inside its next request head, is closed.
     @Test func anIdleKeptAliveConnectionIsClosed() async throws {
         let fixture = try await Fixture()

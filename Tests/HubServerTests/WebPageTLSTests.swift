@@ -176,6 +176,11 @@ struct WebPageTLSTests {
         let url = try #require(printed.split(separator: " ").first { $0.hasPrefix("https://") }.map(String.init))
         let port = try #require(Int(url.split(separator: ":").last?.filter(\.isNumber) ?? ""))
 
+        // A TLS handshake that stops half-way is closed at the head timeout (10 s), not kept open.
+        let halfway = try RawSocket(port: port)
+        try halfway.send([0x16, 0x03, 0x01, 0x00, 0x40, 0x01])
+        let halfwayOpened = ContinuousClock.now
+
         // Plain HTTP to the TLS port gets no HTTP answer: the server closes (after a TLS alert at most).
         let plain = try RawSocket(port: port)
         try plain.send("GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
@@ -190,6 +195,10 @@ struct WebPageTLSTests {
                 try await offThePool { try SelfSignedCertificate.handshakes(port: port, version: "-tls1_1") } == false
             )
         }
+
+        let (_, halfwayClosed) = await halfway.readUntilClosed(timeout: .seconds(30))
+        #expect(halfwayClosed, "a half-finished TLS handshake kept its connection")
+        #expect(ContinuousClock.now - halfwayOpened < .seconds(25))
 
         // hearthd prints the certificate's fingerprint; `hearth web` tells it with the URL, from the hub's API.
         let certificate = try WebCertificateTests.read(state + "/web-tls.pem")
