@@ -11,6 +11,7 @@ import Logging
 import NIOCore
 import Synchronization
 import TestFixtures
+import TestSupport
 import Testing
 
 @testable import HearthKit
@@ -220,6 +221,34 @@ import Testing
             #expect(await fixture.credentials.failedPairingAttempts == 3)
             #expect(refusals.filter { $0?.contains("too many wrong codes") == true }.count == 7, "\(refusals)")
             await #expect(throws: (any Error).self) { _ = try await SecureHub.pair(address: address, code: code) }
+        }
+    }
+
+    @Test func aPairSetupErrorAnswerEndsTheConnection() async throws {
+        let fixture = try await KitFixture()
+        try await withServers(fixture) { _, address, _ in
+            let (_, code) = try await fixture.credentials.createPairingCode(
+                for: fixture.guest.id,
+                label: "phone",
+                lifetime: 3600
+            )
+            // M1 with the right public id and a pairing method HAP does not have (7).
+            var m1 = TLV8()
+            m1.append(.state, byte: 1)
+            m1.append(.method, byte: 7)
+            m1.append(TLV8.Tag(rawValue: HubPairingTLV.codeID), Array(HubPairingTLV.codeID(of: code).utf8))
+            let body = m1.encoded()
+            let port = try #require(Int(address.split(separator: ":").last ?? ""))
+            let socket = try RawSocket(port: port)
+            try socket.send(
+                Array(
+                    ("POST /pair-setup HTTP/1.1\r\nHost: hub\r\nContent-Type: application/pairing+tlv8\r\n"
+                        + "Content-Length: \(body.count)\r\n\r\n").utf8
+                ) + body
+            )
+            let (bytes, closed) = await socket.readUntilClosed(timeout: .seconds(5))
+            #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+            #expect(closed, "the connection stayed open after an error answer")
         }
     }
 
