@@ -77,6 +77,12 @@ enum JSONBody {
         do {
             value = try JSONDecoder.api.decode(T.self, from: data)
         } catch let error as DecodingError {
+            // Foundation reports a decimal or overflowing number in an integer field as invalid JSON, with no path.
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+                let found = nonWholeNumber(in: original, decoding: T.self)
+            {
+                throw .invalidRequest(found)
+            }
             throw .invalidRequest(describe(error))
         } catch {
             throw .invalidRequest("the body could not be read")
@@ -136,6 +142,77 @@ enum JSONBody {
     }
 
     private static let numberBytes = Set("0123456789+-.eE".utf8)
+
+    /// A step of a path into parsed JSON: an object's key or an array's index.
+    enum PathStep {
+        case key(String)
+        case index(Int)
+    }
+
+    /// The ranges of the API's whole-number fields, by the field's last key, for the sentence that names one.
+    static let wholeNumberRanges: [String: String] = [
+        "catchUpSeconds": "0 to 86400", "count": "1 to 10000 (525600 for minutes)",
+        "offsetSeconds": "-43200 to 43200", "seconds": "1 to 604800", "daysOfMonth": "1 to 31",
+        "afterSeconds": "1 to 86400", "notFiredWithin": "1 to 2592000",
+    ]
+
+    /// The sentence for the first number in `original` that is not a whole number an integer can hold (1.5,
+    /// 1e23) and that `T` refuses to decode, found by putting 0 in its place until the decoder takes the body.
+    ///
+    /// Only called for a body that failed to decode, so the search costs nothing on the common path.
+    static func nonWholeNumber<T: Decodable>(in original: Any, decoding type: T.Type) -> String? {
+        var candidates: [([PathStep], Double)] = []
+        func collect(_ value: Any, _ path: [PathStep]) {
+            if let object = value as? [String: Any] {
+                for key in object.keys.sorted() { collect(object[key] as Any, path + [.key(key)]) }
+            } else if let array = value as? [Any] {
+                for (index, element) in array.enumerated() { collect(element, path + [.index(index)]) }
+            } else if let number = value as? NSNumber, !(value is Bool), candidates.count < 64 {
+                let double = number.doubleValue
+                if double.rounded() != double || double.magnitude >= 0x1p63 { candidates.append((path, double)) }
+            }
+        }
+        collect(original, [])
+        for (path, number) in candidates {
+            guard let data = try? JSONSerialization.data(withJSONObject: replacing(path, in: original), options: [])
+            else { continue }
+            do {
+                _ = try JSONDecoder.api.decode(T.self, from: data)
+            } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+                continue
+            } catch {}
+            var text = ""
+            var lastKey = ""
+            for step in path {
+                switch step {
+                case .key(let key):
+                    text += text.isEmpty ? key : "." + key
+                    lastKey = key
+                case .index(let index): text += "[\(index)]"
+                }
+            }
+            let range = wholeNumberRanges[lastKey].map { " from \($0)" } ?? ""
+            let shownNumber = number.magnitude < 1e15 ? String(number) : String(format: "%g", number)
+            return "field '\(APIError.shown(text, limit: 160))' must be a whole number\(range), not \(shownNumber)"
+        }
+        return nil
+    }
+
+    /// `value` with 0 at `path`.
+    private static func replacing(_ path: [PathStep], in value: Any) -> Any {
+        guard let step = path.first else { return 0 }
+        let rest = Array(path.dropFirst())
+        switch step {
+        case .key(let key):
+            guard var object = value as? [String: Any], let inner = object[key] else { return value }
+            object[key] = replacing(rest, in: inner)
+            return object
+        case .index(let index):
+            guard var array = value as? [Any], array.indices.contains(index) else { return value }
+            array[index] = replacing(rest, in: array[index])
+            return array
+        }
+    }
 
     /// The path of the first field of `original` missing from `written`, or `nil`.
     static func unknownField(in original: Any, comparedWith written: Any, path: String) -> String? {

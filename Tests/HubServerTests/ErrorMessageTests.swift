@@ -189,6 +189,54 @@ enum InternalShapes {
     }
 }
 
+/// A trigger's body as the API reads it: every refusal names its field and says what is allowed.
+@Suite struct TriggerBodyMessageTests {
+    static func message(_ definition: String) -> String? {
+        do {
+            _ = try JSONBody.decode(
+                CreateTriggerBody.self,
+                from: Data(#"{"name": "A", "definition": \#(definition)}"#.utf8)
+            )
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    static let event = #"{"characteristic": {"id": "0A1B2C3D-0000-0000-0000-000000000000"}}"#
+
+    @Test func aDecimalOrOverflowingWholeNumberNamesItsFieldAndRange() {
+        let cases: [(String, String)] = [
+            (
+                #"{"events": [\#(Self.event)], "catchUpSeconds": 1.5}"#,
+                "field 'definition.catchUpSeconds' must be a whole number from 0 to 86400, not 1.5"
+            ),
+            (
+                #"{"timer": {"fireDate": "2026-12-01T07:00", "recurrence": {"every": {"count": 1.5, "unit": "day"}}}}"#,
+                "field 'definition.timer.recurrence.every.count' must be a whole number from 1 to 10000"
+            ),
+            (
+                #"{"events": [{"significantTime": {"sun": "sunset", "offsetSeconds": 99999999999999999999999}}]}"#,
+                "field 'definition.events[0].significantTime.offsetSeconds' must be a whole number from -43200 to 43200"
+            ),
+            (
+                #"{"timer": {"fireDate": "2026-12-01T07:00", "recurrence": {"daysOfMonth": [3, 1.5]}}}"#,
+                "field 'definition.timer.recurrence.daysOfMonth[1]' must be a whole number from 1 to 31, not 1.5"
+            ),
+            (
+                #"{"events": [{"duration": {"condition": {"time": {"after": "18:00"}}, "seconds": 1.5}}]}"#,
+                "field 'definition.events[0].duration.seconds' must be a whole number from 1 to 604800"
+            ),
+        ]
+        for (definition, expected) in cases {
+            let message = Self.message(definition) ?? "accepted"
+            #expect(message.hasPrefix(expected), "\(definition): \(message)")
+        }
+        // A whole number written with a fraction of zero is still whole.
+        #expect(Self.message(#"{"events": [\#(Self.event)], "catchUpSeconds": 60}"#) == nil)
+    }
+}
+
 /// Every case of the errors a person can be shown becomes a sentence with no Swift type, enum case or HAP type code.
 @Suite struct ErrorSentenceTests {
     static let id = UUID()
