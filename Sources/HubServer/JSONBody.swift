@@ -291,6 +291,8 @@ enum JSONBody {
         case is [Any].Type: "an array"
         case is [String: Any].Type: "an object"
         case is UUID.Type: "an id (a UUID string)"
+        case is TriggerEvent.Type:
+            "an event: an object with one of the keys \(TriggerEvent.caseKeys.joined(separator: ", "))"
         case is Date.Type: "a date and time"
         default: "a value of another kind"
         }

@@ -232,6 +232,15 @@ enum InternalShapes {
             let message = Self.message(definition) ?? "accepted"
             #expect(message.hasPrefix(expected), "\(definition): \(message)")
         }
+        // An event object with an unknown key, none or two lists the keys it may have, as a condition does.
+        for events in [#"[{"earthquake": {}}]"#, "[{}]", #"[{"calendar": {"time": "07:30"}, "duration": {}}]"#] {
+            let message = Self.message(#"{"events": \#(events)}"#) ?? "accepted"
+            #expect(
+                message == "field 'definition.events[0]' must be an event: an object with one of the keys "
+                    + "characteristic, threshold, calendar, significantTime, presence, location, duration",
+                "\(events): \(message)"
+            )
+        }
         // A whole number written with a fraction of zero is still whole.
         #expect(Self.message(#"{"events": [\#(Self.event)], "catchUpSeconds": 60}"#) == nil)
     }

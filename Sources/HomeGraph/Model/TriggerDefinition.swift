@@ -20,6 +20,13 @@ public enum TriggerEvent: Sendable, Equatable, Hashable, Codable {
     case duration(condition: Condition, seconds: Int)
 }
 
+extension TriggerEvent {
+    /// The keys of an event's wire form, `{"<key>": payload}`, one a case, for the sentences that list them.
+    public static let caseKeys = [
+        "characteristic", "threshold", "calendar", "significantTime", "presence", "location", "duration",
+    ]
+}
+
 /// Which presence changes fire a presence event.
 public enum PresenceChange: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
     /// Every arrival of one of the users.
