@@ -75,31 +75,42 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         // Armed only when a read ends inside a request: the usual request, whose head and end come in one read,
         // costs no timer.
         if awaitingEnd, bodyTimer == nil, !closing {
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            bodyTimer = context.eventLoop.scheduleTask(in: bodyTimeout) {
-                let (handler, context) = loopBound.value
-                handler.bodyTimer = nil
-                handler.logger.debug(
-                    "closing a connection whose request body did not arrive in time",
-                    metadata: ["peer": "\(context.channel.remoteAddress?.description ?? "?")"]
-                )
-                handler.refuse(context, status: .requestTimeout, message: "the request's body did not arrive in time")
-            }
+            bodyTimer = timeout(
+                context,
+                in: bodyTimeout,
+                \.bodyTimer,
+                logging: "closing a connection whose request body did not arrive in time",
+                answer: "the request's body did not arrive in time"
+            )
         }
         context.fireChannelReadComplete()
     }
 
     private func armHeadTimer(_ context: ChannelHandlerContext) {
         guard headTimer == nil, !record.hasSentHead else { return }
+        headTimer = timeout(
+            context,
+            in: headTimeout,
+            \.headTimer,
+            logging: "closing a connection that sent no complete request head in time",
+            answer: "no complete request arrived in time"
+        )
+    }
+
+    /// A timer that, `delay` from now, forgets itself (`timer`), logs `logging` and refuses the connection with 408.
+    private func timeout(
+        _ context: ChannelHandlerContext,
+        in delay: TimeAmount,
+        _ timer: ReferenceWritableKeyPath<ConnectionGuard, Scheduled<Void>?>,
+        logging: Logger.Message,
+        answer: String
+    ) -> Scheduled<Void> {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        headTimer = context.eventLoop.scheduleTask(in: headTimeout) {
+        return context.eventLoop.scheduleTask(in: delay) {
             let (handler, context) = loopBound.value
-            handler.headTimer = nil
-            handler.logger.debug(
-                "closing a connection that sent no complete request head in time",
-                metadata: ["peer": "\(context.channel.remoteAddress?.description ?? "?")"]
-            )
-            handler.refuse(context, status: .requestTimeout, message: "no complete request arrived in time")
+            handler[keyPath: timer] = nil
+            handler.logger.debug(logging, metadata: ["peer": "\(context.channel.remoteAddress?.description ?? "?")"])
+            handler.refuse(context, status: .requestTimeout, message: answer)
         }
     }
 
