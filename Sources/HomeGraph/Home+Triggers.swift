@@ -89,7 +89,7 @@ extension Home {
 
     mutating func setPresenceRadius(_ radius: Double) throws(HomeGraphError) -> [HomeChange] {
         guard radius.isFinite, Region.radiusRange.contains(radius) else {
-            throw .invalidTrigger(field: "presenceRadius", problem: "the radius must be 10 to 100000 metres")
+            throw .outOfRange(field: "presenceRadius", problem: "the radius must be 10 to 100000 metres")
         }
         guard presenceRadius != radius else { return [] }
         presenceRadius = radius

@@ -34,6 +34,8 @@ public enum HomeGraphError: Error, Equatable, Sendable {
     case invalidTrigger(field: String, problem: String)
     /// A user reported presence for someone else, or a user who is not in the home.
     case invalidPresence(String)
+    /// A home's setting is outside its allowed range: `field` is its name (`presenceRadius`), `problem` a sentence.
+    case outOfRange(field: String, problem: String)
 
     /// The stable API error code (docs/style.md §4).
     public var code: String {
@@ -53,6 +55,7 @@ public enum HomeGraphError: Error, Equatable, Sendable {
         case .invalidBridge: "invalidBridge"
         case .invalidTrigger: "invalidTrigger"
         case .invalidPresence: "invalidPresence"
+        case .outOfRange: "invalidValue"
         }
     }
 
@@ -64,7 +67,7 @@ public enum HomeGraphError: Error, Equatable, Sendable {
             .builtInActionSetNotRemovable:
             409
         case .invalidName, .invalidValue, .invalidLocation, .invalidTimeZone, .duplicateAction, .invalidBridge,
-            .invalidTrigger, .invalidPresence:
+            .invalidTrigger, .invalidPresence, .outOfRange:
             400
         }
     }

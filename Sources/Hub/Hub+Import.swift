@@ -59,7 +59,11 @@ extension Hub {
         case .invalidName, .nameTaken: if !field.hasSuffix(".name") { field += ".name" }
         default: break
         }
-        let sentence = "field '\(field)': \(error.sentence)"
+        // An error that names a field of its own is named once, by the file's field.
+        let sentence =
+            if case .outOfRange(_, let problem) = error { "field '\(field)': \(problem)" } else {
+                "field '\(field)': \(error.sentence)"
+            }
         switch (error, step.operation) {
         case (.nameTaken(_, let existing), .addHome) where existing.kind == .home: return .conflict(sentence)
         case (.idTaken, _): return .conflict(sentence + " on this hub")

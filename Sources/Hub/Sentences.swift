@@ -52,6 +52,7 @@ extension HomeGraphError {
         case .invalidBridge(let id): "the accessory cannot sit behind bridge \(id.uuidString)"
         case .invalidTrigger(let field, let problem): "field '\(field)': \(problem)"
         case .invalidPresence(let problem): problem
+        case .outOfRange(let field, let problem): "field '\(field)': \(problem)"
         }
     }
 }

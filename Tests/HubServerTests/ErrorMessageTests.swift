@@ -298,6 +298,7 @@ enum InternalShapes {
             .builtInActionSetNotRemovable(.sleep, name: "Sleep", id: id),
             .duplicateAction(characteristicID: id),
             .invalidBridge(id),
+            .outOfRange(field: "presenceRadius", problem: "the radius must be 10 to 100000 metres"),
         ] + valueErrors.map { .invalidValue($0, characteristicType: brightness) }
         + valueErrors.map { .invalidValue($0, characteristicType: custom) }
 

@@ -59,6 +59,8 @@ import Testing
         badValue.accessories[0].services[0].characteristics[1].value = .int(400)
         var twoWakeUps = good
         twoWakeUps.actionSets.append(ActionSet(id: UUID(), name: "Rise", kind: .wakeUp))
+        var badRadius = good
+        badRadius.presenceRadius = 5
 
         let cases: [(body: String, status: Int, message: String)] = [
             ("this is not JSON", 400, "This home file cannot be read: it is not a JSON object"),
@@ -90,6 +92,7 @@ import Testing
                 try Self.text(twoWakeUps), 400,
                 "field 'home.actionSets[5].kind': the home has two 'wakeUp' scenes; a home has one of each built-in kind"
             ),
+            (try Self.text(badRadius), 400, "field 'home.presenceRadius': the radius must be 10 to 100000 metres"),
         ]
         let badValueText = try Self.text(badValue)
         let before = fixture.hub.graph

@@ -375,7 +375,8 @@ import Testing
             reply = try await api.call(.patch, "/v1/homes/{homeID}", home, token: o, body: #"{"presenceRadius": 500}"#)
             #expect(reply.status == 200 && reply.text.contains("homePresenceRadiusChanged"), "\(reply.text)")
             reply = try await api.call(.patch, "/v1/homes/{homeID}", home, token: o, body: #"{"presenceRadius": 5}"#)
-            #expect(reply.status == 400 && reply.errorMessage.contains("presenceRadius"), "\(reply.text)")
+            #expect(reply.status == 400 && reply.errorCode == "invalidValue", "\(reply.text)")
+            #expect(reply.errorMessage == "field 'presenceRadius': the radius must be 10 to 100000 metres")
             reply = try await api.call(
                 .post,
                 "/v1/homes/{homeID}/presence",
