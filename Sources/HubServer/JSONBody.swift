@@ -263,7 +263,9 @@ enum JSONBody {
     static func reason(_ debugDescription: String) -> String {
         if debugDescription.hasPrefix("Cannot initialize") { return "it is not one of the allowed values" }
         if debugDescription.contains("UUID") { return "it must be an id (a UUID such as 0A1B2C3D-…)" }
-        if debugDescription.contains("date") || debugDescription.contains("Date") {
+        // Foundation's ISO 8601 date ("Expected date string to be ISO8601-formatted."); a local date and time
+        // (a timer's fireDate) says its own form, which has no zone.
+        if debugDescription.contains("ISO8601") {
             return "it must be a date and time such as 2026-01-31T07:00:00Z"
         }
         // The decoders' own sentences may quote what was sent.

@@ -241,6 +241,11 @@ enum InternalShapes {
                 "\(events): \(message)"
             )
         }
+        // A fireDate's example is a form the hub accepts (a local time, no zone).
+        let fireDate = Self.message(#"{"timer": {"fireDate": "2026-12-01T07:00Z"}}"#) ?? "accepted"
+        #expect(fireDate.hasPrefix("field 'definition.timer.fireDate' is not valid: "), "\(fireDate)")
+        let example = fireDate.components(separatedBy: " like ").last.map { String($0.prefix(19)) } ?? ""
+        #expect(LocalDateTime(example) != nil && !fireDate.hasSuffix("Z"), "\(fireDate)")
         // A whole number written with a fraction of zero is still whole.
         #expect(Self.message(#"{"events": [\#(Self.event)], "catchUpSeconds": 60}"#) == nil)
     }
