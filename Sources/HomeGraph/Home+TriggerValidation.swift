@@ -52,6 +52,9 @@ extension Home {
             guard !days.isEmpty else {
                 throw .invalidTrigger(field: "timer.recurrence.weekdays", problem: "name at least one weekday")
             }
+            guard Set(days).count == days.count else {
+                throw .invalidTrigger(field: "timer.recurrence.weekdays", problem: "a weekday is named twice")
+            }
         case .daysOfMonth(let days):
             guard !days.isEmpty, days.allSatisfy({ (1...31).contains($0) }) else {
                 throw .invalidTrigger(

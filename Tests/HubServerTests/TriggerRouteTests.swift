@@ -210,6 +210,10 @@ import Testing
                 "timer.recurrence.every.count"
             ),
             (
+                #"{"timer": {"fireDate": "2026-12-01T07:00", "recurrence": {"weekdays": ["monday", "monday"]}}}"#,
+                "timer.recurrence.weekdays"
+            ),
+            (
                 #"{"events": [{"calendar": {"time": "07:30", "weekdays": []}}], "end": {"afterSeconds": 0, "events": [], "actionSetIDs": []}}"#,
                 "end.afterSeconds"
             ),
