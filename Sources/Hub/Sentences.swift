@@ -42,7 +42,7 @@ extension HomeGraphError {
         case .roomForEntireHome(let id): "the room for the entire home (\(id.uuidString)) cannot be removed or zoned"
         case .invalidLocation(let location):
             "field 'latitude'/'longitude': \(location.latitude), \(location.longitude) is not on Earth"
-        case .invalidTimeZone(let identifier): "field 'timeZone': no time zone is called '\(identifier)'"
+        case .invalidTimeZone(let identifier): "field 'timeZone': no time zone is called '\(Self.quoted(identifier))'"
         case .ownerExists(let id): "the home already has an owner (\(id.uuidString))"
         case .builtInActionSetExists(let kind, let existing):
             "field 'kind': the home already has a '\(kind.rawValue)' action set (\(existing.uuidString))"
@@ -54,6 +54,21 @@ extension HomeGraphError {
         case .invalidPresence(let problem): problem
         case .outOfRange(let field, let problem): "field '\(field)': \(problem)"
         }
+    }
+}
+
+extension HomeGraphError {
+    /// Text a client sent as a sentence quotes it: control and bidi characters as `\u{…}`, at most 64 characters.
+    static func quoted(_ text: String) -> String {
+        var result = ""
+        for (count, scalar) in text.unicodeScalars.enumerated() {
+            guard count < 64 else { return result + "…" }
+            let isBidi = (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+            result +=
+                scalar.properties.generalCategory == .control || isBidi
+                ? "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" : String(scalar)
+        }
+        return result
     }
 }
 

@@ -360,6 +360,13 @@ enum InternalShapes {
         + storeErrors.map { .storage($0) }
         + controllerErrors.map { .accessory($0) }
 
+    @Test func aLongOrHostileTimeZoneIsQuotedShort() {
+        let long = APIError(HubError.rejected(.invalidTimeZone(String(repeating: "x", count: 100_000)))).message
+        #expect(long.count < 120 && long.hasSuffix("…'"), "\(long.prefix(200))")
+        let hostile = APIError(HubError.rejected(.invalidTimeZone("Mars\u{1B}[2J\u{202E}"))).message
+        #expect(hostile == #"field 'timeZone': no time zone is called 'Mars\u{1B}[2J\u{202E}'"#, "\(hostile)")
+    }
+
     @Test func everyValueErrorIsASentence() {
         for error in Self.valueErrors {
             for message in [error.description, error.message(naming: "Brightness")] {
