@@ -18,7 +18,13 @@ extension HAPCharacteristic {
     ///
     /// Use `normalized(_:)` for values read from a peer, which may come in another representation (1 for true).
     public func validate(_ value: HAPValue) throws(ValueError) {
-        guard try value.converted(to: format) == value else {
+        let converted: HAPValue
+        do {
+            converted = try value.converted(to: format)
+        } catch {
+            throw limitError(for: value, else: error)
+        }
+        guard converted == value else {
             throw .typeMismatch(format: format, value: value)
         }
         try checkMetadata(value)
@@ -26,9 +32,23 @@ extension HAPCharacteristic {
 
     /// The value in this format's representation once it passes every check (a JSON 1 becomes `true` for a bool).
     public func normalized(_ value: HAPValue) throws(ValueError) -> HAPValue {
-        let converted = try value.converted(to: format)
+        let converted: HAPValue
+        do {
+            converted = try value.converted(to: format)
+        } catch {
+            throw limitError(for: value, else: error)
+        }
         try checkMetadata(converted)
         return converted
+    }
+
+    /// For a number beyond the format's own range (1e308 for an int), the error of the characteristic's narrower
+    /// limits it breaks too ("0 to 100", not the format's 32 bits); else `error`.
+    private func limitError(for value: HAPValue, else error: ValueError) -> ValueError {
+        guard case .outOfFormatRange = error, let number = value.numericValue, number.isFinite else { return error }
+        if let minValue, number < minValue { return .belowMinimum(value: number, minimum: minValue, maximum: maxValue) }
+        if let maxValue, number > maxValue { return .aboveMaximum(value: number, minimum: minValue, maximum: maxValue) }
+        return error
     }
 
     /// The value a read returns, or why it may not be read (`pr` needed).

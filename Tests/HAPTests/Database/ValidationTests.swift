@@ -158,6 +158,21 @@ import Testing
         }
     }
 
+    @Test func aNumberBeyondTheFormatNamesTheCharacteristicsOwnRange() {
+        #expect(throws: ValueError.aboveMaximum(value: 1e308, minimum: 0, maximum: 100)) {
+            try Self.brightness.normalized(.float(1e308))
+        }
+        #expect(throws: ValueError.belowMinimum(value: -1e12, minimum: 0, maximum: 100)) {
+            try Self.brightness.validate(.int(-1_000_000_000_000))
+        }
+        let message = ValueError.aboveMaximum(value: 1e308, minimum: 0, maximum: 100).message(naming: "Brightness")
+        #expect(message.contains("0") && message.contains("100") && !message.contains("2147483647"), "\(message)")
+        // Without limits of its own, the format's range is the one to name.
+        #expect(throws: ValueError.outOfFormatRange(format: .int, value: .int(2_147_483_648))) {
+            try Self.plain(.int).normalized(.int(2_147_483_648))
+        }
+    }
+
     @Test func normalisesTheFormsHAPTolerates() throws {
         #expect(try Self.plain(.bool).normalized(.int(1)) == .bool(true))
         #expect(try Self.plain(.bool).normalized(.uint(0)) == .bool(false))
