@@ -70,6 +70,26 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func anAbsurdNumberOrAMissingNewNameChangesNothingAndAnswersInFull() async throws {
+        let fixture = try await Fixture()
+        let h = ["homeID": fixture.home.id.uuidString]
+        let before = fixture.hub.graph
+        try await fixture.withServer { api in
+            for (text, outcome) in [
+                ("dim the desk lamp by 1e309 percent", "invalidValue"),
+                ("dim the desk lamp by 1e308 percent", "invalidValue"),
+                ("rename the desk lamp to", "notUnderstood"), ("rename desk lamp to the", "notUnderstood"),
+            ] {
+                let reply = try await api.call(.post, Self.path, h, token: fixture.owner.token, body: try body(text))
+                #expect(reply.status == 200, "\(text): \(reply.text)")
+                #expect(reply["outcome"] as? String == outcome, "\(text): \(reply.text)")
+                #expect(reply["text"] as? String == text && reply["message"] is String, "\(reply.text)")
+            }
+            #expect(fixture.hub.graph == before, "nothing written or renamed")
+        }
+        await fixture.stop()
+    }
+
     @Test func theAnswerDecodesAsACommandResult() async throws {
         let fixture = try await Fixture()
         let h = ["homeID": fixture.home.id.uuidString]
