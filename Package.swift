@@ -511,8 +511,8 @@ let package = Package(
         .testTarget(
             name: "HubServerTests",
             dependencies: [
-                "ByteStreams", "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP", "HAPTypes",
-                "TestSupport", "Simulator", "DNSSD",
+                "ByteStreams", "TestFixtures", "Commands", "HubServer", "HearthAPI", "Hub", "HomeGraph", "HAP",
+                "HAPTypes", "TestSupport", "Simulator", "DNSSD",
                 "HAPAccessoryServer", "AtomicFiles",
                 "HAPController", "SetupQR",
                 .product(name: "Crypto", package: "swift-crypto"),
