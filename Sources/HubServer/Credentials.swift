@@ -259,6 +259,19 @@ public actor CredentialStore {
         return true
     }
 
+    /// Removes the invites `userID` made for a home; returns how many went.
+    ///
+    /// A user who leaves the home, or may no longer invite, takes them along: their redemption runs as that user, so
+    /// it could never succeed.
+    @discardableResult
+    public func removeInvites(madeBy userID: UUID, home homeID: UUID) throws -> Int {
+        let before = file.invites.count
+        file.invites.removeAll { $0.invitedBy == userID && $0.homeID == homeID }
+        let removed = before - file.invites.count
+        if removed > 0 { try save() }
+        return removed
+    }
+
     /// Takes the invite a code belongs to out of the store (it works once); `nil` when none is valid.
     public func takeInvite(code: String) throws -> StoredInvite? {
         let presented = Self.hash(code.uppercased().filter { $0 != "-" && $0 != " " })

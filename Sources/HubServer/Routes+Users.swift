@@ -16,6 +16,10 @@ extension Routes {
             // A demoted user's paired devices pair again with the new role (docs/remote-access.md).
             if let before, body.role.rank < before.rank {
                 await call.server.endPairings(of: userID, reason: "role lowered")
+                // A shared user may not invite: the invites they made as an administrator go.
+                if !body.role.mayConfigure {
+                    _ = try? await call.server.credentials.removeInvites(madeBy: userID, home: homeID)
+                }
             }
             return call.changed(events)
         }
@@ -23,6 +27,7 @@ extension Routes {
             let (homeID, userID) = (try call.homeID, try call.id("userID"))
             let events = try await call.perform(.removeUser(home: homeID, user: userID))
             await call.server.endPairings(of: userID, reason: "removed from the home")
+            _ = try? await call.server.credentials.removeInvites(madeBy: userID, home: homeID)
             return call.changed(events)
         }
         add(Endpoints.listInvites, checkingAccess: true) { call, _ in

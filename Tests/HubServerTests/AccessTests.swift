@@ -309,7 +309,7 @@ import Testing
             )
             #expect(reply.status == 409 && reply.errorCode == "ownerExists", "\(reply.text)")
             #expect(await fixture.credentials.invites(home: fixture.home.id).map(\.id) == [ownerInvite.id])
-            // An invite whose inviter has left fails (404) and stays too; nobody was added.
+            // An invite whose inviter has left goes with them: redeeming it is 404, and nobody was added.
             reply = try await api.call(
                 .post,
                 "/v1/homes/{homeID}/invites",
@@ -333,8 +333,33 @@ import Testing
                 body: #"{"code": "\#(code)", "name": "Hal"}"#
             )
             #expect(reply.status == 404, "\(reply.text)")
-            #expect(await fixture.credentials.invites(home: fixture.home.id).count == 2)
+            #expect(await fixture.credentials.invites(home: fixture.home.id).map(\.id) == [ownerInvite.id])
             #expect(fixture.hub.graph.home(withID: fixture.home.id)?.users == users)
+        }
+    }
+
+    @Test func anAdministratorDemotedToSharedTakesTheirInvitesAlong() async throws {
+        let fixture = try await Fixture()
+        let h = fixture.home.id.uuidString
+        try await fixture.withServer { api in
+            var reply = try await api.call(
+                .post,
+                "/v1/homes/{homeID}/invites",
+                ["homeID": h],
+                token: fixture.admin.token,
+                body: #"{"role": "shared"}"#
+            )
+            #expect(reply.status == 201)
+            #expect(await fixture.credentials.invites(home: fixture.home.id).count == 1)
+            reply = try await api.call(
+                .patch,
+                "/v1/homes/{homeID}/users/{userID}",
+                ["homeID": h, "userID": fixture.admin.id.uuidString],
+                token: fixture.owner.token,
+                body: #"{"role": "shared"}"#
+            )
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(await fixture.credentials.invites(home: fixture.home.id).isEmpty)
         }
     }
 
