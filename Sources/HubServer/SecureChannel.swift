@@ -239,14 +239,15 @@ final class SecureChannelHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     private func refuse(_ context: ChannelHandlerContext, status: Int, message: String) {
-        let body = Array(#"{"error":{"code":"connectionAuthorizationRequired","message":"\#(message)"}}"#.utf8)
+        let code = status == 470 ? "connectionAuthorizationRequired" : "badRequest"
+        let body = Array(#"{"error":{"code":"\#(code)","message":"\#(message)"}}"#.utf8)
         let response = HAP.HTTPResponse(
             status: HTTPResponseStatus(
                 code: status,
                 reasonPhrase: HTTPResponseStatus.standardReasonPhrase(for: status)
             ),
             headers: ["Content-Type": "application/json", "Connection": "close"],
-            body: status == 470 ? body : []
+            body: body
         )
         context.writeAndFlush(
             wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(bytes: response.encoded()))),

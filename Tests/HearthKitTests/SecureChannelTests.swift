@@ -252,6 +252,18 @@ import Testing
         }
     }
 
+    @Test func bytesThatAreNotARequestGetA400WithItsJSONBody() async throws {
+        let fixture = try await KitFixture()
+        try await withServers(fixture) { _, address, _ in
+            let port = try #require(Int(address.split(separator: ":").last ?? ""))
+            let socket = try RawSocket(port: port)
+            try socket.send("NOT HTTP AT ALL\r\n\r\n")
+            let answer = try #require(await socket.answerThenClose(timeout: .seconds(5)), "no answer and close")
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(60))")
+            #expect(answer.contains(#"{"error":{"code":"badRequest","message":"the request could not be read"}}"#))
+        }
+    }
+
     @Test func aUserRemovedFromTheHomeCannotPairWithACodeMadeBefore() async throws {
         let fixture = try await KitFixture()
         try await withServers(fixture) { url, address, _ in
